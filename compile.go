@@ -1,0 +1,804 @@
+package mcpvalidate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A SchemaError says why a schema cannot be compiled and where: Location is a JSON Pointer
+// fragment into the schema, such as #/properties/days/minimum.
+type SchemaError struct {
+	Location string
+	Reason   string
+}
+
+func (e *SchemaError) Error() string {
+	return "invalid schema at " + e.Location + ": " + e.Reason
+}
+
+// node is one compiled schema. The zero node accepts everything.
+type node struct {
+	loc    string // JSON Pointer fragment, for messages about the schema itself
+	reject bool   // the schema false
+
+	types     typeSet
+	typeNames []string // as the schema lists them
+
+	enum      *valueSet
+	enumTexts []string
+	konst     *valueSet
+	konstText string
+
+	minLength, maxLength int // -1 when absent
+	pattern              *regexp.Regexp
+	format               string
+	checkFormat          func(string) bool
+
+	minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf *bound
+
+	props      []prop
+	propIndex  map[string]int // for objects with many properties
+	slots      []string       // member names tracked for presence: props first, then others
+	required   []int          // slots
+	dependents []dependent
+	additional *node // nil: any other member is allowed
+	minProps   int
+	maxProps   int // -1 when absent
+
+	prefix     []*node
+	items      *node // nil: any further item is allowed
+	minItems   int
+	maxItems   int // -1 when absent
+	uniqueItem bool
+
+	ref                 *node
+	allOf, anyOf, oneOf []*node
+	not                 *node
+	ifn, then, elsen    *node
+
+	refOnly     bool // nothing but $ref applies: validation follows it directly
+	applicators bool // any of ref, allOf, anyOf, oneOf, not, if
+	objectWork  bool // any keyword that looks inside an object
+	arrayWork   bool
+}
+
+type prop struct {
+	name string
+	node *node
+}
+
+type dependent struct {
+	slot     int // the member whose presence requires the others
+	requires []int
+}
+
+type typeSet uint8
+
+const (
+	tNull typeSet = 1 << iota
+	tBoolean
+	tObject
+	tArray
+	tNumber
+	tInteger
+	tString
+)
+
+var typeByName = map[string]typeSet{
+	"null": tNull, "boolean": tBoolean, "object": tObject, "array": tArray,
+	"number": tNumber, "integer": tInteger, "string": tString,
+}
+
+// dialect holds what differs between the JSON Schema drafts the subset handles natively.
+type dialect struct {
+	name          string
+	tupleItems    bool // items may be an array, with additionalItems for the rest (before 2020-12)
+	refOverrides  bool // $ref ignores its siblings (draft 7 and earlier)
+	formatAsserts bool // format is an assertion by default (draft 7 and earlier)
+	conditionals  bool // if/then/else exist (draft 7 on)
+	dependentReq  bool // dependentRequired exists (2019-09 on)
+}
+
+var (
+	draft2020 = &dialect{name: "2020-12", conditionals: true, dependentReq: true}
+	draft2019 = &dialect{name: "2019-09", tupleItems: true, conditionals: true, dependentReq: true}
+	draft7    = &dialect{name: "draft-07", tupleItems: true, refOverrides: true, formatAsserts: true, conditionals: true}
+	draft6    = &dialect{name: "draft-06", tupleItems: true, refOverrides: true, formatAsserts: true}
+)
+
+// dialectOf maps a $schema URI to a dialect; fallback reports a known draft the subset
+// leaves to the full engine.
+func dialectOf(uri string) (d *dialect, fallback bool, ok bool) {
+	u := strings.TrimSuffix(uri, "#")
+	if v, cut := strings.CutPrefix(u, "http://"); cut {
+		u = v
+	} else {
+		u = strings.TrimPrefix(u, "https://")
+	}
+	switch u {
+	case "json-schema.org/schema", "json-schema.org/draft/2020-12/schema":
+		return draft2020, false, true
+	case "json-schema.org/draft/2019-09/schema":
+		return draft2019, false, true
+	case "json-schema.org/draft-07/schema":
+		return draft7, false, true
+	case "json-schema.org/draft-06/schema":
+		return draft6, false, true
+	case "json-schema.org/draft-04/schema":
+		return nil, true, true
+	}
+	return nil, false, false
+}
+
+// Keywords each draft defines that the subset does not implement: a schema using one goes
+// to the full engine, or is refused under StrictSubset.
+var outsideSubset = map[string]bool{
+	"patternProperties": true, "propertyNames": true, "contains": true, "minContains": true,
+	"maxContains": true, "unevaluatedProperties": true, "unevaluatedItems": true,
+	"dependentSchemas": true, "dependencies": true, "$anchor": true, "$dynamicRef": true,
+	"$dynamicAnchor": true, "$recursiveRef": true, "$recursiveAnchor": true,
+}
+
+type compiler struct {
+	cfg     config
+	d       *dialect
+	root    any
+	nodes   map[string]*node // by JSON Pointer
+	pending []pendingRef
+	outside *SchemaError // first keyword outside the subset
+}
+
+type pendingRef struct {
+	n   *node
+	ref string
+	loc string
+}
+
+// parseSchema decodes JSON keeping the order of object members, which the subset needs
+// for properties; numbers stay json.Number.
+func parseSchema(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	v, err := parseValue(dec, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the schema")
+	}
+	return v, nil
+}
+
+// object is a JSON object with its members in document order.
+type object struct {
+	keys []string
+	vals []any
+}
+
+func (o *object) get(k string) (any, bool) {
+	for i, key := range o.keys {
+		if key == k {
+			return o.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+const maxSchemaDepth = 512
+
+func parseValue(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxSchemaDepth {
+		return nil, fmt.Errorf("schema nests deeper than %d levels", maxSchemaDepth)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := &object{}
+		seen := map[string]bool{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			key := k.(string)
+			if seen[key] {
+				return nil, fmt.Errorf("member %q appears twice in one object", key)
+			}
+			seen[key] = true
+			v, err := parseValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			o.keys = append(o.keys, key)
+			o.vals = append(o.vals, v)
+		}
+		_, err = dec.Token()
+		return o, err
+	case json.Delim('['):
+		a := []any{}
+		for dec.More() {
+			v, err := parseValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err = dec.Token()
+		return a, err
+	}
+	return tok, nil
+}
+
+// compileSubset compiles the parsed schema into nodes. outside names the first keyword the
+// subset does not implement, if any.
+func compileSubset(root any, cfg config, d *dialect) (n *node, outside *SchemaError, err error) {
+	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}}
+	if n, err = c.schema(root, ""); err != nil {
+		return nil, nil, err
+	}
+	for len(c.pending) > 0 {
+		p := c.pending[0]
+		c.pending = c.pending[1:]
+		if p.n.ref, err = c.resolve(p.ref, p.loc); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := checkLoops(n); err != nil {
+		return nil, nil, err
+	}
+	return n, c.outside, nil
+}
+
+func fragment(ptr string) string { return "#" + ptr }
+
+func schemaErr(ptr, format string, args ...any) error {
+	return &SchemaError{Location: fragment(ptr), Reason: fmt.Sprintf(format, args...)}
+}
+
+// schema compiles the schema v found at ptr, once per pointer.
+func (c *compiler) schema(v any, ptr string) (*node, error) {
+	if n, ok := c.nodes[ptr]; ok {
+		return n, nil
+	}
+	n := &node{loc: fragment(ptr), minLength: -1, maxLength: -1, maxProps: -1, maxItems: -1}
+	c.nodes[ptr] = n
+	switch v := v.(type) {
+	case bool:
+		n.reject = !v
+		return n, nil
+	case *object:
+		if err := c.keywords(n, v, ptr); err != nil {
+			return nil, err
+		}
+		return n, nil
+	}
+	return nil, schemaErr(ptr, "a schema must be an object or a boolean, not %s", jsonKind(v))
+}
+
+func (c *compiler) keywords(n *node, o *object, ptr string) error {
+	if r, ok := o.get("$ref"); ok && c.d.refOverrides {
+		if err := c.addRef(n, r, ptr); err != nil {
+			return err
+		}
+		n.refOnly, n.applicators = true, true
+		return c.defs(o, ptr)
+	}
+	asserting := 0 // keywords that constrain the value
+	for i, k := range o.keys {
+		v := o.vals[i]
+		at := ptr + "/" + escapePointer(k)
+		var err error
+		asserting++
+		switch k {
+		case "type":
+			err = c.types(n, v, at)
+		case "enum":
+			arr, ok := v.([]any)
+			if !ok {
+				return schemaErr(at, "enum must be an array")
+			}
+			n.enum = newValueSet(arr)
+			for _, e := range arr {
+				n.enumTexts = append(n.enumTexts, jsonText(e))
+			}
+		case "const":
+			n.konst = newValueSet([]any{v})
+			n.konstText = jsonText(v)
+		case "minLength":
+			n.minLength, err = count(v, at)
+		case "maxLength":
+			n.maxLength, err = count(v, at)
+		case "pattern":
+			s, ok := v.(string)
+			if !ok {
+				return schemaErr(at, "pattern must be a string")
+			}
+			if n.pattern, err = regexp.Compile(s); err != nil {
+				return schemaErr(at, "pattern %q does not compile as a Go regular expression: %v", s, err)
+			}
+		case "format":
+			s, ok := v.(string)
+			if !ok {
+				return schemaErr(at, "format must be a string")
+			}
+			if c.cfg.assertFormat || c.d.formatAsserts {
+				n.format, n.checkFormat = s, formatChecker(s)
+			}
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+			num, ok := v.(json.Number)
+			if !ok {
+				return schemaErr(at, "%s must be a number", k)
+			}
+			b := newBound(num.String())
+			switch k {
+			case "minimum":
+				n.minimum = b
+			case "maximum":
+				n.maximum = b
+			case "exclusiveMinimum":
+				n.exclusiveMinimum = b
+			case "exclusiveMaximum":
+				n.exclusiveMaximum = b
+			default:
+				if b.num.isZero() || b.num.neg {
+					return schemaErr(at, "multipleOf must be greater than 0")
+				}
+				n.multipleOf = b
+			}
+		case "properties":
+			err = c.properties(n, v, at)
+		case "required":
+			var names []string
+			if names, err = stringList(v, at); err == nil {
+				for _, name := range names {
+					n.required = append(n.required, n.slot(name))
+				}
+				n.objectWork = true
+			}
+		case "dependentRequired":
+			if c.d.dependentReq {
+				err = c.dependentRequired(n, v, at)
+			}
+		case "additionalProperties":
+			n.additional, err = c.schema(v, at)
+			n.objectWork = true
+		case "minProperties":
+			n.minProps, err = count(v, at)
+			n.objectWork = true
+		case "maxProperties":
+			n.maxProps, err = count(v, at)
+			n.objectWork = true
+		case "prefixItems":
+			if c.d.tupleItems {
+				continue
+			}
+			n.prefix, err = c.schemaList(v, at)
+			n.arrayWork = true
+		case "items":
+			if arr, ok := v.([]any); ok && c.d.tupleItems {
+				n.prefix, err = c.schemaList(arr, at)
+				if extra, ok := o.get("additionalItems"); ok && err == nil {
+					n.items, err = c.schema(extra, ptr+"/additionalItems")
+				}
+			} else {
+				n.items, err = c.schema(v, at)
+			}
+			n.arrayWork = true
+		case "minItems":
+			n.minItems, err = count(v, at)
+			n.arrayWork = true
+		case "maxItems":
+			n.maxItems, err = count(v, at)
+			n.arrayWork = true
+		case "uniqueItems":
+			b, ok := v.(bool)
+			if !ok {
+				return schemaErr(at, "uniqueItems must be a boolean")
+			}
+			n.uniqueItem = b
+			n.arrayWork = n.arrayWork || b
+		case "$ref":
+			err = c.addRef(n, v, ptr)
+			n.applicators = true
+		case "allOf":
+			n.allOf, err = c.schemaList(v, at)
+			n.applicators = true
+		case "anyOf":
+			n.anyOf, err = c.schemaList(v, at)
+			n.applicators = true
+		case "oneOf":
+			n.oneOf, err = c.schemaList(v, at)
+			n.applicators = true
+		case "not":
+			n.not, err = c.schema(v, at)
+			n.applicators = true
+		case "if", "then", "else":
+			if !c.d.conditionals {
+				continue
+			}
+			var sub *node
+			if sub, err = c.schema(v, at); err == nil {
+				switch k {
+				case "if":
+					n.ifn = sub
+				case "then":
+					n.then = sub
+				default:
+					n.elsen = sub
+				}
+			}
+		case "$id":
+			asserting--
+			if ptr != "" {
+				c.noteOutside(k, at)
+			}
+		case "$schema":
+			asserting--
+			if _, ok := v.(string); !ok {
+				return schemaErr(at, "$schema must be a string")
+			}
+		default:
+			asserting--
+			if outsideSubset[k] {
+				c.noteOutside(k, at)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if n.ifn != nil && n.then == nil && n.elsen == nil {
+		n.ifn = nil // an if without then or else asserts nothing
+	}
+	if n.ifn == nil {
+		n.then, n.elsen = nil, nil
+	}
+	_, hasRef := o.get("$ref")
+	n.refOnly = hasRef && asserting == 1
+	if len(n.props) > 8 {
+		n.propIndex = make(map[string]int, len(n.props))
+		for i, p := range n.props {
+			n.propIndex[p.name] = i
+		}
+	}
+	return c.defs(o, ptr)
+}
+
+// defs compiles $defs and definitions so that errors in them surface even when no $ref uses them.
+func (c *compiler) defs(o *object, ptr string) error {
+	for _, k := range []string{"$defs", "definitions"} {
+		v, ok := o.get(k)
+		if !ok {
+			continue
+		}
+		defs, ok := v.(*object)
+		if !ok {
+			return schemaErr(ptr+"/"+k, "%s must be an object", k)
+		}
+		for i, name := range defs.keys {
+			if _, err := c.schema(defs.vals[i], ptr+"/"+k+"/"+escapePointer(name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *compiler) noteOutside(keyword, ptr string) {
+	if c.outside == nil {
+		c.outside = &SchemaError{Location: fragment(ptr), Reason: "keyword " + keyword + " is outside the subset"}
+	}
+}
+
+func (c *compiler) types(n *node, v any, ptr string) error {
+	var names []string
+	switch v := v.(type) {
+	case string:
+		names = []string{v}
+	case []any:
+		for _, t := range v {
+			s, ok := t.(string)
+			if !ok {
+				return schemaErr(ptr, "type must list type names")
+			}
+			names = append(names, s)
+		}
+	default:
+		return schemaErr(ptr, "type must be a type name or a list of them")
+	}
+	for _, name := range names {
+		t, ok := typeByName[name]
+		if !ok {
+			return schemaErr(ptr, "unknown type %q (known: null, boolean, object, array, number, integer, string)", name)
+		}
+		if n.types&t != 0 {
+			return schemaErr(ptr, "type %q is listed twice", name)
+		}
+		n.types |= t
+	}
+	n.typeNames = names
+	return nil
+}
+
+func (c *compiler) properties(n *node, v any, ptr string) error {
+	o, ok := v.(*object)
+	if !ok {
+		return schemaErr(ptr, "properties must be an object")
+	}
+	for i, name := range o.keys {
+		sub, err := c.schema(o.vals[i], ptr+"/"+escapePointer(name))
+		if err != nil {
+			return err
+		}
+		n.slot(name) // properties take the first slots, in order
+		n.props = append(n.props, prop{name: name, node: sub})
+	}
+	n.objectWork = true
+	return nil
+}
+
+// slot returns the presence slot of a member name, adding it when new.
+func (n *node) slot(name string) int {
+	if i := slices.Index(n.slots, name); i >= 0 {
+		return i
+	}
+	n.slots = append(n.slots, name)
+	return len(n.slots) - 1
+}
+
+func (c *compiler) dependentRequired(n *node, v any, ptr string) error {
+	o, ok := v.(*object)
+	if !ok {
+		return schemaErr(ptr, "dependentRequired must be an object")
+	}
+	for i, name := range o.keys {
+		names, err := stringList(o.vals[i], ptr+"/"+escapePointer(name))
+		if err != nil {
+			return err
+		}
+		d := dependent{slot: n.slot(name)}
+		for _, r := range names {
+			d.requires = append(d.requires, n.slot(r))
+		}
+		n.dependents = append(n.dependents, d)
+	}
+	n.objectWork = true
+	return nil
+}
+
+func (c *compiler) schemaList(v any, ptr string) ([]*node, error) {
+	arr, ok := v.([]any)
+	if !ok || len(arr) == 0 {
+		return nil, schemaErr(ptr, "must be a non-empty array of schemas")
+	}
+	out := make([]*node, len(arr))
+	for i, s := range arr {
+		var err error
+		if out[i], err = c.schema(s, ptr+"/"+strconv.Itoa(i)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (c *compiler) addRef(n *node, v any, ptr string) error {
+	ref, ok := v.(string)
+	if !ok {
+		return schemaErr(ptr+"/$ref", "$ref must be a string")
+	}
+	if !strings.HasPrefix(ref, "#") {
+		return schemaErr(ptr+"/$ref", "$ref %q is not local: remote references are never fetched", ref)
+	}
+	if ref != "#" && !strings.HasPrefix(ref, "#/") {
+		c.noteOutside("$ref to an anchor", ptr+"/$ref")
+		return nil
+	}
+	c.pending = append(c.pending, pendingRef{n: n, ref: ref, loc: ptr + "/$ref"})
+	return nil
+}
+
+// resolve finds the schema a local $ref points at, compiling it when first reached.
+func (c *compiler) resolve(ref, loc string) (*node, error) {
+	frag, err := url.PathUnescape(ref[1:])
+	if err != nil {
+		return nil, schemaErr(loc, "$ref %q is not a valid URI fragment", ref)
+	}
+	v := c.root
+	ptr := ""
+	if frag != "" {
+		for _, tok := range strings.Split(frag[1:], "/") {
+			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+			ptr += "/" + escapePointer(tok)
+			switch cur := v.(type) {
+			case *object:
+				next, ok := cur.get(tok)
+				if !ok {
+					return nil, schemaErr(loc, "$ref %q points at nothing", ref)
+				}
+				v = next
+			case []any:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(cur) {
+					return nil, schemaErr(loc, "$ref %q points at nothing", ref)
+				}
+				v = cur[i]
+			default:
+				return nil, schemaErr(loc, "$ref %q points at nothing", ref)
+			}
+		}
+	}
+	return c.schema(v, ptr)
+}
+
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+func count(v any, ptr string) (int, error) {
+	if num, ok := v.(json.Number); ok {
+		if n, _ := parseNumber([]byte(num), nil); n.isInt() && !n.neg {
+			f, _ := strconv.ParseFloat(num.String(), 64)
+			return int(min(f, 1<<31-1)), nil
+		}
+	}
+	return 0, schemaErr(ptr, "must be a non-negative integer")
+}
+
+func stringList(v any, ptr string) ([]string, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, schemaErr(ptr, "must be an array of strings")
+	}
+	out := make([]string, 0, len(arr))
+	for _, e := range arr {
+		s, ok := e.(string)
+		if !ok {
+			return nil, schemaErr(ptr, "must be an array of strings")
+		}
+		if slices.Contains(out, s) {
+			return nil, schemaErr(ptr, "lists %q twice", s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case []any:
+		return "an array"
+	}
+	return "a boolean"
+}
+
+// jsonText writes a parsed schema value back as compact JSON, members in document order.
+func jsonText(v any) string {
+	return string(appendJSON(nil, v))
+}
+
+func appendJSON(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case json.Number:
+		return append(b, v...)
+	case string:
+		return appendJSONString(b, v)
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, e)
+		}
+		return append(b, ']')
+	case *object:
+		b = append(b, '{')
+		for i, k := range v.keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = appendJSON(b, v.vals[i])
+		}
+		return append(b, '}')
+	}
+	return b
+}
+
+// checkLoops refuses a schema in which some $ref or applicator leads back to itself without
+// stepping into a member or an item: validating against it would never end.
+func checkLoops(root *node) error {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*node]int{}
+	var visit func(n *node) error
+	inPlace := func(n *node) []*node {
+		var out []*node
+		if n.ref != nil {
+			out = append(out, n.ref)
+		}
+		out = append(out, n.allOf...)
+		out = append(out, n.anyOf...)
+		out = append(out, n.oneOf...)
+		for _, s := range []*node{n.not, n.ifn, n.then, n.elsen} {
+			if s != nil {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	inside := func(n *node) []*node {
+		var out []*node
+		for _, p := range n.props {
+			out = append(out, p.node)
+		}
+		out = append(out, n.prefix...)
+		for _, s := range []*node{n.additional, n.items} {
+			if s != nil {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	var all []*node
+	seen := map[*node]bool{}
+	var reach func(n *node)
+	reach = func(n *node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		all = append(all, n)
+		for _, s := range append(inPlace(n), inside(n)...) {
+			reach(s)
+		}
+	}
+	reach(root)
+	visit = func(n *node) error {
+		switch state[n] {
+		case active:
+			return &SchemaError{Location: n.loc, Reason: "$ref loops back to this schema without descending into the arguments; validation would never end"}
+		case done:
+			return nil
+		}
+		state[n] = active
+		for _, s := range inPlace(n) {
+			if err := visit(s); err != nil {
+				return err
+			}
+		}
+		state[n] = done
+		return nil
+	}
+	for _, n := range all {
+		if err := visit(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}

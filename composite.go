@@ -1,0 +1,212 @@
+package mcpvalidate
+
+// Applicators ($ref, allOf, anyOf, oneOf, not, if/then/else) look at a value more than
+// once: each re-scans the value's bytes, which own() has already checked for syntax.
+
+// applicators checks n's applicators against the value in data[start:end].
+func (s *state) applicators(n *node, start, end, depth int) bool {
+	ok := true
+	inPlace := func(sub *node) {
+		s.pos = start
+		if !s.value(sub, depth) {
+			ok = false
+		}
+	}
+	if n.ref != nil {
+		inPlace(n.ref)
+	}
+	for _, sub := range n.allOf {
+		if !ok && s.quiet > 0 {
+			return false
+		}
+		inPlace(sub)
+	}
+	if !ok && s.quiet > 0 {
+		return false
+	}
+	if len(n.anyOf) > 0 {
+		matched := false
+		for _, sub := range n.anyOf {
+			if s.test(sub, start, depth) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			ok = false
+			if s.quiet > 0 {
+				return false
+			}
+			s.explain(n.anyOf, "anyOf", start, depth)
+		}
+	}
+	if len(n.oneOf) > 0 {
+		var matches []int
+		for i, sub := range n.oneOf {
+			if s.test(sub, start, depth) {
+				matches = append(matches, i)
+				if len(matches) == 2 && s.quiet > 0 {
+					break
+				}
+			}
+		}
+		switch {
+		case len(matches) == 0:
+			ok = false
+			if s.quiet > 0 {
+				return false
+			}
+			s.explain(n.oneOf, "oneOf", start, depth)
+		case len(matches) > 1:
+			ok = false
+			s.fail(Violation{Kind: KindManyMatch, Keyword: "oneOf", Indexes: matches})
+		}
+	}
+	if n.not != nil && s.test(n.not, start, depth) {
+		ok = false
+		s.fail(Violation{Kind: KindNot, Keyword: "not", Types: n.not.typeNames, Values: notValues(n.not)})
+	}
+	if n.ifn != nil {
+		sub := n.elsen
+		if s.test(n.ifn, start, depth) {
+			sub = n.then
+		}
+		if sub != nil && (ok || s.quiet == 0) {
+			inPlace(sub)
+		}
+	}
+	return ok
+}
+
+// notValues describes a "not" schema that excludes a plain list of values.
+func notValues(n *node) []string {
+	if n.konst != nil {
+		return []string{n.konstText}
+	}
+	return n.enumTexts
+}
+
+// test reports whether the value at start is valid against sub, recording nothing.
+func (s *state) test(sub *node, start, depth int) bool {
+	path, items, count := len(s.path), len(s.items), s.count
+	s.quiet++
+	s.pos = start
+	ok := s.value(sub, depth)
+	s.quiet--
+	s.path, s.items, s.count = s.path[:path], s.items[:items], count
+	return ok
+}
+
+// explain reports why a value matches none of the alternatives: the violations of the
+// alternative that came closest, or one violation when none stands out.
+func (s *state) explain(alts []*node, keyword string, start, depth int) {
+	type attempt struct {
+		vs    []Violation
+		count int
+		typed bool // the value has a type this alternative accepts
+		keyed bool // a member that the alternative fixes by const or enum is present and valid
+	}
+	mark, count := len(s.out), s.count
+	here := len(s.path)
+	best := -1
+	var tries []attempt
+	var types []string
+	for i, sub := range alts {
+		s.pos = start
+		s.value(sub, depth)
+		a := attempt{vs: append([]Violation(nil), s.out[mark:]...), count: s.count - count, typed: true}
+		s.out, s.count = s.out[:mark], count
+		for _, v := range a.vs {
+			if v.Kind == KindType && len(v.Path) == here {
+				a.typed = false
+				types = appendNew(types, v.Types...)
+			}
+		}
+		a.keyed = a.typed && s.discriminated(sub, start, depth)
+		tries = append(tries, a)
+		if best < 0 || better(a.keyed, a.typed, a.count, tries[best].keyed, tries[best].typed, tries[best].count) {
+			best = i
+		}
+	}
+	b := tries[best]
+	tie := false
+	for i, a := range tries {
+		if i != best && a.keyed == b.keyed && a.typed == b.typed && a.count == b.count {
+			tie = true
+		}
+	}
+	switch {
+	case !b.typed:
+		s.fail(Violation{Kind: KindType, Keyword: "type", Types: types})
+	case tie && !b.keyed:
+		s.fail(Violation{Kind: KindNoMatch, Keyword: keyword})
+	default:
+		for _, v := range b.vs {
+			s.count++
+			if len(s.out) <= s.v.cfg.maxViolations {
+				s.out = append(s.out, v)
+			}
+		}
+		s.count += b.count - len(b.vs)
+	}
+}
+
+func better(keyed, typed bool, count int, bKeyed, bTyped bool, bCount int) bool {
+	if keyed != bKeyed {
+		return keyed
+	}
+	if typed != bTyped {
+		return typed
+	}
+	return count < bCount
+}
+
+func appendNew(list []string, items ...string) []string {
+	for _, it := range items {
+		found := false
+		for _, l := range list {
+			found = found || l == it
+		}
+		if !found {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+// discriminated reports whether the object at start has a member that sub pins down with
+// const or enum and whose value sub accepts: the mark of the alternative the caller meant.
+func (s *state) discriminated(sub *node, start, depth int) bool {
+	for sub != nil && sub.refOnly {
+		sub = sub.ref
+	}
+	if sub == nil || len(sub.props) == 0 {
+		return false
+	}
+	s.pos = start
+	if s.peek() != '{' {
+		return false
+	}
+	s.pos++
+	for s.peek() == '"' {
+		key, _ := s.readString()
+		s.expect(':', "")
+		s.skipWS()
+		valueStart := s.pos
+		if i := sub.lookup(key.text(s.data, &s.buf)); i >= 0 {
+			p := sub.props[i].node
+			for p != nil && p.refOnly {
+				p = p.ref
+			}
+			if p != nil && (p.konst != nil || p.enum != nil) && s.test(p, valueStart, depth+1) {
+				return true
+			}
+		}
+		s.pos = valueStart
+		s.skip(kindOf(s.data[s.pos]), depth+1)
+		if s.peek() == ',' {
+			s.pos++
+		}
+	}
+	return false
+}

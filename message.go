@@ -1,0 +1,246 @@
+package mcpvalidate
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// A Formatter renders one violation as one line of text for the model that made the call.
+// It must not panic; the middleware recovers if it does and falls back to DefaultFormat.
+type Formatter func(Violation) string
+
+// Messages renders every violation with f, in order. A nil f means DefaultFormat.
+func Messages(vs []Violation, f Formatter) []string {
+	if f == nil {
+		f = DefaultFormat
+	}
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// DefaultFormat is the default style:
+//
+//	missing required property 'location'
+//	property 'days' must be integer
+//	property 'units' must be one of ['c', 'f']
+//	unexpected property 'x'
+//
+// Paths into nested values read customer.addresses[2].zip_code.
+func DefaultFormat(v Violation) string {
+	p := v.Path.String()
+	switch v.Kind {
+	case KindSyntax:
+		return "arguments are not valid JSON: " + v.Detail + " at offset " + strconv.Itoa(v.Offset)
+	case KindTruncated:
+		return "and " + plural(v.Count, "more violation")
+	case KindRequired:
+		return "missing required property '" + p + "'"
+	case KindDependentRequired:
+		return "missing required property '" + p + "' (required when '" + sibling(v.Path, v.Name) + "' is present)"
+	case KindAdditional:
+		return "unexpected property '" + p + "'"
+	case KindAdditionalItem:
+		return "unexpected item '" + p + "': at most " + plural(atoi(v.Limit), "item") + " allowed"
+	case KindDuplicate:
+		return "property '" + p + "' appears more than once"
+	}
+	subject := "property '" + p + "'"
+	if len(v.Path) == 0 {
+		subject = "arguments"
+		if v.Kind == KindType {
+			return "arguments must be " + withArticles(v.Types)
+		}
+	}
+	return subject + " " + predicate(v)
+}
+
+// GatewayFormat is the style of MCP gateways that answer in Markdown:
+//
+//	Missing required parameter: `location`
+//	Unknown parameter: `x`
+//	Invalid type for `days`: expected integer
+//	expected an object                      (for arguments that are not an object)
+//
+// Other failures read "Invalid value for `path`: " followed by what the value must be.
+func GatewayFormat(v Violation) string {
+	p := "`" + v.Path.String() + "`"
+	switch v.Kind {
+	case KindSyntax:
+		return "arguments are not valid JSON: " + v.Detail + " at offset " + strconv.Itoa(v.Offset)
+	case KindTruncated:
+		return "and " + plural(v.Count, "more error")
+	case KindRequired:
+		return "Missing required parameter: " + p
+	case KindDependentRequired:
+		return "Missing required parameter: " + p + " (required with `" + sibling(v.Path, v.Name) + "`)"
+	case KindAdditional, KindAdditionalItem:
+		return "Unknown parameter: " + p
+	case KindDuplicate:
+		return "Duplicate parameter: " + p
+	case KindType:
+		if len(v.Path) == 0 {
+			return "expected " + withArticles(v.Types)
+		}
+		return "Invalid type for " + p + ": expected " + orList(v.Types)
+	}
+	if len(v.Path) == 0 {
+		return "Invalid arguments: " + predicate(v)
+	}
+	return "Invalid value for " + p + ": " + predicate(v)
+}
+
+// predicate says what the value must be, for the kinds that constrain a present value.
+func predicate(v Violation) string {
+	switch v.Kind {
+	case KindType:
+		return "must be " + orList(v.Types)
+	case KindEnum:
+		return "must be one of " + valueList(v.Values)
+	case KindConst:
+		return "must equal " + renderValue(first(v.Values))
+	case KindMinLength:
+		return "must be at least " + plural(atoi(v.Limit), "character") + " long"
+	case KindMaxLength:
+		return "must be at most " + plural(atoi(v.Limit), "character") + " long"
+	case KindPattern:
+		return "must match the pattern " + renderValue(string(appendJSONString(nil, v.Limit)))
+	case KindFormat:
+		return "must be a valid " + v.Limit
+	case KindMinimum:
+		return "must be at least " + v.Limit
+	case KindMaximum:
+		return "must be at most " + v.Limit
+	case KindExclusiveMinimum:
+		return "must be greater than " + v.Limit
+	case KindExclusiveMaximum:
+		return "must be less than " + v.Limit
+	case KindMultipleOf:
+		return "must be a multiple of " + v.Limit
+	case KindMinItems:
+		return "must have at least " + plural(atoi(v.Limit), "item")
+	case KindMaxItems:
+		return "must have at most " + plural(atoi(v.Limit), "item")
+	case KindUniqueItems:
+		if len(v.Indexes) == 2 {
+			return "must not contain equal items (items " + strconv.Itoa(v.Indexes[0]) + " and " + strconv.Itoa(v.Indexes[1]) + " are equal)"
+		}
+		return "must not contain equal items"
+	case KindMinProperties:
+		return "must have at least " + plural(atoi(v.Limit), "property")
+	case KindMaxProperties:
+		return "must have at most " + plural(atoi(v.Limit), "property")
+	case KindForbidden:
+		return "is not allowed"
+	case KindTooDeep:
+		return "nests deeper than the limit of " + strconv.Itoa(v.Count) + " levels"
+	case KindNot:
+		switch {
+		case len(v.Types) > 0:
+			return "must not be " + orList(v.Types)
+		case len(v.Values) > 0:
+			return "must not be one of " + valueList(v.Values)
+		}
+		return "must not match the schema under 'not'"
+	case KindNoMatch:
+		if v.Keyword == "oneOf" {
+			return "must match exactly one of the alternatives in oneOf, and matches none"
+		}
+		return "must match at least one of the alternatives in " + v.Keyword
+	case KindManyMatch:
+		return "matches more than one alternative in oneOf (" + indexList(v.Indexes) + ") but must match exactly one"
+	case KindOther:
+		return "is invalid: " + v.Detail
+	}
+	return "is invalid (" + v.Kind.String() + ")"
+}
+
+func sibling(p Path, name string) string {
+	s := append(Path(nil), p...)
+	if len(s) > 0 {
+		s = s[:len(s)-1]
+	}
+	return append(s, PathElem{Name: name, Index: -1}).String()
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return "null"
+	}
+	return s[0]
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func plural(n int, noun string) string {
+	s := strconv.Itoa(n) + " " + noun
+	if n == 1 {
+		return s
+	}
+	if strings.HasSuffix(noun, "y") {
+		return s[:len(s)-1] + "ies"
+	}
+	return s + "s"
+}
+
+func orList(items []string) string {
+	switch len(items) {
+	case 0:
+		return "nothing"
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+func withArticles(types []string) string {
+	out := make([]string, len(types))
+	for i, t := range types {
+		switch t {
+		case "object", "array", "integer":
+			out[i] = "an " + t
+		case "null":
+			out[i] = t
+		default:
+			out[i] = "a " + t
+		}
+	}
+	return orList(out)
+}
+
+func indexList(ix []int) string {
+	s := make([]string, len(ix))
+	for i, n := range ix {
+		s[i] = "#" + strconv.Itoa(n)
+	}
+	return orList(s)
+}
+
+func valueList(values []string) string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = renderValue(v)
+	}
+	return "[" + strings.Join(out, ", ") + "]"
+}
+
+// renderValue writes a schema value given as JSON text: strings in single quotes, anything
+// else as its JSON text.
+func renderValue(text string) string {
+	if !strings.HasPrefix(text, `"`) {
+		return text
+	}
+	var s string
+	if json.Unmarshal([]byte(text), &s) != nil {
+		return text
+	}
+	q := appendJSONString(nil, s)
+	inner := strings.ReplaceAll(string(q[1:len(q)-1]), `\"`, `"`)
+	return "'" + strings.ReplaceAll(inner, "'", `\'`) + "'"
+}

@@ -1,0 +1,69 @@
+package mcpvalidate
+
+// An Option configures Compile and Middleware. Options that concern only the middleware
+// are ignored by Compile.
+type Option func(*config)
+
+type config struct {
+	strict        bool
+	assertFormat  bool
+	maxDepth      int
+	maxViolations int
+	formatter     Formatter
+}
+
+const (
+	defaultMaxDepth      = 64
+	defaultMaxViolations = 20
+)
+
+func newConfig(opts []Option) config {
+	c := config{maxDepth: defaultMaxDepth, maxViolations: defaultMaxViolations, formatter: DefaultFormat}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return c
+}
+
+// StrictSubset makes Compile refuse a schema that uses a keyword outside the fast subset,
+// naming the keyword and where it stands, instead of handing the schema to the full
+// JSON Schema engine.
+func StrictSubset() Option { return func(c *config) { c.strict = true } }
+
+// WithFormatAssertion makes "format" an assertion rather than an annotation: date-time,
+// date, time, email, uuid, ipv4, ipv6, uri and the other formats the full engine knows are
+// checked; unknown format names are still ignored. Schemas of draft 7 and earlier assert
+// formats whatever this option says, as those drafts require.
+func WithFormatAssertion() Option { return func(c *config) { c.assertFormat = true } }
+
+// WithMaxDepth bounds how deeply the arguments may nest (default 64). Deeper arguments get
+// one violation; they never cost stack.
+func WithMaxDepth(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxDepth = n
+		}
+	}
+}
+
+// WithMaxViolations bounds how many violations are listed (default 20); the rest are
+// counted in one closing violation of KindTruncated.
+func WithMaxViolations(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxViolations = n
+		}
+	}
+}
+
+// WithFormatter chooses how violations become text. The default is DefaultFormat;
+// GatewayFormat is the other built-in style.
+func WithFormatter(f Formatter) Option {
+	return func(c *config) {
+		if f != nil {
+			c.formatter = f
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package mcpvalidate
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The scanner reads JSON in place, one token at a time, the way encoding/json's scanner
+// does, and never builds a tree. A syntax error stops the whole validation: one KindSyntax
+// violation with the byte offset.
+
+// str is a string token: the bytes between its quotes and what decoding it would need.
+type str struct {
+	start, end int
+	escaped    bool // holds a backslash escape
+	high       bool // holds bytes >= 0x80, which may be invalid UTF-8
+}
+
+func (s *state) skipWS() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end of the input.
+func (s *state) peek() byte {
+	s.skipWS()
+	if s.pos >= len(s.data) {
+		return 0
+	}
+	return s.data[s.pos]
+}
+
+func (s *state) syntax(detail string) {
+	if s.abort {
+		return
+	}
+	s.abort = true
+	s.out = append(s.out[:0], Violation{Kind: KindSyntax, Detail: detail, Offset: s.pos})
+	s.count = 1
+}
+
+func (s *state) expect(c byte, detail string) bool {
+	if s.peek() != c {
+		s.syntax(detail)
+		return false
+	}
+	s.pos++
+	return true
+}
+
+// readString reads a string token starting at its opening quote.
+func (s *state) readString() (str, bool) {
+	s.pos++
+	t := str{start: s.pos}
+	d := s.data
+	for i := s.pos; i < len(d); i++ {
+		c := d[i]
+		switch {
+		case c == '"':
+			t.end = i
+			s.pos = i + 1
+			return t, true
+		case c == '\\':
+			t.escaped = true
+			i++
+			if i >= len(d) {
+				break
+			}
+			switch d[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(d) || !isHex(d[i+1]) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) {
+					s.pos = i
+					s.syntax("invalid \\u escape in string")
+					return t, false
+				}
+				i += 4
+			default:
+				s.pos = i
+				s.syntax("invalid escape in string")
+				return t, false
+			}
+		case c < 0x20:
+			s.pos = i
+			s.syntax("control character in string")
+			return t, false
+		case c >= 0x80:
+			t.high = true
+		}
+	}
+	s.pos = len(d)
+	s.syntax("unterminated string")
+	return t, false
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// text returns the string as encoding/json would hand it to a handler: escapes decoded,
+// lone surrogates and invalid UTF-8 replaced by U+FFFD. Plain strings cost nothing; others
+// are decoded into buf.
+func (t str) text(data []byte, buf *[]byte) []byte {
+	raw := data[t.start:t.end]
+	if !t.escaped && (!t.high || utf8.Valid(raw)) {
+		return raw
+	}
+	*buf = decodeString(raw, (*buf)[:0])
+	return *buf
+}
+
+// decodeString decodes the inside of a well-formed JSON string literal.
+func decodeString(raw []byte, b []byte) []byte {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			if c < utf8.RuneSelf {
+				b = append(b, c)
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRune(raw[i:])
+			b = utf8.AppendRune(b, r) // RuneError for each invalid byte, as encoding/json does
+			i += size
+			continue
+		}
+		switch raw[i+1] {
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r := hex4(raw[i+2:])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					r2 = hex4(raw[i+2:])
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			b = utf8.AppendRune(b, r)
+			continue
+		default: // '"', '\\', '/'
+			b = append(b, raw[i+1])
+		}
+		i += 2
+	}
+	return b
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c >= 'a':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// readNumber reads a number token and returns its literal.
+func (s *state) readNumber() ([]byte, bool) {
+	d := s.data
+	i := s.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+	default:
+		s.pos = i
+		s.syntax("invalid number")
+		return nil, false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		j := i
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+		if i == j {
+			s.pos = i
+			s.syntax("invalid number: no digit after the decimal point")
+			return nil, false
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		j := i
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+		if i == j {
+			s.pos = i
+			s.syntax("invalid number: no digit in the exponent")
+			return nil, false
+		}
+	}
+	lit := d[s.pos:i]
+	s.pos = i
+	return lit, true
+}
+
+// readLiteral reads true, false or null.
+func (s *state) readLiteral(word string) bool {
+	if len(s.data)-s.pos < len(word) || string(s.data[s.pos:s.pos+len(word)]) != word {
+		s.syntax("invalid literal")
+		return false
+	}
+	s.pos += len(word)
+	return true
+}

@@ -1,0 +1,798 @@
+package mcpvalidate
+
+import (
+	"bytes"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// A Validator checks tool arguments against one compiled inputSchema. It is immutable and
+// safe for concurrent use.
+type Validator struct {
+	root *node
+	cfg  config
+	full *fullEngine // set when the schema needs keywords outside the subset
+	pool sync.Pool   // *state, so a valid call allocates nothing
+}
+
+// Compile compiles a tool's inputSchema (JSON Schema 2020-12; drafts 6, 7 and 2019-09 when
+// $schema names them). A schema that uses keywords outside the fast subset is handed to the
+// full engine, unless StrictSubset is given. Errors are *SchemaError values naming the place.
+func Compile(schema []byte, opts ...Option) (*Validator, error) {
+	cfg := newConfig(opts)
+	tree, err := parseSchema(schema)
+	if err != nil {
+		return nil, &SchemaError{Location: "#", Reason: "not valid JSON: " + err.Error()}
+	}
+	d := draft2020
+	if o, ok := tree.(*object); ok {
+		if s, ok := o.get("$schema"); ok {
+			uri, _ := s.(string)
+			dd, fallback, known := dialectOf(uri)
+			switch {
+			case !known:
+				return nil, &SchemaError{Location: "#/$schema", Reason: "unknown dialect " + strconv.Quote(uri) + ": use JSON Schema 2020-12, 2019-09, draft-07, draft-06 or draft-04"}
+			case fallback && cfg.strict:
+				return nil, &SchemaError{Location: "#/$schema", Reason: "dialect " + uri + " is outside the subset (StrictSubset is on)"}
+			case fallback:
+				full, err := compileFull(schema, cfg)
+				if err != nil {
+					return nil, err
+				}
+				return &Validator{cfg: cfg, full: full}, nil
+			}
+			d = dd
+		}
+	}
+	root, outside, err := compileSubset(tree, cfg, d)
+	if err != nil {
+		return nil, err
+	}
+	v := &Validator{root: root, cfg: cfg}
+	if outside != nil {
+		if cfg.strict {
+			outside.Reason += " (StrictSubset is on)"
+			return nil, outside
+		}
+		if v.full, err = compileFull(schema, cfg); err != nil {
+			return nil, err
+		}
+		v.full.reason = outside.Reason + " at " + outside.Location
+	}
+	return v, nil
+}
+
+// FullEngine says why this schema is validated by the full JSON Schema engine rather than the
+// subset, or returns "" when the subset handles it.
+func (v *Validator) FullEngine() string {
+	if v.full == nil {
+		return ""
+	}
+	return v.full.reason
+}
+
+// Validate checks the arguments as they came over the wire. It returns nil when they are
+// valid; otherwise the violations: at each object, first every missing required member in
+// the order of "required", then the members in their order in args.
+func (v *Validator) Validate(args []byte) []Violation {
+	s := v.state(args)
+	defer v.pool.Put(s)
+	if v.full != nil {
+		s.value(nil, 0) // syntax, depth and duplicate names, which decoding would hide
+		if s.end(); len(s.out) > 0 {
+			return s.result()
+		}
+		return v.full.validate(args, s)
+	}
+	s.value(v.root, 0)
+	s.end()
+	return s.result()
+}
+
+func (v *Validator) state(args []byte) *state {
+	s, _ := v.pool.Get().(*state)
+	if s == nil {
+		s = &state{}
+	}
+	s.v, s.data, s.pos = v, args, 0
+	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
+	s.path, s.keys, s.items = s.path[:0], s.keys[:0], s.items[:0]
+	return s
+}
+
+// state is one validation in progress. It is pooled: its slices keep their capacity.
+type state struct {
+	v     *Validator
+	data  []byte
+	pos   int
+	out   []Violation
+	count int  // violations found, including those beyond the limit
+	quiet int  // > 0 while only a verdict is needed (inside anyOf, oneOf, not, if)
+	abort bool // a syntax error or too deep: nothing more is checked
+	path  []seg
+	buf   []byte // decoded string
+	nbuf  []byte // number digits
+	keys  []str  // member names of the objects being scanned, for duplicates
+	items [][2]int
+}
+
+// seg is one step of the current path: a member name token or an array index.
+type seg struct {
+	name  str
+	index int // -1 for a member
+}
+
+// end checks that nothing but space follows the arguments.
+func (s *state) end() {
+	if !s.abort && s.peek() != 0 {
+		s.syntax("unexpected data after the arguments")
+	}
+}
+
+// result copies the violations out of the pooled state, applying the limit.
+func (s *state) result() []Violation {
+	if len(s.out) == 0 {
+		return nil
+	}
+	limit := s.v.cfg.maxViolations
+	n := min(len(s.out), limit)
+	out := make([]Violation, n, n+1)
+	copy(out, s.out)
+	if s.count > n {
+		out = append(out, Violation{Kind: KindTruncated, Count: s.count - n})
+	}
+	return out
+}
+
+// fail records a violation at the current path. Under quiet it only counts.
+func (s *state) fail(v Violation) {
+	s.count++
+	if s.quiet > 0 {
+		return
+	}
+	if len(s.out) <= s.v.cfg.maxViolations {
+		v.Path = s.currentPath(v.Path)
+		s.out = append(s.out, v)
+	}
+}
+
+// currentPath renders the path stack, followed by extra (a missing member's name).
+func (s *state) currentPath(extra Path) Path {
+	if len(s.path)+len(extra) == 0 {
+		return nil
+	}
+	p := make(Path, 0, len(s.path)+len(extra))
+	for _, e := range s.path {
+		if e.index >= 0 {
+			p = append(p, PathElem{Index: e.index})
+			continue
+		}
+		p = append(p, PathElem{Name: string(e.name.text(s.data, &s.buf)), Index: -1})
+	}
+	return append(p, extra...)
+}
+
+func member(name string) Path { return Path{{Name: name, Index: -1}} }
+
+// value validates the value at s.pos against n (nil accepts anything) and moves past it.
+// It reports whether the value is valid; under quiet it may stop early on failure.
+func (s *state) value(n *node, depth int) bool {
+	for n != nil && n.refOnly {
+		n = n.ref
+	}
+	if s.peek() == 0 {
+		s.syntax("unexpected end of input: a value is missing")
+		return false
+	}
+	if n == nil || !n.applicators {
+		return s.own(n, depth) == passed
+	}
+	start := s.pos
+	r := s.own(n, depth)
+	if s.abort || r != passed && s.quiet > 0 {
+		return false
+	}
+	if r == wrongType {
+		return false // one violation per value: its type
+	}
+	end := s.pos
+	ok := s.applicators(n, start, end, depth) && r == passed
+	s.pos = end
+	return ok
+}
+
+type outcome uint8
+
+const (
+	passed outcome = iota
+	failed
+	wrongType
+)
+
+// kindOf maps the first byte of a value to its JSON type.
+func kindOf(c byte) typeSet {
+	switch c {
+	case '{':
+		return tObject
+	case '[':
+		return tArray
+	case '"':
+		return tString
+	case 't', 'f':
+		return tBoolean
+	case 'n':
+		return tNull
+	}
+	return tNumber
+}
+
+// own checks the keywords of n that look at the value itself, scanning it once.
+func (s *state) own(n *node, depth int) outcome {
+	c := s.data[s.pos]
+	t := kindOf(c)
+	if n == nil {
+		s.skip(t, depth)
+		if s.abort {
+			return failed
+		}
+		return passed
+	}
+	if n.reject {
+		s.fail(Violation{Kind: KindForbidden, Keyword: "false"})
+		if s.quiet > 0 {
+			return failed
+		}
+		s.skip(t, depth)
+		return failed
+	}
+	switch t {
+	case tObject, tArray:
+		start := s.pos
+		var r outcome
+		if t == tObject {
+			r = s.object(n, depth)
+		} else {
+			r = s.array(n, depth)
+		}
+		if r == wrongType || s.abort || n.enum == nil && n.konst == nil || r == failed && s.quiet > 0 {
+			return r
+		}
+		end := s.pos
+		s.pos = start
+		key := s.canonical(nil)
+		s.pos = end
+		if c := s.setCheck(n, func(vs *valueSet) bool { return vs.others[string(key)] }); c != passed {
+			return c
+		}
+		return r
+	case tString:
+		return s.stringValue(n)
+	case tNumber:
+		return s.numberValue(n)
+	}
+	word := "null"
+	if c == 't' {
+		word = "true"
+	} else if c == 'f' {
+		word = "false"
+	}
+	if !s.readLiteral(word) {
+		return failed
+	}
+	if !s.typeOK(n, t) {
+		return wrongType
+	}
+	if n.enum == nil && n.konst == nil {
+		return passed
+	}
+	in := func(vs *valueSet) bool {
+		switch c {
+		case 't':
+			return vs.yes
+		case 'f':
+			return vs.no
+		}
+		return vs.null
+	}
+	return s.setCheck(n, in)
+}
+
+func (s *state) typeOK(n *node, t typeSet) bool {
+	if n.types == 0 || n.types&t != 0 {
+		return true
+	}
+	s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames})
+	return false
+}
+
+// setCheck applies enum and const given a membership test.
+func (s *state) setCheck(n *node, in func(*valueSet) bool) outcome {
+	if n.konst != nil && !in(n.konst) {
+		s.fail(Violation{Kind: KindConst, Keyword: "const", Values: []string{n.konstText}})
+		return failed
+	}
+	if n.enum != nil && !in(n.enum) {
+		s.fail(Violation{Kind: KindEnum, Keyword: "enum", Values: n.enumTexts})
+		return failed
+	}
+	return passed
+}
+
+// skip moves past any value, still checking its syntax, depth and member names.
+func (s *state) skip(t typeSet, depth int) {
+	switch t {
+	case tObject:
+		s.object(nil, depth)
+	case tArray:
+		s.array(nil, depth)
+	case tString:
+		s.readString()
+	case tNumber:
+		s.readNumber()
+	case tBoolean:
+		if s.data[s.pos] == 't' {
+			s.readLiteral("true")
+		} else {
+			s.readLiteral("false")
+		}
+	default:
+		s.readLiteral("null")
+	}
+}
+
+func (s *state) stringValue(n *node) outcome {
+	t, ok := s.readString()
+	if !ok {
+		return failed
+	}
+	if !s.typeOK(n, tString) {
+		return wrongType
+	}
+	if n.enum == nil && n.konst == nil && n.minLength < 0 && n.maxLength < 0 && n.pattern == nil && n.checkFormat == nil {
+		return passed
+	}
+	text := t.text(s.data, &s.buf)
+	if r := s.setCheck(n, func(vs *valueSet) bool { return vs.strs[string(text)] }); r != passed {
+		return r
+	}
+	if n.minLength >= 0 || n.maxLength >= 0 {
+		length := utf8.RuneCount(text)
+		if n.minLength >= 0 && length < n.minLength {
+			s.fail(Violation{Kind: KindMinLength, Keyword: "minLength", Limit: strconv.Itoa(n.minLength)})
+			return failed
+		}
+		if n.maxLength >= 0 && length > n.maxLength {
+			s.fail(Violation{Kind: KindMaxLength, Keyword: "maxLength", Limit: strconv.Itoa(n.maxLength)})
+			return failed
+		}
+	}
+	if n.pattern != nil && !n.pattern.Match(text) {
+		s.fail(Violation{Kind: KindPattern, Keyword: "pattern", Limit: n.pattern.String()})
+		return failed
+	}
+	if n.checkFormat != nil && !n.checkFormat(string(text)) {
+		s.fail(Violation{Kind: KindFormat, Keyword: "format", Limit: n.format})
+		return failed
+	}
+	return passed
+}
+
+func (s *state) numberValue(n *node) outcome {
+	lit, ok := s.readNumber()
+	if !ok {
+		return failed
+	}
+	small, isSmall := smallInt(lit)
+	var num number
+	parsed := false
+	exact := func() number {
+		if !parsed {
+			num, s.nbuf = parseNumber(lit, s.nbuf)
+			parsed = true
+		}
+		return num
+	}
+	if n.types != 0 && n.types&tNumber == 0 {
+		if n.types&tInteger == 0 || !isSmall && !exact().isInt() {
+			s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames})
+			return wrongType
+		}
+	}
+	if n.enum != nil || n.konst != nil {
+		key := exact().appendCanonical(s.buf[:0])
+		s.buf = key
+		if r := s.setCheck(n, func(vs *valueSet) bool { return vs.nums[string(key)] }); r != passed {
+			return r
+		}
+	}
+	cmp := func(b *bound) int {
+		if isSmall && b.isInt {
+			switch {
+			case small < b.small:
+				return -1
+			case small > b.small:
+				return 1
+			}
+			return 0
+		}
+		return exact().cmp(b.num)
+	}
+	switch {
+	case n.minimum != nil && cmp(n.minimum) < 0:
+		s.fail(Violation{Kind: KindMinimum, Keyword: "minimum", Limit: n.minimum.text})
+	case n.exclusiveMinimum != nil && cmp(n.exclusiveMinimum) <= 0:
+		s.fail(Violation{Kind: KindExclusiveMinimum, Keyword: "exclusiveMinimum", Limit: n.exclusiveMinimum.text})
+	case n.maximum != nil && cmp(n.maximum) > 0:
+		s.fail(Violation{Kind: KindMaximum, Keyword: "maximum", Limit: n.maximum.text})
+	case n.exclusiveMaximum != nil && cmp(n.exclusiveMaximum) >= 0:
+		s.fail(Violation{Kind: KindExclusiveMaximum, Keyword: "exclusiveMaximum", Limit: n.exclusiveMaximum.text})
+	case n.multipleOf != nil && !s.multiple(isSmall, small, n.multipleOf, exact):
+		s.fail(Violation{Kind: KindMultipleOf, Keyword: "multipleOf", Limit: n.multipleOf.text})
+	default:
+		return passed
+	}
+	return failed
+}
+
+func (s *state) multiple(isSmall bool, small int64, m *bound, exact func() number) bool {
+	if isSmall && m.isInt {
+		return small%m.small == 0
+	}
+	return exact().multipleOf(m.num)
+}
+
+// object scans an object member by member. n may be nil: any member is allowed, but names
+// must still be unique.
+func (s *state) object(n *node, depth int) outcome {
+	if depth >= s.v.cfg.maxDepth {
+		s.tooDeep()
+		return failed
+	}
+	if n != nil && !s.typeOK(n, tObject) {
+		if s.quiet > 0 {
+			return wrongType
+		}
+		s.object(nil, depth)
+		return wrongType
+	}
+	work := n != nil && n.objectWork
+	s.pos++ // '{'
+	mark := len(s.out)
+	var seen bitset
+	if work {
+		seen.init(len(n.slots))
+	}
+	keysStart := len(s.keys)
+	defer func() { s.keys = s.keys[:keysStart] }()
+	var names map[string]bool // set of undeclared names, once there are many
+	ok := true
+	members := 0
+	if s.peek() == '}' {
+		s.pos++
+	} else {
+		for {
+			if s.peek() != '"' {
+				s.syntax("expected a member name in double quotes")
+				return failed
+			}
+			key, good := s.readString()
+			if !good || !s.expect(':', "expected ':' after a member name") {
+				return failed
+			}
+			members++
+			s.path = append(s.path, seg{name: key, index: -1})
+			if !s.member(n, work, key, &seen, keysStart, &names, depth) {
+				ok = false
+				if s.quiet > 0 || s.abort {
+					return failed
+				}
+			}
+			s.path = s.path[:len(s.path)-1]
+			c := s.peek()
+			s.pos++
+			if c == '}' {
+				break
+			}
+			if c != ',' {
+				s.pos--
+				s.syntax("expected ',' or '}' after an object member")
+				return failed
+			}
+		}
+	}
+	if !work {
+		if ok {
+			return passed
+		}
+		return failed
+	}
+	// Missing members go first, in the order of "required".
+	var missing []Violation
+	for _, slot := range n.required {
+		if !seen.has(slot) {
+			ok = false
+			missing = s.missing(missing, Violation{Kind: KindRequired, Keyword: "required", Path: member(n.slots[slot])})
+		}
+	}
+	for _, d := range n.dependents {
+		if !seen.has(d.slot) {
+			continue
+		}
+		for _, slot := range d.requires {
+			if !seen.has(slot) {
+				ok = false
+				missing = s.missing(missing, Violation{Kind: KindDependentRequired, Keyword: "dependentRequired", Path: member(n.slots[slot]), Name: n.slots[d.slot]})
+			}
+		}
+	}
+	if len(missing) > 0 && s.quiet == 0 {
+		s.out = append(s.out[:mark], append(missing, s.out[mark:]...)...)
+	}
+	if members < n.minProps {
+		ok = false
+		s.fail(Violation{Kind: KindMinProperties, Keyword: "minProperties", Limit: strconv.Itoa(n.minProps)})
+	}
+	if n.maxProps >= 0 && members > n.maxProps {
+		ok = false
+		s.fail(Violation{Kind: KindMaxProperties, Keyword: "maxProperties", Limit: strconv.Itoa(n.maxProps)})
+	}
+	if ok {
+		return passed
+	}
+	return failed
+}
+
+func (s *state) missing(list []Violation, v Violation) []Violation {
+	s.count++
+	if s.quiet > 0 {
+		return list
+	}
+	v.Path = s.currentPath(v.Path)
+	return append(list, v)
+}
+
+// member validates one member's value; the path already names it.
+func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int, names *map[string]bool, depth int) bool {
+	name := key.text(s.data, &s.buf)
+	idx := -1
+	if work {
+		idx = n.lookup(name)
+	}
+	if idx >= 0 {
+		if seen.has(idx) {
+			s.fail(Violation{Kind: KindDuplicate})
+			s.value(nil, depth+1)
+			return false
+		}
+		seen.set(idx)
+		return s.value(n.props[idx].node, depth+1)
+	}
+	if work {
+		if slot := n.slotOf(name); slot >= 0 {
+			seen.set(slot)
+		}
+	}
+	if s.duplicate(key, keysStart, names) {
+		s.fail(Violation{Kind: KindDuplicate})
+		s.value(nil, depth+1)
+		return false
+	}
+	var sub *node
+	if n != nil {
+		sub = n.additional
+	}
+	if sub != nil && sub.reject {
+		s.fail(Violation{Kind: KindAdditional, Keyword: "additionalProperties"})
+		if s.quiet == 0 {
+			s.value(nil, depth+1)
+		}
+		return false
+	}
+	return s.value(sub, depth+1)
+}
+
+// lookup finds a declared property by name.
+func (n *node) lookup(name []byte) int {
+	if n.propIndex != nil {
+		if i, ok := n.propIndex[string(name)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range n.props {
+		if n.props[i].name == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// slotOf finds a tracked name that is not a property (named only by required or dependentRequired).
+func (n *node) slotOf(name []byte) int {
+	for i := len(n.props); i < len(n.slots); i++ {
+		if n.slots[i] == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// duplicate reports whether an undeclared member name was already seen in this object, and
+// remembers it. Small objects compare names directly; large ones switch to a set of their own.
+func (s *state) duplicate(key str, keysStart int, names *map[string]bool) bool {
+	const direct = 16
+	if *names == nil {
+		others := s.keys[keysStart:]
+		for _, k := range others {
+			if s.sameName(k, key) {
+				return true
+			}
+		}
+		s.keys = append(s.keys, key)
+		if len(others)+1 == direct {
+			*names = make(map[string]bool)
+			for _, k := range s.keys[keysStart:] {
+				(*names)[string(k.text(s.data, &s.buf))] = true
+			}
+		}
+		return false
+	}
+	name := string(key.text(s.data, &s.buf))
+	if (*names)[name] {
+		return true
+	}
+	(*names)[name] = true
+	return false
+}
+
+func (s *state) sameName(a, b str) bool {
+	if !a.escaped && !b.escaped && !a.high && !b.high {
+		return bytes.Equal(s.data[a.start:a.end], s.data[b.start:b.end])
+	}
+	var other []byte
+	x := a.text(s.data, &other)
+	y := b.text(s.data, &s.buf)
+	return bytes.Equal(x, y)
+}
+
+func (s *state) tooDeep() {
+	if s.abort {
+		return
+	}
+	v := Violation{Kind: KindTooDeep, Count: s.v.cfg.maxDepth}
+	v.Path = s.currentPath(nil)
+	s.abort = true
+	s.out = append(s.out[:0], v)
+	s.count = 1
+}
+
+func (s *state) array(n *node, depth int) outcome {
+	if depth >= s.v.cfg.maxDepth {
+		s.tooDeep()
+		return failed
+	}
+	if n != nil && !s.typeOK(n, tArray) {
+		if s.quiet > 0 {
+			return wrongType
+		}
+		s.array(nil, depth)
+		return wrongType
+	}
+	s.pos++ // '['
+	ok := true
+	count := 0
+	unique := n != nil && n.uniqueItem
+	itemsStart := len(s.items)
+	if s.peek() == ']' {
+		s.pos++
+	} else {
+		for {
+			var sub *node
+			if n != nil {
+				sub = n.items
+				if count < len(n.prefix) {
+					sub = n.prefix[count]
+				}
+			}
+			s.path = append(s.path, seg{index: count})
+			itemStart := s.pos
+			if sub != nil && sub.reject && count >= len(n.prefix) {
+				ok = false
+				s.fail(Violation{Kind: KindAdditionalItem, Keyword: "items", Limit: strconv.Itoa(len(n.prefix))})
+				if s.quiet > 0 {
+					return failed
+				}
+				s.value(nil, depth+1)
+			} else if !s.value(sub, depth+1) {
+				ok = false
+				if s.quiet > 0 || s.abort {
+					return failed
+				}
+			}
+			s.path = s.path[:len(s.path)-1]
+			if unique {
+				s.items = append(s.items, [2]int{itemStart, s.pos})
+			}
+			count++
+			c := s.peek()
+			s.pos++
+			if c == ']' {
+				break
+			}
+			if c != ',' {
+				s.pos--
+				s.syntax("expected ',' or ']' after an array item")
+				return failed
+			}
+		}
+	}
+	if n == nil {
+		if ok {
+			return passed
+		}
+		return failed
+	}
+	if count < n.minItems {
+		ok = false
+		s.fail(Violation{Kind: KindMinItems, Keyword: "minItems", Limit: strconv.Itoa(n.minItems)})
+	}
+	if n.maxItems >= 0 && count > n.maxItems {
+		ok = false
+		s.fail(Violation{Kind: KindMaxItems, Keyword: "maxItems", Limit: strconv.Itoa(n.maxItems)})
+	}
+	if unique {
+		if i, j, dup := s.equalItems(s.items[itemsStart:]); dup {
+			ok = false
+			s.fail(Violation{Kind: KindUniqueItems, Keyword: "uniqueItems", Indexes: []int{i, j}})
+		}
+		s.items = s.items[:itemsStart]
+	}
+	if ok {
+		return passed
+	}
+	return failed
+}
+
+// equalItems finds the first two equal items among the given spans.
+func (s *state) equalItems(spans [][2]int) (int, int, bool) {
+	end := s.pos
+	defer func() { s.pos = end }()
+	keys := make(map[string]int, len(spans))
+	for i, sp := range spans {
+		s.pos = sp[0]
+		k := string(s.canonical(nil))
+		if j, ok := keys[k]; ok {
+			return j, i, true
+		}
+		keys[k] = i
+	}
+	return 0, 0, false
+}
+
+// bitset records which tracked member names an object holds.
+type bitset struct {
+	small uint64
+	big   []uint64
+}
+
+func (b *bitset) init(n int) {
+	if n > 64 {
+		b.big = make([]uint64, (n+63)/64)
+	}
+}
+
+func (b *bitset) set(i int) {
+	if b.big != nil {
+		b.big[i/64] |= 1 << (i % 64)
+		return
+	}
+	b.small |= 1 << i
+}
+
+func (b *bitset) has(i int) bool {
+	if b.big != nil {
+		return b.big[i/64]&(1<<(i%64)) != 0
+	}
+	return b.small&(1<<i) != 0
+}

@@ -1,0 +1,200 @@
+package mcpvalidate
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Kind names what failed. Every Kind documents which fields of Violation it fills.
+type Kind uint8
+
+const (
+	// KindSyntax: the arguments are not well-formed JSON. Detail says what is wrong, Offset where.
+	KindSyntax Kind = iota + 1
+	// KindTooDeep: the arguments nest deeper than Count levels at Path.
+	KindTooDeep
+	// KindDuplicate: the member at Path appears more than once in its object.
+	KindDuplicate
+	// KindRequired: the required member at Path is absent.
+	KindRequired
+	// KindDependentRequired: the member at Path is absent although its sibling Name, which requires it, is present.
+	KindDependentRequired
+	// KindAdditional: the member at Path is not declared and the schema allows no other members.
+	KindAdditional
+	// KindAdditionalItem: the item at Path is beyond the items the schema allows; Limit is how many are allowed.
+	KindAdditionalItem
+	// KindForbidden: the schema at Path is false: no value is allowed there.
+	KindForbidden
+	// KindType: the value at Path has the wrong type; Types lists the types allowed.
+	KindType
+	// KindEnum: the value at Path is not one of Values (JSON texts).
+	KindEnum
+	// KindConst: the value at Path is not Values[0] (JSON text).
+	KindConst
+	// KindMinLength: the string at Path has fewer than Limit characters (Unicode code points).
+	KindMinLength
+	// KindMaxLength: the string at Path has more than Limit characters.
+	KindMaxLength
+	// KindPattern: the string at Path does not match the regular expression Limit.
+	KindPattern
+	// KindFormat: the string at Path is not a valid Limit (a format name such as date-time).
+	KindFormat
+	// KindMinimum: the number at Path is below Limit.
+	KindMinimum
+	// KindMaximum: the number at Path is above Limit.
+	KindMaximum
+	// KindExclusiveMinimum: the number at Path is not greater than Limit.
+	KindExclusiveMinimum
+	// KindExclusiveMaximum: the number at Path is not less than Limit.
+	KindExclusiveMaximum
+	// KindMultipleOf: the number at Path is not a multiple of Limit.
+	KindMultipleOf
+	// KindMinItems: the array at Path has fewer than Limit items.
+	KindMinItems
+	// KindMaxItems: the array at Path has more than Limit items.
+	KindMaxItems
+	// KindUniqueItems: the array at Path holds equal items at Indexes[0] and Indexes[1].
+	KindUniqueItems
+	// KindMinProperties: the object at Path has fewer than Limit members.
+	KindMinProperties
+	// KindMaxProperties: the object at Path has more than Limit members.
+	KindMaxProperties
+	// KindNot: the value at Path matches the schema under "not". Types or Values describe
+	// that schema when it is a plain type or value list.
+	KindNot
+	// KindNoMatch: the value at Path matches none of the alternatives of Keyword (anyOf or oneOf)
+	// and no single alternative came close enough to report its own violations.
+	KindNoMatch
+	// KindManyMatch: the value at Path matches the oneOf alternatives at Indexes, but must match exactly one.
+	KindManyMatch
+	// KindOther: a failure reported by the full JSON Schema engine with no closer kind; Detail describes it.
+	KindOther
+	// KindTruncated: Count more violations were found but not listed.
+	KindTruncated
+)
+
+var kindNames = [...]string{
+	KindSyntax: "syntax", KindTooDeep: "too-deep", KindDuplicate: "duplicate",
+	KindRequired: "required", KindDependentRequired: "dependent-required", KindAdditional: "additional",
+	KindAdditionalItem: "additional-item", KindForbidden: "forbidden", KindType: "type", KindEnum: "enum",
+	KindConst: "const", KindMinLength: "min-length", KindMaxLength: "max-length", KindPattern: "pattern",
+	KindFormat: "format", KindMinimum: "minimum", KindMaximum: "maximum",
+	KindExclusiveMinimum: "exclusive-minimum", KindExclusiveMaximum: "exclusive-maximum",
+	KindMultipleOf: "multiple-of", KindMinItems: "min-items", KindMaxItems: "max-items",
+	KindUniqueItems: "unique-items", KindMinProperties: "min-properties", KindMaxProperties: "max-properties",
+	KindNot: "not", KindNoMatch: "no-match", KindManyMatch: "many-match", KindOther: "other",
+	KindTruncated: "truncated",
+}
+
+// String returns the kind's short name, such as "required" or "type".
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// A Violation is one reason the arguments do not satisfy the schema. It holds data, not
+// text: a Formatter renders it. Argument values are never copied into it; Values and Limit
+// come from the schema.
+type Violation struct {
+	Kind    Kind
+	Path    Path     // where in the arguments; empty for the arguments themselves
+	Keyword string   // the schema keyword that failed, such as "enum" or "required"
+	Types   []string // KindType, KindNot: JSON Schema type names
+	Values  []string // KindEnum, KindConst, KindNot: allowed (or, for KindNot, excluded) values as JSON text
+	Limit   string   // the bound, pattern or format name, as the schema gives it
+	Name    string   // KindDependentRequired: the member that requires the missing one
+	Indexes []int    // KindUniqueItems: the equal items; KindManyMatch: the matching alternatives
+	Count   int      // KindTruncated: violations left out; KindTooDeep: the depth limit
+	Detail  string   // KindSyntax, KindOther: what is wrong, in words
+	Offset  int      // KindSyntax: byte offset of the error in the arguments
+}
+
+// A PathElem is one step into the arguments: a member name, or an array index when Index >= 0.
+type PathElem struct {
+	Name  string
+	Index int
+}
+
+// Path is the location of a value inside the arguments, from the outside in.
+type Path []PathElem
+
+// String renders the path as a.b[2].c. Names that are not plain (letters, digits, '_' and
+// '-') are written ["..."] with JSON string escapes, so every path reads back unambiguously
+// and stays on one line.
+func (p Path) String() string {
+	var b strings.Builder
+	for i, e := range p {
+		switch {
+		case e.Index >= 0:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(e.Index))
+			b.WriteByte(']')
+		case plainName(e.Name):
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(e.Name)
+		default:
+			b.WriteByte('[')
+			b.Write(appendJSONString(nil, e.Name))
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
+// Pointer renders the path as a JSON Pointer (RFC 6901), such as /a/b/2/c.
+func (p Path) Pointer() string {
+	var b strings.Builder
+	for _, e := range p {
+		b.WriteByte('/')
+		if e.Index >= 0 {
+			b.WriteString(strconv.Itoa(e.Index))
+			continue
+		}
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(e.Name))
+	}
+	return b.String()
+}
+
+func plainName(s string) bool {
+	if s == "" || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r != '_' && r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendJSONString appends s as a JSON string literal that stays on one line: control
+// characters, quotes and backslashes are escaped, invalid UTF-8 becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\n':
+			b = append(b, '\\', 'n')
+		case r == '\r':
+			b = append(b, '\\', 'r')
+		case r == '\t':
+			b = append(b, '\\', 't')
+		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029:
+			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return append(b, '"')
+}
