@@ -54,11 +54,10 @@ func compileFull(schema []byte, cfg config) (*fullEngine, error) {
 }
 
 // validate runs the engine on args, which the scanner has found well-formed.
-func (f *fullEngine) validate(args []byte, s *state) []Violation {
+func (f *fullEngine) validate(args []byte, limit int) []Violation {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
-		s.syntax(err.Error())
-		return s.result()
+		return []Violation{{Kind: KindSyntax, Detail: err.Error()}}
 	}
 	err = f.schema.Validate(doc)
 	var ve *jsonschema.ValidationError
@@ -70,9 +69,10 @@ func (f *fullEngine) validate(args []byte, s *state) []Violation {
 	sort.SliceStable(vs, func(i, j int) bool {
 		return before(vs[i], vs[j], order)
 	})
-	s.out = append(s.out[:0], vs...)
-	s.count = len(vs)
-	return s.result()
+	if len(vs) > limit {
+		vs = append(vs[:limit], Violation{Kind: KindTruncated, Count: len(vs) - limit})
+	}
+	return vs
 }
 
 // convert turns the engine's error tree into violations. Where the engine explains a failed

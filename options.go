@@ -10,6 +10,7 @@ type config struct {
 	maxDepth      int
 	maxViolations int
 	formatter     Formatter
+	observers     []func(Event)
 }
 
 const (

@@ -20,7 +20,10 @@ type Validator struct {
 // $schema names them). A schema that uses keywords outside the fast subset is handed to the
 // full engine, unless StrictSubset is given. Errors are *SchemaError values naming the place.
 func Compile(schema []byte, opts ...Option) (*Validator, error) {
-	cfg := newConfig(opts)
+	return compile(schema, newConfig(opts))
+}
+
+func compile(schema []byte, cfg config) (*Validator, error) {
 	tree, err := parseSchema(schema)
 	if err != nil {
 		return nil, &SchemaError{Location: "#", Reason: "not valid JSON: " + err.Error()}
@@ -76,16 +79,26 @@ func (v *Validator) FullEngine() string {
 // valid; otherwise the violations: at each object, first every missing required member in
 // the order of "required", then the members in their order in args.
 func (v *Validator) Validate(args []byte) []Violation {
+	if v.full != nil {
+		// Syntax, depth and duplicate names first: decoding for the engine would hide them.
+		if vs := v.wellFormed(args); vs != nil {
+			return vs
+		}
+		return v.full.validate(args, v.cfg.maxViolations)
+	}
 	s := v.state(args)
 	defer v.pool.Put(s)
-	if v.full != nil {
-		s.value(nil, 0) // syntax, depth and duplicate names, which decoding would hide
-		if s.end(); len(s.out) > 0 {
-			return s.result()
-		}
-		return v.full.validate(args, s)
-	}
 	s.value(v.root, 0)
+	s.end()
+	return s.result()
+}
+
+// wellFormed checks only what holds for every schema: one JSON value, nested no deeper
+// than the limit, with unique member names.
+func (v *Validator) wellFormed(args []byte) []Violation {
+	s := v.state(args)
+	defer v.pool.Put(s)
+	s.value(nil, 0)
 	s.end()
 	return s.result()
 }

@@ -1,0 +1,366 @@
+package mcpvalidate
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// This file is the middleware's room: caching compiled schemas, deciding, observing and
+// counting. It knows tools by name and schemas by bytes; everything mcp-go specific is in
+// adapter.go.
+
+// A Guard validates tool calls before their handlers run. It holds the compiled schemas
+// and the counters, so create it once per server: Middleware does, and New gives access
+// to the counters. A Guard is safe for concurrent use.
+type Guard struct {
+	cfg      config
+	tools    sync.Map // tool name -> *toolState
+	numTools atomic.Int64
+	repairs  repairs
+}
+
+// New returns a Guard configured by opts.
+func New(opts ...Option) *Guard {
+	return &Guard{cfg: newConfig(opts), repairs: repairs{pending: map[repairKey]int{}}}
+}
+
+// Outcome is what became of a tool call.
+type Outcome uint8
+
+const (
+	// Accepted: the arguments are valid and the handler ran.
+	Accepted Outcome = iota + 1
+	// Refused: the arguments are invalid; the model was told why and the handler did not run.
+	Refused
+	// SchemaBroken: the tool's inputSchema does not compile, so no call can be checked and
+	// every call is refused.
+	SchemaBroken
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Accepted:
+		return "accepted"
+	case Refused:
+		return "refused"
+	case SchemaBroken:
+		return "schema broken"
+	}
+	return "outcome(" + fmt.Sprint(uint8(o)) + ")"
+}
+
+// An Event reports one validated call to an observer. It never carries argument values:
+// violations hold member names, types and the schema's own values only.
+type Event struct {
+	Tool          string
+	Outcome       Outcome
+	SessionID     string // empty when the transport has no session
+	ClientName    string // as the client declared itself at initialize, when known
+	ClientVersion string
+	Violations    []Violation // Refused: why
+	Err           error       // SchemaBroken: the compile error
+	Duration      time.Duration
+}
+
+// WithObserver calls fn after every validated call, on the caller's goroutine. fn must be
+// quick and must not keep Violations beyond the call if it mutates them.
+func WithObserver(fn func(Event)) Option {
+	return func(c *config) { c.observers = append(c.observers, fn) }
+}
+
+// WithLogger logs refusals (at Info) and broken schemas (at Error) to l.
+func WithLogger(l *slog.Logger) Option {
+	return WithObserver(func(e Event) {
+		switch e.Outcome {
+		case Refused:
+			kinds := make([]string, len(e.Violations))
+			paths := make([]string, len(e.Violations))
+			for i, v := range e.Violations {
+				kinds[i], paths[i] = v.Kind.String(), v.Path.String()
+			}
+			l.Info("mcpvalidate: tool call refused", "tool", e.Tool, "session", e.SessionID,
+				"client", e.ClientName, "kinds", kinds, "paths", paths, "duration", e.Duration)
+		case SchemaBroken:
+			l.Error("mcpvalidate: tool schema does not compile; calls are refused", "tool", e.Tool,
+				"session", e.SessionID, "error", e.Err)
+		}
+	})
+}
+
+// toolState is what the guard keeps per tool name: compiled schemas (a few, because session
+// tools may share a name with different schemas) and counters.
+type toolState struct {
+	compiled atomic.Pointer[[]*compiled]
+	mu       sync.Mutex // serializes compiling
+	accepted atomic.Uint64
+	refused  atomic.Uint64
+	broken   atomic.Uint64
+	repaired atomic.Uint64 // accepted calls that followed refusals in the same session
+	retries  atomic.Uint64 // the refusals those accepted calls repaired
+}
+
+// compiled is one schema's compilation. key identifies the schema's source objects without
+// reading them; keep holds those objects so that their addresses cannot be reused while
+// the entry lives.
+type compiled struct {
+	key  schemaKey
+	keep any
+	v    *Validator
+	err  error
+}
+
+const (
+	variantsPerTool = 4
+	maxTools        = 4096 // names cached at once; beyond it the cache starts over
+)
+
+func (g *Guard) tool(name string) *toolState {
+	if t, ok := g.tools.Load(name); ok {
+		return t.(*toolState)
+	}
+	if g.numTools.Load() >= maxTools {
+		g.forgetSchemas()
+	}
+	t, loaded := g.tools.LoadOrStore(name, &toolState{})
+	if !loaded {
+		g.numTools.Add(1)
+	}
+	return t.(*toolState)
+}
+
+// forgetSchemas drops every compiled schema, keeping the counters, when tools have come and
+// gone in such numbers that the cache would otherwise grow without end.
+func (g *Guard) forgetSchemas() {
+	g.tools.Range(func(k, v any) bool {
+		v.(*toolState).compiled.Store(nil)
+		return true
+	})
+}
+
+// lookup returns the compilation of the schema identified by key, if cached.
+func (t *toolState) lookup(key schemaKey) *compiled {
+	if list := t.compiled.Load(); list != nil {
+		for _, c := range *list {
+			if c.key == key {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// compile compiles a schema whose key missed the cache and remembers it.
+func (g *Guard) compile(t *toolState, key schemaKey, keep any, schema []byte, err error) *compiled {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c := t.lookup(key); c != nil {
+		return c
+	}
+	c := &compiled{key: key, keep: keep, err: err}
+	if err == nil {
+		c.v, c.err = compile(schema, g.cfg)
+	}
+	var list []*compiled
+	if old := t.compiled.Load(); old != nil {
+		list = append(list, (*old)[:min(len(*old), variantsPerTool-1)]...)
+	}
+	list = append([]*compiled{c}, list...)
+	t.compiled.Store(&list)
+	return c
+}
+
+// callInfo is what the guard knows of a call besides its arguments.
+type callInfo struct {
+	tool, session, client, clientVersion string
+}
+
+// decide validates one call's arguments and returns the text to answer with when the call
+// is refused ("" when accepted). args are the raw arguments; when nil, value is used.
+func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, value any, haveRaw bool) (text string) {
+	start := time.Now()
+	var vs []Violation
+	outcome := Accepted
+	defer func() {
+		if r := recover(); r != nil {
+			// A bug in validation or formatting must neither crash the server nor let the call through.
+			outcome = Refused
+			vs = []Violation{{Kind: KindOther, Detail: "the arguments could not be validated"}}
+			text = refusalPrefix + "the arguments could not be validated; the server's operator has been told"
+			g.observe(info, t, outcome, vs, fmt.Errorf("mcpvalidate: panic while validating: %v", r), start)
+		}
+	}()
+	switch {
+	case c.err != nil:
+		g.observe(info, t, SchemaBroken, nil, c.err, start)
+		return brokenSchemaText
+	case haveRaw:
+		vs = validateArguments(c.v, args)
+	default:
+		vs = validateDecoded(c.v, value)
+	}
+	if len(vs) > 0 {
+		outcome = Refused
+		text = refusalPrefix + g.render(vs)
+	}
+	g.observe(info, t, outcome, vs, nil, start)
+	return text
+}
+
+const (
+	refusalPrefix    = "Invalid arguments: "
+	brokenSchemaText = "This tool cannot be called: its input schema is invalid. The server's operator has been told; please do not retry."
+)
+
+// render joins the messages; a panicking formatter falls back to the default style.
+func (g *Guard) render(vs []Violation) (text string) {
+	defer func() {
+		if recover() != nil {
+			text = strings.Join(Messages(vs, DefaultFormat), "; ")
+		}
+	}()
+	return strings.Join(Messages(vs, g.cfg.formatter), "; ")
+}
+
+// validateArguments checks raw arguments, which must form an object; absent or null
+// arguments count as {}.
+func validateArguments(v *Validator, args []byte) []Violation {
+	i := 0
+	for i < len(args) && (args[i] == ' ' || args[i] == '\t' || args[i] == '\n' || args[i] == '\r') {
+		i++
+	}
+	switch {
+	case i == len(args) || string(args[i:]) == "null":
+		return v.Validate(emptyObject)
+	case args[i] != '{':
+		if vs := v.wellFormed(args); vs != nil {
+			return vs // not even JSON: say so first
+		}
+		return []Violation{notAnObject}
+	}
+	return v.Validate(args)
+}
+
+func validateDecoded(v *Validator, value any) []Violation {
+	switch value.(type) {
+	case nil:
+		return v.Validate(emptyObject)
+	case map[string]any:
+		return v.ValidateValue(value)
+	}
+	return []Violation{notAnObject}
+}
+
+var (
+	emptyObject = []byte("{}")
+	notAnObject = Violation{Kind: KindType, Keyword: "type", Types: []string{"object"}}
+)
+
+func (g *Guard) observe(info callInfo, t *toolState, o Outcome, vs []Violation, err error, start time.Time) {
+	switch o {
+	case Accepted:
+		t.accepted.Add(1)
+		if n := g.repairs.accept(info); n > 0 {
+			t.repaired.Add(1)
+			t.retries.Add(uint64(n))
+		}
+	case Refused:
+		t.refused.Add(1)
+		g.repairs.refuse(info)
+	case SchemaBroken:
+		t.broken.Add(1)
+	}
+	if len(g.cfg.observers) == 0 {
+		return
+	}
+	e := Event{Tool: info.tool, Outcome: o, SessionID: info.session, ClientName: info.client,
+		ClientVersion: info.clientVersion, Violations: vs, Err: err, Duration: time.Since(start)}
+	for _, fn := range g.cfg.observers {
+		g.safely(fn, e)
+	}
+}
+
+func (g *Guard) safely(fn func(Event), e Event) {
+	defer func() { _ = recover() }() // an observer's bug must not decide the call
+	fn(e)
+}
+
+// repairs counts, per session and tool, the refusals not yet followed by an accepted call.
+type repairs struct {
+	mu      sync.Mutex
+	open    atomic.Int64 // len(pending), read without the lock on the accepted path
+	pending map[repairKey]int
+}
+
+type repairKey struct{ session, tool string }
+
+const maxPendingRepairs = 10000
+
+func (r *repairs) refuse(info callInfo) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := repairKey{info.session, info.tool}
+	if _, ok := r.pending[k]; !ok && len(r.pending) >= maxPendingRepairs {
+		return // bounded: a flood of refusals from many sessions is not remembered
+	}
+	r.pending[k]++
+	r.open.Store(int64(len(r.pending)))
+}
+
+// accept returns how many refusals this accepted call repaired.
+func (r *repairs) accept(info callInfo) int {
+	if r.open.Load() == 0 {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := repairKey{info.session, info.tool}
+	n := r.pending[k]
+	delete(r.pending, k)
+	r.open.Store(int64(len(r.pending)))
+	return n
+}
+
+// ToolStats are one tool's counters.
+type ToolStats struct {
+	Tool     string
+	Accepted uint64 // calls whose arguments were valid
+	Refused  uint64 // calls refused for invalid arguments
+	Broken   uint64 // calls refused because the schema does not compile
+	Repaired uint64 // accepted calls that came after refusals of the same tool in the same session
+	Retries  uint64 // the refusals that those accepted calls repaired
+}
+
+// CallsPerAccepted is the repair ratio: calls made for each accepted call (1 is perfect).
+func (s ToolStats) CallsPerAccepted() float64 {
+	if s.Accepted == 0 {
+		return 0
+	}
+	return float64(s.Accepted+s.Refused+s.Broken) / float64(s.Accepted)
+}
+
+// RefusalsPerRepair is how many refused attempts, on average, a model needed before the
+// accepted call that repaired them (1 means it fixed every refusal in one retry).
+func (s ToolStats) RefusalsPerRepair() float64 {
+	if s.Repaired == 0 {
+		return 0
+	}
+	return float64(s.Retries) / float64(s.Repaired)
+}
+
+// Stats returns a snapshot of every tool's counters, sorted by tool name.
+func (g *Guard) Stats() []ToolStats {
+	var out []ToolStats
+	g.tools.Range(func(k, v any) bool {
+		t := v.(*toolState)
+		out = append(out, ToolStats{Tool: k.(string), Accepted: t.accepted.Load(), Refused: t.refused.Load(),
+			Broken: t.broken.Load(), Repaired: t.repaired.Load(), Retries: t.retries.Load()})
+		return true
+	})
+	slices.SortFunc(out, func(a, b ToolStats) int { return strings.Compare(a.Tool, b.Tool) })
+	return out
+}

@@ -1,0 +1,558 @@
+package mcpvalidate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// weatherServer is the seed's server: one tool, weather, wrapped by the middleware. calls
+// counts how often the tool function ran.
+func weatherServer(t testing.TB, g *Guard, extra ...server.ServerOption) (*server.MCPServer, *atomic.Int64) {
+	t.Helper()
+	var calls atomic.Int64
+	opts := append([]server.ServerOption{server.WithToolCapabilities(true)}, extra...)
+	if g != nil {
+		opts = append(opts, server.WithToolHandlerMiddleware(g.Middleware()))
+	}
+	srv := server.NewMCPServer("weather", "1.0.0", opts...)
+	srv.AddTool(mcp.NewToolWithRawSchema("weather", "Forecast for a city", json.RawMessage(weatherSchema)), forecast(&calls))
+	return srv, &calls
+}
+
+func forecast(calls *atomic.Int64) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		calls.Add(1)
+		return mcp.NewToolResultText("Sunny in " + req.GetString("location", "?")), nil
+	}
+}
+
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+	`"io.modelcontextprotocol/clientInfo":{"name":"test-client","version":"0.1"},` +
+	`"io.modelcontextprotocol/clientCapabilities":{}}`
+
+// call sends one tools/call through HandleMessage, on the 2025-11-25 protocol (after an
+// initialize) or on 2026-07-28 (per-request _meta), and returns the response as JSON.
+func call(t testing.TB, srv *server.MCPServer, modern bool, tool, args string) string {
+	t.Helper()
+	ctx := context.Background()
+	params := `"name":` + jsonString(tool) + `,"arguments":` + args
+	if modern {
+		params = modernMeta + "," + params
+	} else {
+		srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test-client","version":"0.1"}}}`))
+	}
+	out := srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`+params+`}}`))
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// sameJSON compares two JSON texts as values.
+func sameJSON(t *testing.T, got, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("response is not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("bad expectation: %v", err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("response\n got %s\nwant %s", got, want)
+	}
+}
+
+func toolError(text string, modern bool) string {
+	if modern {
+		return `{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"weather","version":"1.0.0"}},` +
+			`"resultType":"complete","content":[{"type":"text","text":` + jsonString(text) + `}],"isError":true}}`
+	}
+	return `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":` + jsonString(text) + `}],"isError":true}}`
+}
+
+func toolText(text string, modern bool) string {
+	if modern {
+		return `{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"weather","version":"1.0.0"}},` +
+			`"resultType":"complete","content":[{"type":"text","text":` + jsonString(text) + `}]}}`
+	}
+	return `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":` + jsonString(text) + `}]}}`
+}
+
+func TestSeedToolCalls(t *testing.T) {
+	cases := []struct {
+		name, args string
+		want       string // the tool result text
+		isError    bool
+	}{
+		{"days as a word", `{"location": "Paris", "days": "two"}`, "Invalid arguments: property 'days' must be integer", true},
+		{"every kind at once", `{"days": 2.5, "units": "k", "x": 1}`, "Invalid arguments: missing required property 'location'; property 'days' must be integer; property 'units' must be one of ['c', 'f']; unexpected property 'x'", true},
+		{"days as a boolean", `{"location": "Paris", "days": true}`, "Invalid arguments: property 'days' must be integer", true},
+		{"arguments not an object", `["Paris"]`, "Invalid arguments: arguments must be an object", true},
+		{"absent arguments count as {}", `null`, "Invalid arguments: missing required property 'location'", true},
+		{"valid", `{"location": "Paris", "days": 2}`, "Sunny in Paris", false},
+	}
+	for _, modern := range []bool{false, true} {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s/modern=%v", c.name, modern), func(t *testing.T) {
+				srv, calls := weatherServer(t, New())
+				got := call(t, srv, modern, "weather", c.args)
+				want := toolText(c.want, modern)
+				if c.isError {
+					want = toolError(c.want, modern)
+				}
+				sameJSON(t, got, want)
+				if ran := calls.Load() == 1; ran == c.isError {
+					t.Errorf("tool function ran %d times; invalid=%v", calls.Load(), c.isError)
+				}
+			})
+		}
+	}
+}
+
+func TestUnknownToolStaysAProtocolError(t *testing.T) {
+	for _, modern := range []bool{false, true} {
+		srv, _ := weatherServer(t, New())
+		got := call(t, srv, modern, "nope", `{}`)
+		var resp struct {
+			Error struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(got), &resp); err != nil || resp.Error.Code != mcp.INVALID_PARAMS {
+			t.Fatalf("modern=%v: want a -32602 error, got %s", modern, got)
+		}
+		if !strings.Contains(resp.Error.Message, "nope") {
+			t.Errorf("the error should name the tool: %s", got)
+		}
+	}
+}
+
+func TestInProcessClient(t *testing.T) {
+	srv, calls := weatherServer(t, New())
+	c, err := client.NewInProcessClient(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "in-process", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "weather"
+	req.Params.Arguments = map[string]any{"location": "Paris", "days": "two"}
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || textOf(res) != "Invalid arguments: property 'days' must be integer" || calls.Load() != 0 {
+		t.Fatalf("got isError=%v %q, tool ran %d times", res.IsError, textOf(res), calls.Load())
+	}
+	req.Params.Arguments = map[string]any{"location": "Paris", "days": 3}
+	if res, err = c.CallTool(ctx, req); err != nil || res.IsError || calls.Load() != 1 {
+		t.Fatalf("valid call: %v %+v, tool ran %d times", err, res, calls.Load())
+	}
+}
+
+func textOf(r *mcp.CallToolResult) string {
+	if r == nil || len(r.Content) != 1 {
+		return fmt.Sprintf("%+v", r)
+	}
+	if tc, ok := r.Content[0].(mcp.TextContent); ok {
+		return tc.Text
+	}
+	return fmt.Sprintf("%+v", r.Content[0])
+}
+
+// invoke calls a server's tool the way mcp-go does, with a context that carries the server
+// and the session (nil for none), and returns the result text and whether it is an error.
+func invoke(t testing.TB, srv *server.MCPServer, session server.ClientSession, name string, args any) (string, bool) {
+	t.Helper()
+	ctx := context.Background()
+	if session != nil {
+		ctx = srv.WithContext(ctx, session)
+	}
+	params := map[string]any{"name": name, "arguments": args}
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+	out := srv.HandleMessage(ctx, msg)
+	b, _ := json.Marshal(out)
+	var raw struct {
+		Result json.RawMessage
+		Error  *struct{ Message string }
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if raw.Error != nil {
+		return "error: " + raw.Error.Message, true
+	}
+	res, err := mcp.ParseCallToolResult(&raw.Result)
+	if err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return textOf(res), res.IsError
+}
+
+type weatherArgs struct {
+	Location string `json:"location" jsonschema:"required"`
+	Days     int    `json:"days,omitempty"`
+}
+
+func TestToolDeclarations(t *testing.T) {
+	ok := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	}
+	tools := []mcp.Tool{
+		mcp.NewTool("builders",
+			mcp.WithString("location", mcp.Required()),
+			mcp.WithNumber("days"),
+			mcp.WithString("units", mcp.Enum("c", "f"))),
+		mcp.NewTool("typed", mcp.WithInputSchema[weatherArgs]()),
+		mcp.NewToolWithRawSchema("raw", "", json.RawMessage(weatherSchema)),
+	}
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(Middleware()))
+	for _, tool := range tools {
+		srv.AddTool(tool, ok)
+	}
+	for _, tool := range tools {
+		if text, isErr := invoke(t, srv, nil, tool.Name, map[string]any{"days": 2}); !isErr || text != "Invalid arguments: missing required property 'location'" {
+			t.Errorf("%s: %q isError=%v", tool.Name, text, isErr)
+		}
+		if text, isErr := invoke(t, srv, nil, tool.Name, map[string]any{"location": "Oslo", "days": 2}); isErr || text != "ok" {
+			t.Errorf("%s valid: %q isError=%v", tool.Name, text, isErr)
+		}
+	}
+	if text, _ := invoke(t, srv, nil, "builders", map[string]any{"location": "Oslo", "units": "k"}); text != "Invalid arguments: property 'units' must be one of ['c', 'f']" {
+		t.Errorf("builders enum: %q", text)
+	}
+}
+
+// toolSession is a session with tools of its own, as the HTTP transports provide.
+type toolSession struct {
+	id    string
+	ch    chan mcp.JSONRPCNotification
+	mu    sync.Mutex
+	tools map[string]server.ServerTool
+}
+
+func (s *toolSession) SessionID() string                                   { return s.id }
+func (s *toolSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.ch }
+func (s *toolSession) Initialize()                                         {}
+func (s *toolSession) Initialized() bool                                   { return true }
+func (s *toolSession) GetSessionTools() map[string]server.ServerTool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools
+}
+func (s *toolSession) SetSessionTools(tools map[string]server.ServerTool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tools = tools
+}
+
+func TestSessionToolShadowsServerTool(t *testing.T) {
+	srv, _ := weatherServer(t, New())
+	session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
+	if err := srv.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	// The session's weather tool wants days as a string.
+	strict := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(`{"type":"object","properties":{"days":{"type":"string"}},"required":["days"]}`))
+	if err := srv.AddSessionTool("s1", strict, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("session tool"), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := invoke(t, srv, session, "weather", map[string]any{"days": 2}); text != "Invalid arguments: property 'days' must be string" {
+		t.Errorf("session tool: %q", text)
+	}
+	if text, isErr := invoke(t, srv, session, "weather", map[string]any{"days": "two"}); isErr || text != "session tool" {
+		t.Errorf("session tool valid: %q", text)
+	}
+	// Without the session, the server's tool and its schema apply.
+	if text, _ := invoke(t, srv, nil, "weather", map[string]any{"days": "two"}); text != "Invalid arguments: missing required property 'location'; property 'days' must be integer" {
+		t.Errorf("server tool: %q", text)
+	}
+}
+
+func TestSchemaChangesArePickedUp(t *testing.T) {
+	srv, _ := weatherServer(t, New())
+	args := map[string]any{"location": "Paris", "days": 2}
+	if _, isErr := invoke(t, srv, nil, "weather", args); isErr {
+		t.Fatal("valid call refused")
+	}
+	srv.AddTool(mcp.NewToolWithRawSchema("weather", "", json.RawMessage(`{"type":"object","properties":{"days":{"type":"integer","minimum":5}}}`)), forecast(new(atomic.Int64)))
+	if text, _ := invoke(t, srv, nil, "weather", args); text != "Invalid arguments: property 'days' must be at least 5" {
+		t.Errorf("after AddTool: %q", text)
+	}
+	srv.SetTools(server.ServerTool{Tool: mcp.NewTool("weather", mcp.WithString("days")), Handler: forecast(new(atomic.Int64))})
+	if text, _ := invoke(t, srv, nil, "weather", args); text != "Invalid arguments: property 'days' must be string" {
+		t.Errorf("after SetTools: %q", text)
+	}
+	srv.DeleteTools("weather")
+	if text, _ := invoke(t, srv, nil, "weather", args); !strings.HasPrefix(text, "error: ") {
+		t.Errorf("after DeleteTools: %q", text)
+	}
+}
+
+func TestBrokenSchemaRefusesEveryCall(t *testing.T) {
+	var events []Event
+	g := New(WithObserver(func(e Event) { events = append(events, e) }))
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()))
+	ran := false
+	srv.AddTool(mcp.NewToolWithRawSchema("broken", "", json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","pattern":"(unclosed"}}}`)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ran = true
+			return mcp.NewToolResultText("ran"), nil
+		})
+	text, isErr := invoke(t, srv, nil, "broken", map[string]any{"id": "x"})
+	if !isErr || text != brokenSchemaText || ran {
+		t.Fatalf("got %q isError=%v ran=%v", text, isErr, ran)
+	}
+	if strings.Contains(text, "unclosed") {
+		t.Error("the model's message leaks the schema's internals")
+	}
+	if len(events) != 1 || events[0].Outcome != SchemaBroken || events[0].Err == nil || !strings.Contains(events[0].Err.Error(), "#/properties/id/pattern") {
+		t.Errorf("operator not told where: %+v", events)
+	}
+	err := CheckServer(srv)
+	var te *ToolError
+	var se *SchemaError
+	if !errors.As(err, &te) || te.Tool != "broken" || !errors.As(err, &se) || se.Location != "#/properties/id/pattern" {
+		t.Errorf("CheckServer: %v", err)
+	}
+	if st := g.Stats(); len(st) != 1 || st[0].Broken != 1 {
+		t.Errorf("stats: %+v", st)
+	}
+}
+
+func TestCheckServerAcceptsGoodTools(t *testing.T) {
+	srv, _ := weatherServer(t, nil)
+	srv.AddTool(mcp.NewTool("plain", mcp.WithString("q")), nil)
+	if err := CheckServer(srv); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBuiltinValidationRunsFirst(t *testing.T) {
+	srv, calls := weatherServer(t, New(), server.WithInputSchemaValidation())
+	// Both refuse; mcp-go's check runs before any middleware, so its wording wins.
+	text, isErr := invoke(t, srv, nil, "weather", map[string]any{"location": "Paris", "days": "two"})
+	if !isErr || !strings.HasPrefix(text, "input schema validation failed") || calls.Load() != 0 {
+		t.Errorf("got %q", text)
+	}
+	// mcp-go skips a schema that does not compile for it; the middleware still refuses.
+	srv.AddTool(mcp.NewToolWithRawSchema("remote", "", json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"https://example.com/x.json"}}}`)), forecast(calls))
+	if text, isErr := invoke(t, srv, nil, "remote", map[string]any{"x": 1}); !isErr || text != brokenSchemaText || calls.Load() != 0 {
+		t.Errorf("remote ref: %q", text)
+	}
+}
+
+func TestObserverAndCounters(t *testing.T) {
+	var events []Event
+	g := New(WithObserver(func(e Event) { events = append(events, e) }))
+	srv, _ := weatherServer(t, g)
+	session := &toolSession{id: "s9", ch: make(chan mcp.JSONRPCNotification, 10)}
+	if err := srv.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	secret := "hunter2-secret-location"
+	invoke(t, srv, session, "weather", map[string]any{"location": 12, "days": secret})
+	invoke(t, srv, session, "weather", map[string]any{"location": secret, "days": "x"})
+	invoke(t, srv, session, "weather", map[string]any{"location": secret, "days": 1})
+	invoke(t, srv, session, "weather", map[string]any{"location": secret})
+	if len(events) != 4 {
+		t.Fatalf("%d events", len(events))
+	}
+	first := events[0]
+	if first.Outcome != Refused || first.Tool != "weather" || first.SessionID != "s9" || len(first.Violations) != 2 ||
+		first.Violations[0].Path.String() != "days" || first.Violations[1].Path.String() != "location" || first.Duration <= 0 {
+		t.Errorf("first event: %+v", first)
+	}
+	if dump := fmt.Sprintf("%+v", events); strings.Contains(dump, secret) {
+		t.Error("an event carries an argument value")
+	}
+	st := g.Stats()
+	want := ToolStats{Tool: "weather", Accepted: 2, Refused: 2, Repaired: 1, Retries: 2}
+	if len(st) != 1 || st[0] != want {
+		t.Fatalf("stats %+v, want %+v", st, want)
+	}
+	if st[0].CallsPerAccepted() != 2 || st[0].RefusalsPerRepair() != 2 {
+		t.Errorf("ratios %v %v", st[0].CallsPerAccepted(), st[0].RefusalsPerRepair())
+	}
+}
+
+func TestGatewayStyleAndPanickingFormatter(t *testing.T) {
+	srv, _ := weatherServer(t, New(WithFormatter(GatewayFormat)))
+	text, _ := invoke(t, srv, nil, "weather", map[string]any{"days": "two", "x": 1})
+	if want := "Invalid arguments: Missing required parameter: `location`; Invalid type for `days`: expected integer; Unknown parameter: `x`"; text != want {
+		t.Errorf("gateway style:\n got %q\nwant %q", text, want)
+	}
+	srv, calls := weatherServer(t, New(WithFormatter(func(Violation) string { panic("bug") })))
+	text, isErr := invoke(t, srv, nil, "weather", map[string]any{"days": "two"})
+	if !isErr || calls.Load() != 0 || text != "Invalid arguments: missing required property 'location'; property 'days' must be integer" {
+		t.Errorf("panicking formatter: %q", text)
+	}
+}
+
+func TestTaskTools(t *testing.T) {
+	g := New()
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
+	var ran atomic.Int64
+	tool := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema))
+	tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
+	srv.AddTaskTool(tool, g.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+		ran.Add(1)
+		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent("done")}}, nil
+	}))
+	hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
+	hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	srv.AddTool(hybrid, forecast(&ran))
+
+	for _, name := range []string{"weather", "hybrid"} {
+		text, isErr := runTask(t, srv, name, `{"location":"Paris","days":"two"}`)
+		if !isErr || text != "Invalid arguments: property 'days' must be integer" {
+			t.Errorf("%s: %q isError=%v", name, text, isErr)
+		}
+		if text, isErr := runTask(t, srv, name, `{"location":"Paris","days":2}`); isErr || text == "" {
+			t.Errorf("%s valid: %q", name, text)
+		}
+	}
+	if ran.Load() != 2 {
+		t.Errorf("handlers ran %d times, want 2 (the valid calls)", ran.Load())
+	}
+}
+
+// runTask starts a task-augmented tools/call and waits for its result.
+func runTask(t *testing.T, srv *server.MCPServer, name, args string) (string, bool) {
+	t.Helper()
+	ctx := context.Background()
+	out := srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`","arguments":`+args+`,"task":{}}}`))
+	b, _ := json.Marshal(out)
+	var created struct {
+		Result struct {
+			Task struct {
+				TaskID string `json:"taskId"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(b, &created) != nil || created.Result.Task.TaskID == "" {
+		t.Fatalf("no task created: %s", b)
+	}
+	deadline, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out = srv.HandleMessage(deadline, []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`))
+	b, _ = json.Marshal(out)
+	var res struct {
+		Result struct {
+			Content []struct{ Text string } `json:"content"`
+			IsError bool                    `json:"isError"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(b, &res) != nil || len(res.Result.Content) != 1 {
+		t.Fatalf("task result: %s", b)
+	}
+	return res.Result.Content[0].Text, res.Result.IsError
+}
+
+// TestConcurrentSchemaChanges runs calls while other goroutines replace and delete the
+// tool; run it with -race. After each change, the next call must see the new schema.
+func TestConcurrentSchemaChanges(t *testing.T) {
+	g := New()
+	srv, _ := weatherServer(t, g)
+	minimum := func(n int) mcp.Tool {
+		return mcp.NewToolWithRawSchema("weather", "", json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"days":{"type":"integer","minimum":%d}}}`, n)))
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				invoke(t, srv, nil, "weather", map[string]any{"location": "Paris", "days": i % 7})
+			}
+		}()
+	}
+	for i := 0; i < 200; i++ {
+		n := i % 5
+		srv.AddTool(minimum(n), forecast(new(atomic.Int64)))
+		text, isErr := invoke(t, srv, nil, "weather", map[string]any{"days": n - 1})
+		if want := fmt.Sprintf("Invalid arguments: property 'days' must be at least %d", n); text != want || !isErr {
+			t.Fatalf("after change %d: %q, want %q", i, text, want)
+		}
+		if _, isErr := invoke(t, srv, nil, "weather", map[string]any{"days": n}); isErr {
+			t.Fatalf("after change %d: valid call refused", i)
+		}
+		if i%50 == 49 {
+			srv.DeleteTools("weather")
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
+
+func BenchmarkToolCall(b *testing.B) {
+	valid := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather","arguments":{"location": "Paris", "days": 2}}}`)
+	invalid := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather","arguments":{"days": 2.5, "units": "k", "x": 1}}}`)
+	passthrough := func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) { return next(ctx, req) }
+	}
+	variants := []struct {
+		name string
+		opts []server.ServerOption
+		msg  []byte
+		err  bool
+	}{
+		{"passthrough", []server.ServerOption{server.WithToolHandlerMiddleware(passthrough)}, valid, false},
+		{"mcpvalidate", []server.ServerOption{server.WithToolHandlerMiddleware(Middleware())}, valid, false},
+		{"builtin", []server.ServerOption{server.WithInputSchemaValidation()}, valid, false},
+		{"mcpvalidate-invalid", []server.ServerOption{server.WithToolHandlerMiddleware(Middleware())}, invalid, true},
+		{"builtin-invalid", []server.ServerOption{server.WithInputSchemaValidation()}, invalid, true},
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			srv, _ := weatherServer(b, nil, v.opts...)
+			ctx := context.Background()
+			out, _ := json.Marshal(srv.HandleMessage(ctx, v.msg))
+			if isErr := strings.Contains(string(out), `"isError":true`); isErr != v.err {
+				b.Fatalf("unexpected verdict: %s", out)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := json.Marshal(srv.HandleMessage(ctx, v.msg)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
