@@ -12,9 +12,9 @@ import (
 
 // valueSet holds enum or const values for lookup by canonical text.
 type valueSet struct {
-	strs   map[string]bool // decoded string values
-	nums   map[string]bool // canonical numbers
-	others map[string]bool // canonical arrays and objects
+	strs          map[string]bool // decoded string values
+	nums          map[string]bool // canonical numbers
+	others        map[string]bool // canonical arrays and objects
 	null, yes, no bool
 }
 
