@@ -431,7 +431,7 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 			if sub, err = c.schema(v, at); err == nil {
 				switch k {
 				case "if":
-					n.ifn = sub
+					n.ifn, n.applicators = sub, true
 				case "then":
 					n.then = sub
 				default:

@@ -151,7 +151,7 @@ func predicate(v Violation) string {
 		}
 		return "must match at least one of the alternatives in " + v.Keyword
 	case KindManyMatch:
-		return "matches more than one alternative in oneOf (" + indexList(v.Indexes) + ") but must match exactly one"
+		return "matches more than one alternative in oneOf (" + andList(v.Indexes) + ") but must match exactly one"
 	case KindOther:
 		return "is invalid: " + v.Detail
 	}
@@ -189,14 +189,16 @@ func plural(n int, noun string) string {
 	return s + "s"
 }
 
-func orList(items []string) string {
+func orList(items []string) string { return joinList(items, "or") }
+
+func joinList(items []string, conj string) string {
 	switch len(items) {
 	case 0:
 		return "nothing"
 	case 1:
 		return items[0]
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 func withArticles(types []string) string {
@@ -214,12 +216,12 @@ func withArticles(types []string) string {
 	return orList(out)
 }
 
-func indexList(ix []int) string {
+func andList(ix []int) string {
 	s := make([]string, len(ix))
 	for i, n := range ix {
 		s[i] = "#" + strconv.Itoa(n)
 	}
-	return orList(s)
+	return joinList(s, "and")
 }
 
 func valueList(values []string) string {

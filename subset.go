@@ -236,14 +236,20 @@ func kindOf(c byte) typeSet {
 		return tBoolean
 	case 'n':
 		return tNull
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return tNumber
 	}
-	return tNumber
+	return 0
 }
 
 // own checks the keywords of n that look at the value itself, scanning it once.
 func (s *state) own(n *node, depth int) outcome {
 	c := s.data[s.pos]
 	t := kindOf(c)
+	if t == 0 {
+		s.syntax("expected a value")
+		return failed
+	}
 	if n == nil {
 		s.skip(t, depth)
 		if s.abort {

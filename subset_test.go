@@ -1,6 +1,8 @@
 package mcpvalidate
 
 import (
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -8,21 +10,227 @@ import (
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
 "units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`
 
-func TestSeedContract(t *testing.T) {
-	v, err := Compile([]byte(weatherSchema))
+// check compiles schema and returns the default-style messages for args, joined by " | ".
+func check(t *testing.T, schema, args string, opts ...Option) string {
+	t.Helper()
+	v, err := Compile([]byte(schema), opts...)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("compile %s: %v", schema, err)
 	}
+	return strings.Join(Messages(v.Validate([]byte(args)), nil), " | ")
+}
+
+func TestSeedContract(t *testing.T) {
 	cases := []struct{ args, want string }{
-		{`{"days": 2.5, "units": "k", "x": 1}`, "missing required property 'location'|property 'days' must be integer|property 'units' must be one of ['c', 'f']|unexpected property 'x'"},
+		{`{"days": 2.5, "units": "k", "x": 1}`, "missing required property 'location' | property 'days' must be integer | property 'units' must be one of ['c', 'f'] | unexpected property 'x'"},
 		{`{"location": "Paris", "days": 2}`, ""},
 		{`{"location": "Paris", "days": true}`, "property 'days' must be integer"},
 		{`{"location": "Paris", "days": "two"}`, "property 'days' must be integer"},
 	}
 	for _, c := range cases {
-		got := strings.Join(Messages(v.Validate([]byte(c.args)), nil), "|")
-		if got != c.want {
+		if got := check(t, weatherSchema, c.args); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.args, got, c.want)
 		}
+	}
+}
+
+func TestSemantics(t *testing.T) {
+	filterTree := `{"properties":{"f":{"$ref":"#/$defs/c"}},"$defs":{"c":{"oneOf":[
+		{"type":"object","properties":{"kind":{"const":"leaf"},"v":{"type":"string"}},"required":["kind","v"]},
+		{"type":"object","properties":{"kind":{"const":"group"},"children":{"type":"array","items":{"$ref":"#/$defs/c"}}},"required":["kind","children"]}]}}}`
+	cases := []struct{ name, schema, args, want string }{
+		{"nested path", `{"type":"object","properties":{"customer":{"type":"object","properties":{"addresses":{"type":"array","items":{"type":"object","properties":{"zip_code":{"type":"string"}}}}}}}}`,
+			`{"customer":{"addresses":[{},{},{"zip_code":12345}]}}`, "property 'customer.addresses[2].zip_code' must be string"},
+		{"names that are not plain are quoted", `{"properties":{"a.b":{"type":"string"},"x":{"properties":{"line\nbreak":{"type":"string"}}}}}`,
+			`{"a.b":1,"x":{"line\nbreak":2}}`, `property '["a.b"]' must be string | property 'x["line\nbreak"]' must be string`},
+		{"nested order: required first at each level, then wire order", `{"properties":{"o":{"properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["z"]}},"required":["r"]}`,
+			`{"o":{"b":1,"a":2}}`, "missing required property 'r' | missing required property 'o.z' | property 'o.b' must be string | property 'o.a' must be string"},
+		{"null is only null", `{"properties":{"u":{"type":"string"}}}`, `{"u":null}`, "property 'u' must be string"},
+		{"boolean is not a number", `{"properties":{"n":{"type":"number"}}}`, `{"n":false}`, "property 'n' must be number"},
+		{"2.0 is an integer", `{"properties":{"n":{"type":"integer"}}}`, `{"n":2.0}`, ""},
+		{"1e2 is an integer", `{"properties":{"n":{"type":"integer","maximum":100}}}`, `{"n":1e2}`, ""},
+		{"1e400 is an integer", `{"properties":{"n":{"type":"integer"}}}`, `{"n":1e400}`, ""},
+		{"2.5 is not", `{"properties":{"n":{"type":"integer"}}}`, `{"n":2.5}`, "property 'n' must be integer"},
+		{"exact beyond 2^53", `{"properties":{"n":{"maximum":9007199254740992}}}`, `{"n":9007199254740993}`, "property 'n' must be at most 9007199254740992"},
+		{"exact decimals", `{"properties":{"n":{"multipleOf":0.01}}}`, `{"n":19.99}`, ""},
+		{"exact decimals fail", `{"properties":{"n":{"multipleOf":0.01}}}`, `{"n":19.999}`, "property 'n' must be a multiple of 0.01"},
+		{"multipleOf of a huge literal", `{"properties":{"n":{"multipleOf":7}}}`, `{"n":7e1000}`, ""},
+		{"exclusive bounds", `{"properties":{"n":{"exclusiveMinimum":0,"exclusiveMaximum":1}}}`, `{"n":0}`, "property 'n' must be greater than 0"},
+		{"-0 equals 0", `{"properties":{"n":{"const":0}}}`, `{"n":-0.0}`, ""},
+		{"duplicate names", `{"type":"object"}`, `{"a":1,"a":2}`, "property 'a' appears more than once"},
+		{"duplicate names deep inside", `{"type":"object"}`, `{"x":{"b":{"c":1,"c":2}}}`, "property 'x.b.c' appears more than once"},
+		{"duplicate declared names", `{"properties":{"a":{}}}`, `{"a":1,"a":1}`, "property 'a' appears more than once"},
+		{"duplicates spelled differently", `{"type":"object"}`, `{"a":1,"\u0061":2}`, "property 'a' appears more than once"},
+		{"discriminated oneOf reports the intended branch", filterTree, `{"f":{"kind":"group","children":3}}`, "property 'f.children' must be array"},
+		{"discriminated oneOf deep in a tree", filterTree, `{"f":{"kind":"group","children":[{"kind":"leaf","v":1}]}}`, "property 'f.children[0].v' must be string"},
+		{"anyOf of scalar types merges them", `{"properties":{"v":{"anyOf":[{"type":"string"},{"type":"number"}]}}}`, `{"v":true}`, "property 'v' must be string or number"},
+		{"oneOf matching twice", `{"properties":{"v":{"oneOf":[{"type":"integer"},{"type":"number","multipleOf":0.5}]}}}`, `{"v":3}`,
+			"property 'v' matches more than one alternative in oneOf (#0 and #1) but must match exactly one"},
+		{"not", `{"properties":{"v":{"not":{"type":"null"}}}}`, `{"v":null}`, "property 'v' must not be null"},
+		{"if then else", `{"properties":{"p":{"if":{"type":"string"},"then":{"minLength":2},"else":{"minimum":5}}}}`, `{"p":3}`, "property 'p' must be at least 5"},
+		{"allOf", `{"allOf":[{"required":["a"]},{"required":["b"]}]}`, `{}`, "missing required property 'a' | missing required property 'b'"},
+		{"uniqueItems: 1 equals 1.0", `{"properties":{"u":{"uniqueItems":true}}}`, `{"u":[1,{"a":1},1.0]}`, "property 'u' must not contain equal items (items 0 and 2 are equal)"},
+		{"uniqueItems: member order does not matter", `{"properties":{"u":{"uniqueItems":true}}}`, `{"u":[{"a":1,"b":2},{"b":2,"a":1}]}`, "property 'u' must not contain equal items (items 0 and 1 are equal)"},
+		{"enum of structures", `{"properties":{"x":{"enum":[1,{"k":[1]}]}}}`, `{"x":{"k":[1.0]}}`, ""},
+		{"enum message", `{"properties":{"x":{"enum":[1,"a",null,{"k":[1]}]}}}`, `{"x":2}`, `property 'x' must be one of [1, 'a', null, {"k":[1]}]`},
+		{"dependentRequired", `{"dependentRequired":{"a":["b"]}}`, `{"a":1}`, "missing required property 'b' (required when 'a' is present)"},
+		{"lengths count code points", `{"properties":{"s":{"minLength":2}}}`, `{"s":"\ud83d\ude00"}`, "property 's' must be at least 2 characters long"},
+		{"a lone surrogate is one character", `{"properties":{"s":{"maxLength":1}}}`, `{"s":"\ud800"}`, ""},
+		{"pattern is not anchored", `{"properties":{"s":{"pattern":"b+"}}}`, `{"s":"abbc"}`, ""},
+		{"pattern: $ does not match before a newline", `{"properties":{"s":{"pattern":"^a$"}}}`, `{"s":"a\n"}`, "property 's' must match the pattern '^a$'"},
+		{"items after prefixItems", `{"properties":{"t":{"prefixItems":[{"type":"string"}],"items":false}}}`, `{"t":["a",1]}`, "unexpected item 't[1]': at most 1 item allowed"},
+		{"counts", `{"properties":{"a":{"minItems":2},"o":{"maxProperties":1}}}`, `{"a":[1],"o":{"x":1,"y":2}}`, "property 'a' must have at least 2 items | property 'o' must have at most 1 property"},
+		{"false schema", `{"properties":{"no":false}}`, `{"no":1}`, "property 'no' is not allowed"},
+		{"additionalProperties as a schema", `{"additionalProperties":{"type":"integer"}}`, `{"x":"1"}`, "property 'x' must be integer"},
+		{"arguments of another type", `{"type":"object"}`, `[]`, "arguments must be an object"},
+		{"without type:object, an array passes", `{"properties":{"q":{"type":"string"}},"required":["q"]}`, `[]`, ""},
+		{"trailing data", `{"type":"object"}`, `{"a":1} x`, "arguments are not valid JSON: unexpected data after the arguments at offset 8"},
+		{"broken JSON", `{"type":"object"}`, `{"a":[1,2,}`, "arguments are not valid JSON: expected a value at offset 10"},
+		{"draft-07 tuples and format", `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"t":{"items":[{"type":"string"}],"additionalItems":false},"e":{"format":"email"}}}`,
+			`{"t":["a","b"],"e":"nope"}`, "unexpected item 't[1]': at most 1 item allowed | property 'e' must be a valid email"},
+		{"draft-07 $ref ignores its siblings", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"s":{"type":"string"}},"properties":{"x":{"$ref":"#/definitions/s","maxLength":1}}}`,
+			`{"x":"long"}`, ""},
+		{"2020-12 $ref keeps its siblings", `{"$defs":{"s":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/s","maxLength":1}}}`,
+			`{"x":"long"}`, "property 'x' must be at most 1 character long"},
+		{"format is an annotation by default", `{"properties":{"d":{"format":"date"}}}`, `{"d":"nope"}`, ""},
+		{"full engine, same style and order", `{"type":"object","patternProperties":{"^x":{"type":"string"}},"required":["a"]}`, `{"x1":2,"b":1}`,
+			"missing required property 'a' | property 'x1' must be string"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := check(t, c.schema, c.args); got != c.want {
+				t.Errorf("\n got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestFormatAssertion(t *testing.T) {
+	schema := `{"properties":{"d":{"format":"date-time"},"u":{"format":"uuid"},"ip":{"format":"ipv4"}}}`
+	got := check(t, schema, `{"d":"2026-11-30T10:00:00Z","u":"nope","ip":"1.2.3.4"}`, WithFormatAssertion())
+	if got != "property 'u' must be a valid uuid" {
+		t.Errorf("got %q", got)
+	}
+	if got := check(t, `{"properties":{"x":{"format":"no-such-format"}}}`, `{"x":"y"}`, WithFormatAssertion()); got != "" {
+		t.Errorf("unknown formats are annotations: %q", got)
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	cases := []struct{ name, schema, opts, location, reason string }{
+		{"not JSON", `{"type":`, "", "#", "not valid JSON"},
+		{"unknown type", `{"properties":{"a":{"type":"strnig"}}}`, "", "#/properties/a/type", `unknown type "strnig"`},
+		{"bad regex", `{"properties":{"id":{"pattern":"(x"}}}`, "", "#/properties/id/pattern", "does not compile"},
+		{"unresolved $ref", `{"properties":{"a":{"$ref":"#/$defs/missing"}}}`, "", "#/properties/a/$ref", "points at nothing"},
+		{"remote $ref", `{"properties":{"a":{"$ref":"https://example.com/s.json"}}}`, "", "#/properties/a/$ref", "never fetched"},
+		{"$ref loop", `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`, "", "#/$defs/a", "loops back"},
+		{"$ref to itself", `{"$ref":"#"}`, "", "#", "loops back"},
+		{"negative length", `{"properties":{"a":{"minLength":-1}}}`, "", "#/properties/a/minLength", "non-negative integer"},
+		{"zero multipleOf", `{"properties":{"a":{"multipleOf":0}}}`, "", "#/properties/a/multipleOf", "greater than 0"},
+		{"unknown dialect", `{"$schema":"https://example.com/my-dialect"}`, "", "#/$schema", "unknown dialect"},
+		{"outside the subset under StrictSubset", `{"properties":{"a":{"propertyNames":{"maxLength":3}}}}`, "strict", "#/properties/a/propertyNames", "outside the subset"},
+		{"old draft under StrictSubset", `{"$schema":"http://json-schema.org/draft-04/schema#"}`, "strict", "#/$schema", "outside the subset"},
+		{"duplicate names in the schema", `{"type":"object","type":"array"}`, "", "#", "appears twice"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var opts []Option
+			if c.opts == "strict" {
+				opts = append(opts, StrictSubset())
+			}
+			_, err := Compile([]byte(c.schema), opts...)
+			var se *SchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("want a *SchemaError, got %v", err)
+			}
+			if se.Location != c.location || !strings.Contains(se.Reason, c.reason) {
+				t.Errorf("got %q at %s; want %q at %s", se.Reason, se.Location, c.reason, c.location)
+			}
+		})
+	}
+}
+
+func TestFullEngineFallback(t *testing.T) {
+	v, err := Compile([]byte(`{"type":"object","properties":{"tags":{"contains":{"const":"x"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.FullEngine() == "" {
+		t.Fatal("contains is outside the subset; the full engine should be in charge")
+	}
+	if got := strings.Join(Messages(v.Validate([]byte(`{"tags":["a"]}`)), nil), " | "); got != "property 'tags' is invalid: must contain an item that matches the schema under contains" {
+		t.Errorf("got %q", got)
+	}
+	if vs := v.Validate([]byte(`{"tags":["a"],"tags":["x"]}`)); len(vs) != 1 || vs[0].Kind != KindDuplicate {
+		t.Errorf("duplicates must be refused before decoding: %+v", vs)
+	}
+	v4, err := Compile([]byte(`{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"n":{"maximum":3,"exclusiveMaximum":true}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Messages(v4.Validate([]byte(`{"n":3}`)), nil); len(got) != 1 || got[0] != "property 'n' must be less than 3" {
+		t.Errorf("draft-04: %q", got)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100)
+	v, _ := Compile([]byte(`{"type":"object"}`), WithMaxDepth(10))
+	vs := v.Validate([]byte(deep))
+	if len(vs) != 1 || vs[0].Kind != KindTooDeep || len(vs[0].Path) != 10 {
+		t.Fatalf("deep arguments: %+v", vs)
+	}
+	if got := Messages(vs, nil)[0]; got != "property 'a.a.a.a.a.a.a.a.a.a' nests deeper than the limit of 10 levels" {
+		t.Errorf("got %q", got)
+	}
+	v, _ = Compile([]byte(`{"additionalProperties":{"type":"string"}}`), WithMaxViolations(3))
+	vs = v.Validate([]byte(`{"a":1,"b":2,"c":3,"d":4,"e":5}`))
+	if got := strings.Join(Messages(vs, nil), " | "); got != "property 'a' must be string | property 'b' must be string | property 'c' must be string | and 2 more violations" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestValidateValueOrder(t *testing.T) {
+	v, err := Compile([]byte(`{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"string"}},"additionalProperties":{"type":"string"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"a": 1.0, "z": 2.0, "m": 3.0, "b": true}
+	want := "property 'z' must be string | property 'a' must be string | property 'b' must be string | property 'm' must be string"
+	for i := 0; i < 5; i++ { // map order is random; the output must not be
+		if got := strings.Join(Messages(v.ValidateValue(args), nil), " | "); got != want {
+			t.Fatalf("got %q", got)
+		}
+	}
+	if vs := v.ValidateValue(map[string]any{"z": json.Number("1e999999"), "a": "x"}); len(vs) != 1 || vs[0].Kind != KindType {
+		t.Errorf("json.Number: %+v", vs)
+	}
+	type row struct {
+		Z string `json:"z"`
+	}
+	if vs := v.ValidateValue(row{Z: "ok"}); vs != nil {
+		t.Errorf("struct: %+v", vs)
+	}
+}
+
+func TestGatewayFormat(t *testing.T) {
+	v, _ := Compile([]byte(`{"type":"object","properties":{"customer":{"type":"object","properties":{"zip":{"type":"string"}},"required":["id"]},"n":{"maximum":3}},"additionalProperties":false}`))
+	vs := v.Validate([]byte(`{"customer":{"zip":1},"n":4,"x":0}`))
+	got := strings.Join(Messages(vs, GatewayFormat), " | ")
+	want := "Missing required parameter: `customer.id` | Invalid type for `customer.zip`: expected string | Invalid value for `n`: must be at most 3 | Unknown parameter: `x`"
+	if got != want {
+		t.Errorf("\n got %q\nwant %q", got, want)
+	}
+	if got := GatewayFormat(notAnObject); got != "expected an object" {
+		t.Errorf("root: %q", got)
+	}
+}
+
+func TestValidAllocatesNothing(t *testing.T) {
+	v, _ := Compile([]byte(weatherSchema))
+	args := []byte(`{"location": "Paris", "days": 2, "units": "c"}`)
+	v.Validate(args) // fill the pool
+	if n := testing.AllocsPerRun(100, func() { v.Validate(args) }); n != 0 {
+		t.Errorf("a valid call allocates %v times", n)
 	}
 }
