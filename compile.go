@@ -46,7 +46,7 @@ type node struct {
 
 	props      []prop
 	propIndex  map[string]int // for objects with many properties
-	slots      []string       // member names tracked for presence: props first, then others
+	slots      []string       // member names tracked for presence
 	required   []int          // slots
 	dependents []dependent
 	additional *node // nil: any other member is allowed
@@ -73,6 +73,7 @@ type node struct {
 type prop struct {
 	name string
 	node *node
+	slot int
 }
 
 type dependent struct {
@@ -541,8 +542,7 @@ func (c *compiler) properties(n *node, v any, ptr string) error {
 		if err != nil {
 			return err
 		}
-		n.slot(name) // properties take the first slots, in order
-		n.props = append(n.props, prop{name: name, node: sub})
+		n.props = append(n.props, prop{name: name, node: sub, slot: n.slot(name)})
 	}
 	n.objectWork = true
 	return nil

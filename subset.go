@@ -579,13 +579,14 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int,
 		idx = n.lookup(name)
 	}
 	if idx >= 0 {
-		if seen.has(idx) {
+		p := &n.props[idx]
+		if seen.has(p.slot) {
 			s.fail(Violation{Kind: KindDuplicate})
 			s.value(nil, depth+1)
 			return false
 		}
-		seen.set(idx)
-		return s.value(n.props[idx].node, depth+1)
+		seen.set(p.slot)
+		return s.value(p.node, depth+1)
 	}
 	if work {
 		if slot := n.slotOf(name); slot >= 0 {
@@ -629,7 +630,7 @@ func (n *node) lookup(name []byte) int {
 
 // slotOf finds a tracked name that is not a property (named only by required or dependentRequired).
 func (n *node) slotOf(name []byte) int {
-	for i := len(n.props); i < len(n.slots); i++ {
+	for i := range n.slots {
 		if n.slots[i] == string(name) {
 			return i
 		}

@@ -1,0 +1,205 @@
+// Command demo replays a scripted session of an assistant calling tools on an MCP server
+// guarded by mcpvalidate: good calls, bad calls, and the model repairing a call after a
+// refusal. It prints each call and answer, then the guard's counters. It needs no network.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpvalidate/mcpvalidate"
+)
+
+const refundSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["order_id", "amount_cents", "reason"],
+  "properties": {
+    "order_id": {"type": "string", "pattern": "^ord_[a-zA-Z0-9]{20}$"},
+    "amount_cents": {"type": "integer", "minimum": 1, "maximum": 1000000},
+    "reason": {"type": "string", "enum": ["duplicate_charge", "cancellation", "damaged_goods", "other"]}
+  }
+}`
+
+const searchSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["query"],
+  "properties": {
+    "query": {"type": "string", "minLength": 1},
+    "filter": {"$ref": "#/$defs/condition"}
+  },
+  "$defs": {
+    "condition": {
+      "oneOf": [
+        {"type": "object", "additionalProperties": false, "required": ["field", "op", "value"],
+         "properties": {
+           "field": {"type": "string", "pattern": "^[a-z_]{1,32}$"},
+           "op": {"enum": ["eq", "neq", "gt", "gte", "lt", "lte", "contains"]},
+           "value": {"type": ["string", "number", "boolean"]}}},
+        {"type": "object", "additionalProperties": false, "required": ["logic", "children"],
+         "properties": {
+           "logic": {"enum": ["and", "or", "not"]},
+           "children": {"type": "array", "minItems": 1, "maxItems": 10, "items": {"$ref": "#/$defs/condition"}}}}
+      ]
+    }
+  }
+}`
+
+const customerSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["name", "addresses"],
+  "properties": {
+    "name": {"type": "string", "minLength": 1},
+    "email": {"type": "string", "format": "email"},
+    "addresses": {
+      "type": "array", "minItems": 1,
+      "items": {
+        "type": "object", "additionalProperties": false, "required": ["street", "zip_code", "country"],
+        "properties": {
+          "street": {"type": "string"},
+          "zip_code": {"type": "string", "pattern": "^[0-9]{5}$"},
+          "country": {"type": "string", "enum": ["US", "CA", "MX"]}
+        }
+      }
+    }
+  }
+}`
+
+// step is one call of the scripted session.
+type step struct {
+	say   string // what the assistant is trying to do
+	tool  string
+	args  string
+	valid bool
+}
+
+var script = []step{
+	{"asks for the weather the right way", "weather", `{"location": "Paris", "days": 3}`, true},
+	{"writes the number of days as a word", "weather", `{"location": "Paris", "days": "three"}`, false},
+	{"repairs the call after reading the refusal", "weather", `{"location": "Paris", "days": 3}`, true},
+	{"invents a unit and an extra argument", "weather", `{"location": "Oslo", "units": "kelvin", "detail": "high"}`, false},
+	{"repairs it", "weather", `{"location": "Oslo", "units": "c"}`, true},
+	{"refunds $29.99 as a decimal string with a made-up order id", "refund_order", `{"order_id": "12345", "amount_cents": "29.99", "reason": "customer asked"}`, false},
+	{"fixes the id and the reason but sends dollars", "refund_order", `{"order_id": "ord_A1b2C3d4E5f6G7h8I9j0", "amount_cents": 29.99, "reason": "other"}`, false},
+	{"sends cents as an integer", "refund_order", `{"order_id": "ord_A1b2C3d4E5f6G7h8I9j0", "amount_cents": 2999, "reason": "other"}`, true},
+	{"searches with a nested filter", "search_orders", `{"query": "late", "filter": {"logic": "and", "children": [{"field": "status", "op": "eq", "value": "open"}, {"field": "total", "op": "gt", "value": 100}]}}`, true},
+	{"uses an operator the filter does not know, deep in the tree", "search_orders", `{"query": "late", "filter": {"logic": "or", "children": [{"field": "status", "op": "eq", "value": "open"}, {"logic": "not", "children": [{"field": "total", "op": "between", "value": 100}]}]}}`, false},
+	{"repairs the operator", "search_orders", `{"query": "late", "filter": {"logic": "or", "children": [{"field": "status", "op": "eq", "value": "open"}, {"logic": "not", "children": [{"field": "total", "op": "gte", "value": 100}]}]}}`, true},
+	{"creates a customer with a numeric zip code", "create_customer", `{"name": "Ada", "addresses": [{"street": "1 Main St", "zip_code": "10001", "country": "US"}, {"street": "2 Side St", "zip_code": 94105, "country": "USA"}]}`, false},
+	{"quotes the zip code and uses the country code", "create_customer", `{"name": "Ada", "addresses": [{"street": "1 Main St", "zip_code": "10001", "country": "US"}, {"street": "2 Side St", "zip_code": "94105", "country": "US"}]}`, true},
+}
+
+func main() {
+	if err := run(os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run replays the script and prints the session; it fails when an answer is not the one
+// the script expects.
+func run(out io.Writer) error {
+	guard := mcpvalidate.New(mcpvalidate.WithFormatAssertion())
+	srv := newServer(guard)
+	if err := mcpvalidate.CheckServer(srv, mcpvalidate.WithFormatAssertion()); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	c, err := client.NewInProcessClient(srv)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Start(ctx); err != nil {
+		return err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "demo-assistant", Version: "1.0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		return err
+	}
+
+	for i, s := range script {
+		fmt.Fprintf(out, "%2d. The assistant %s.\n    → %s %s\n", i+1, s.say, s.tool, s.args)
+		req := mcp.CallToolRequest{}
+		req.Params.Name = s.tool
+		req.Params.Arguments = json.RawMessage(s.args)
+		res, err := c.CallTool(ctx, req)
+		if err != nil {
+			return fmt.Errorf("step %d: %w", i+1, err)
+		}
+		if res.IsError == s.valid {
+			return fmt.Errorf("step %d: expected valid=%v, got %q", i+1, s.valid, text(res))
+		}
+		switch {
+		case res.IsError:
+			fmt.Fprintf(out, "    ✗ refused: %s\n\n", text(res))
+		default:
+			fmt.Fprintf(out, "    ✓ %s\n\n", text(res))
+		}
+	}
+
+	fmt.Fprintln(out, "Counters (mcpvalidate.Guard.Stats):")
+	fmt.Fprintf(out, "  %-16s %8s %8s %17s %18s\n", "tool", "accepted", "refused", "calls per accept", "refusals per fix")
+	var accepted, refused uint64
+	for _, st := range guard.Stats() {
+		accepted += st.Accepted
+		refused += st.Refused
+		fmt.Fprintf(out, "  %-16s %8d %8d %17.2f %18.2f\n", st.Tool, st.Accepted, st.Refused, st.CallsPerAccepted(), st.RefusalsPerRepair())
+	}
+	fmt.Fprintf(out, "  %-16s %8d %8d %17.2f\n", "all tools", accepted, refused, float64(accepted+refused)/float64(max(accepted, 1)))
+	fmt.Fprintln(out, "No handler ever saw invalid arguments: each refusal above was answered before the tool ran.")
+	return nil
+}
+
+func newServer(guard *mcpvalidate.Guard) *server.MCPServer {
+	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+	srv.AddTool(mcp.NewTool("weather",
+		mcp.WithDescription("Weather forecast for a city"),
+		mcp.WithString("location", mcp.Required()),
+		mcp.WithInteger("days"),
+		mcp.WithString("units", mcp.Enum("c", "f")),
+		mcp.WithSchemaAdditionalProperties(false),
+	), reply(func(args map[string]any) string {
+		return fmt.Sprintf("forecast for %v: sunny", args["location"])
+	}))
+	srv.AddTool(mcp.NewToolWithRawSchema("refund_order", "Refund a completed order", json.RawMessage(refundSchema)),
+		reply(func(args map[string]any) string {
+			return fmt.Sprintf("refunded %v cents on %v", args["amount_cents"], args["order_id"])
+		}))
+	srv.AddTool(mcp.NewToolWithRawSchema("search_orders", "Search orders with a filter tree", json.RawMessage(searchSchema)),
+		reply(func(args map[string]any) string { return "3 orders found" }))
+	srv.AddTool(mcp.NewToolWithRawSchema("create_customer", "Create a customer", json.RawMessage(customerSchema)),
+		reply(func(args map[string]any) string {
+			return fmt.Sprintf("customer %v created with %d address(es)", args["name"], len(args["addresses"].([]any)))
+		}))
+	return srv
+}
+
+// reply builds a handler; it only ever runs on arguments the guard accepted.
+func reply(f func(map[string]any) string) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(f(req.GetArguments())), nil
+	}
+}
+
+func text(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, " ")
+}
