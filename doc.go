@@ -1,0 +1,25 @@
+// Package mcpvalidate stops invalid tool calls at the door of an MCP server built with
+// github.com/mark3labs/mcp-go: it checks every tools/call's arguments against the tool's
+// inputSchema before the handler runs, and answers invalid calls with a tool result
+// (isError) whose text tells the model exactly what to fix.
+//
+// The package has three parts, one per concern:
+//
+//   - the core (Compile, Validator, Violation, Messages): a strict subset of JSON Schema
+//     2020-12 compiled once and checked in one pass over the raw argument bytes, with exact
+//     numbers, deterministic order and no allocation on a valid call. Keywords outside the
+//     subset go to the full engine (santhosh-tekuri/jsonschema) unless StrictSubset is set.
+//   - the middleware (Guard, Event, ToolStats): a cache of compiled schemas, the decision,
+//     observers and counters.
+//   - the adapter (Middleware, CheckServer, Guard.TaskHandler): everything mcp-go specific.
+//
+// One line wraps a server:
+//
+//	srv := server.NewMCPServer("weather", "1.0.0",
+//		server.WithToolHandlerMiddleware(mcpvalidate.Middleware()))
+//
+// mcp-go's own WithInputSchemaValidation runs before any middleware. With both on, a call
+// that mcp-go refuses is answered in mcp-go's wording and never reaches mcpvalidate; a call
+// mcp-go lets through (including every call to a tool whose schema mcp-go cannot compile,
+// which it skips silently) is then checked here. Turning mcp-go's check off is recommended.
+package mcpvalidate

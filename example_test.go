@@ -1,0 +1,77 @@
+package mcpvalidate_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpvalidate/mcpvalidate"
+)
+
+func ExampleCompile() {
+	v, err := mcpvalidate.Compile([]byte(`{
+		"type": "object",
+		"properties": {
+			"location": {"type": "string"},
+			"days": {"type": "integer"},
+			"units": {"type": "string", "enum": ["c", "f"]}
+		},
+		"required": ["location"],
+		"additionalProperties": false
+	}`))
+	if err != nil {
+		panic(err)
+	}
+	for _, msg := range mcpvalidate.Messages(v.Validate([]byte(`{"days": 2.5, "units": "k", "x": 1}`)), nil) {
+		fmt.Println(msg)
+	}
+	fmt.Println(v.Validate([]byte(`{"location": "Paris", "days": 2}`)) == nil)
+	// Output:
+	// missing required property 'location'
+	// property 'days' must be integer
+	// property 'units' must be one of ['c', 'f']
+	// unexpected property 'x'
+	// true
+}
+
+func ExampleMiddleware() {
+	srv := server.NewMCPServer("weather", "1.0.0",
+		server.WithToolHandlerMiddleware(mcpvalidate.Middleware()))
+	srv.AddTool(mcp.NewTool("weather",
+		mcp.WithString("location", mcp.Required()),
+		mcp.WithInteger("days"),
+	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("sunny"), nil
+	})
+
+	resp := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call",
+		"params":{"name":"weather","arguments":{"location":"Paris","days":"two"}}}`))
+	out, _ := json.Marshal(resp)
+	fmt.Println(string(out))
+	// Output:
+	// {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Invalid arguments: property 'days' must be integer"}],"isError":true}}
+}
+
+func ExampleGuard_Stats() {
+	guard := mcpvalidate.New(mcpvalidate.WithFormatter(mcpvalidate.GatewayFormat))
+	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+	srv.AddTool(mcp.NewTool("lookup", mcp.WithString("id", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("found"), nil
+		})
+	for _, args := range []string{`{}`, `{"id": 7}`, `{"id": "7"}`} {
+		resp := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":`+args+`}}`))
+		r := resp.(mcp.JSONRPCResponse).Result.(*mcp.CallToolResult)
+		fmt.Println(r.Content[0].(mcp.TextContent).Text)
+	}
+	st := guard.Stats()[0]
+	fmt.Printf("%s: %d accepted, %d refused, %.1f calls per accepted call\n", st.Tool, st.Accepted, st.Refused, st.CallsPerAccepted())
+	// Output:
+	// Invalid arguments: Missing required parameter: `id`
+	// Invalid arguments: Invalid type for `id`: expected string
+	// found
+	// lookup: 1 accepted, 2 refused, 3.0 calls per accepted call
+}
