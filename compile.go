@@ -193,7 +193,10 @@ func (o *object) get(k string) (any, bool) {
 	return nil, false
 }
 
-const maxSchemaDepth = 512
+const (
+	maxSchemaDepth = 512  // nesting of the schema document
+	maxInPlace     = 1000 // chain of schemas applied to one value
+)
 
 func parseValue(dec *json.Decoder, depth int) (any, error) {
 	if depth > maxSchemaDepth {
@@ -779,6 +782,9 @@ func checkLoops(root *node) error {
 		}
 	}
 	reach(root)
+	// height is the longest chain of in-place schemas below a node; validation recurses
+	// that deep without consuming the arguments, so it is bounded.
+	height := map[*node]int{}
 	visit = func(n *node) error {
 		switch state[n] {
 		case active:
@@ -791,6 +797,10 @@ func checkLoops(root *node) error {
 			if err := visit(s); err != nil {
 				return err
 			}
+			height[n] = max(height[n], height[s]+1)
+		}
+		if height[n] > maxInPlace {
+			return &SchemaError{Location: n.loc, Reason: fmt.Sprintf("$ref, allOf, anyOf, oneOf, not and if nest more than %d deep here", maxInPlace)}
 		}
 		state[n] = done
 		return nil

@@ -86,16 +86,40 @@ func notValues(n *node) []string {
 	return n.enumTexts
 }
 
-// test reports whether the value at start is valid against sub, recording nothing.
+// test reports whether the value at start is valid against sub, recording nothing. Once a
+// call has made many tests, verdicts are remembered per schema and position, so that
+// alternatives nested in alternatives cost linear time rather than exponential.
 func (s *state) test(sub *node, start, depth int) bool {
+	key := memoKey{sub, start}
+	if s.tests++; s.tests > memoAfter {
+		if s.memo == nil {
+			s.memo = make(map[memoKey]bool)
+		}
+		if ok, hit := s.memo[key]; hit {
+			return ok
+		}
+	}
 	path, items, count := len(s.path), len(s.items), s.count
 	s.quiet++
 	s.pos = start
 	ok := s.value(sub, depth)
 	s.quiet--
 	s.path, s.items, s.count = s.path[:path], s.items[:items], count
+	if s.memo != nil {
+		s.memo[key] = ok
+	}
 	return ok
 }
+
+type memoKey struct {
+	n   *node
+	pos int
+}
+
+const (
+	memoAfter     = 64   // tests in one call before verdicts are remembered
+	explainBudget = 1000 // alternatives re-run to explain failures in one call
+)
 
 // explain reports why a value matches none of the alternatives: the violations of the
 // alternative that came closest, or one violation when none stands out.
@@ -105,6 +129,10 @@ func (s *state) explain(alts []*node, keyword string, start, depth int) {
 		count int
 		typed bool // the value has a type this alternative accepts
 		keyed bool // a member that the alternative fixes by const or enum is present and valid
+	}
+	if s.explained += len(alts); s.explained > explainBudget {
+		s.fail(Violation{Kind: KindNoMatch, Keyword: keyword}) // too costly to say more
+		return
 	}
 	mark, count := len(s.out), s.count
 	here := len(s.path)

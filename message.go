@@ -224,10 +224,15 @@ func andList(ix []int) string {
 	return joinList(s, "and")
 }
 
+// valueList renders allowed values; a long list is cut short so the message stays readable.
 func valueList(values []string) string {
-	out := make([]string, len(values))
-	for i, v := range values {
-		out[i] = renderValue(v)
+	const shown = 25
+	out := make([]string, 0, min(len(values), shown)+1)
+	for _, v := range values[:min(len(values), shown)] {
+		out = append(out, renderValue(v))
+	}
+	if len(values) > shown {
+		out = append(out, "… "+strconv.Itoa(len(values)-shown)+" more")
 	}
 	return "[" + strings.Join(out, ", ") + "]"
 }

@@ -111,6 +111,7 @@ func (v *Validator) state(args []byte) *state {
 	s.v, s.data, s.pos = v, args, 0
 	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
 	s.path, s.keys, s.items = s.path[:0], s.keys[:0], s.items[:0]
+	s.tests, s.memo, s.explained = 0, nil, 0
 	return s
 }
 
@@ -128,6 +129,10 @@ type state struct {
 	nbuf  []byte // number digits
 	keys  []str  // member names of the objects being scanned, for duplicates
 	items [][2]int
+
+	tests     int // quiet tests so far
+	memo      map[memoKey]bool
+	explained int // alternatives re-run by explain so far
 }
 
 // seg is one step of the current path: a member name token or an array index.
