@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const weather = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
+"units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCommands(t *testing.T) {
+	schema := write(t, "s.json", weather)
+	bad := write(t, "bad.json", `{"type":"strnig"}`)
+	loose := write(t, "loose.json", `{"type":"object","properties":{"user_id":{"type":"string"}}}`)
+	args := write(t, "a.json", `{"days": 2.5, "units": "k", "x": 1}`)
+	suiteFile := write(t, "suite.json", `[{"description":"g","schema":{"type":"integer"},"tests":[
+		{"description":"one","data":1,"valid":true},{"description":"big","data":18446744073709551616,"valid":true},
+		{"description":"wrong on purpose","data":"x","valid":true}]}]`)
+	cases := []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		stdout string // expected exactly, unless prefixed by "~" (contains)
+		stderr string // contained
+	}{
+		{"valid from stdin", []string{"check", "-schema", schema, "-"}, `{"location":"Paris"}`, 0, "", ""},
+		{"invalid from a file", []string{"check", "-schema", schema, args}, "", 1,
+			"missing required property 'location'\nproperty 'days' must be integer\nproperty 'units' must be one of ['c', 'f']\nunexpected property 'x'\n", ""},
+		{"gateway style", []string{"check", "-schema", schema, "-gateway"}, `{}`, 1, "Missing required parameter: `location`\n", ""},
+		{"bad schema", []string{"check", "-schema", bad}, `{}`, 2, "", `unknown type "strnig"`},
+		{"no schema", []string{"check"}, "", 2, "", "usage"},
+		{"unknown command", []string{"frobnicate"}, "", 2, "", "unknown command"},
+		{"suite", []string{"suite", suiteFile}, "", 1, "~2 passed, 1 failed\n", ""},
+		{"lint advice", []string{"lint", loose}, "", 1, "~#/properties/user_id", ""},
+		{"lint, nothing to say", []string{"lint", schema}, "", 0, "", ""},
+		{"lint bad schema", []string{"lint", bad}, "", 2, "", "strnig"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(c.args, strings.NewReader(c.stdin), &out, &errOut)
+			if code != c.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, c.code, errOut.String())
+			}
+			if want, ok := strings.CutPrefix(c.stdout, "~"); ok {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("stdout %q lacks %q", out.String(), want)
+				}
+			} else if out.String() != c.stdout {
+				t.Errorf("stdout %q, want %q", out.String(), c.stdout)
+			}
+			if !strings.Contains(errOut.String(), c.stderr) {
+				t.Errorf("stderr %q lacks %q", errOut.String(), c.stderr)
+			}
+		})
+	}
+}
