@@ -65,6 +65,7 @@ type node struct {
 	ifn, then, elsen    *node
 
 	refOnly     bool // nothing but $ref applies: validation follows it directly
+	ownless     bool // no keyword but applicators: the value is scanned only through them
 	applicators bool // any of ref, allOf, anyOf, oneOf, not, if
 	objectWork  bool // any keyword that looks inside an object
 	arrayWork   bool
@@ -470,6 +471,7 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 	}
 	_, hasRef := o.get("$ref")
 	n.refOnly = hasRef && asserting == 1
+	n.ownless = !n.ownWork()
 	if len(n.props) > 8 {
 		n.propIndex = make(map[string]int, len(n.props))
 		for i, p := range n.props {
@@ -477,6 +479,14 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		}
 	}
 	return c.defs(o, ptr)
+}
+
+// ownWork reports whether n has a keyword that looks at the value itself.
+func (n *node) ownWork() bool {
+	return n.reject || n.types != 0 || n.enum != nil || n.konst != nil || n.minLength >= 0 ||
+		n.maxLength >= 0 || n.pattern != nil || n.checkFormat != nil || n.minimum != nil ||
+		n.maximum != nil || n.exclusiveMinimum != nil || n.exclusiveMaximum != nil ||
+		n.multipleOf != nil || n.objectWork || n.arrayWork
 }
 
 // defs compiles $defs and definitions so that errors in them surface even when no $ref uses them.

@@ -1,81 +1,94 @@
 package mcpvalidate
 
 // Applicators ($ref, allOf, anyOf, oneOf, not, if/then/else) look at a value more than
-// once: each re-scans the value's bytes, which own() has already checked for syntax.
+// once: each re-scans the value's bytes from start.
 
-// applicators checks n's applicators against the value in data[start:end].
-func (s *state) applicators(n *node, start, end, depth int) bool {
+// applicators checks n's applicators against the value at start. end is where the value
+// ends, or -1 when not known yet; it returns the verdict and the end if some complete pass
+// over the value found it, so that a schema made only of applicators never scans twice.
+func (s *state) applicators(n *node, start, end, depth int) (bool, int) {
 	ok := true
+	found := func(passed bool) {
+		if end < 0 && (passed || s.quiet == 0) && !s.abort {
+			end = s.pos
+		}
+	}
 	inPlace := func(sub *node) {
 		s.pos = start
-		if !s.value(sub, depth) {
-			ok = false
-		}
+		passed := s.value(sub, depth)
+		found(passed)
+		ok = ok && passed
 	}
 	if n.ref != nil {
 		inPlace(n.ref)
 	}
 	for _, sub := range n.allOf {
 		if !ok && s.quiet > 0 {
-			return false
+			return false, end
 		}
 		inPlace(sub)
 	}
 	if !ok && s.quiet > 0 {
-		return false
+		return false, end
 	}
 	if len(n.anyOf) > 0 {
 		matched := false
 		for _, sub := range n.anyOf {
-			if s.test(sub, start, depth) {
-				matched = true
+			if matched = s.test(sub, start, depth); matched {
+				found(true)
 				break
 			}
 		}
 		if !matched {
 			ok = false
 			if s.quiet > 0 {
-				return false
+				return false, end
 			}
 			s.explain(n.anyOf, "anyOf", start, depth)
 		}
 	}
 	if len(n.oneOf) > 0 {
-		var matches []int
+		matches, first := 0, [2]int{}
 		for i, sub := range n.oneOf {
-			if s.test(sub, start, depth) {
-				matches = append(matches, i)
-				if len(matches) == 2 && s.quiet > 0 {
-					break
-				}
+			if !s.test(sub, start, depth) {
+				continue
+			}
+			found(true)
+			if matches < 2 {
+				first[matches] = i
+			}
+			if matches++; matches == 2 && s.quiet > 0 {
+				break
 			}
 		}
 		switch {
-		case len(matches) == 0:
+		case matches == 0:
 			ok = false
 			if s.quiet > 0 {
-				return false
+				return false, end
 			}
 			s.explain(n.oneOf, "oneOf", start, depth)
-		case len(matches) > 1:
+		case matches > 1:
 			ok = false
-			s.fail(Violation{Kind: KindManyMatch, Keyword: "oneOf", Indexes: matches})
+			s.fail(Violation{Kind: KindManyMatch, Keyword: "oneOf", Indexes: first[:]})
 		}
 	}
 	if n.not != nil && s.test(n.not, start, depth) {
+		found(true)
 		ok = false
 		s.fail(Violation{Kind: KindNot, Keyword: "not", Types: n.not.typeNames, Values: notValues(n.not)})
 	}
 	if n.ifn != nil {
 		sub := n.elsen
 		if s.test(n.ifn, start, depth) {
+			found(true)
 			sub = n.then
 		}
 		if sub != nil && (ok || s.quiet == 0) {
 			inPlace(sub)
 		}
 	}
-	return ok
+	return ok, end
 }
 
 // notValues describes a "not" schema that excludes a plain list of values.
@@ -89,14 +102,16 @@ func notValues(n *node) []string {
 // test reports whether the value at start is valid against sub, recording nothing. Once a
 // call has made many tests, verdicts are remembered per schema and position, so that
 // alternatives nested in alternatives cost linear time rather than exponential.
+// On success s.pos is where the value ends.
 func (s *state) test(sub *node, start, depth int) bool {
 	key := memoKey{sub, start}
 	if s.tests++; s.tests > memoAfter {
 		if s.memo == nil {
-			s.memo = make(map[memoKey]bool)
+			s.memo = make(map[memoKey]int)
 		}
-		if ok, hit := s.memo[key]; hit {
-			return ok
+		if end, hit := s.memo[key]; hit {
+			s.pos = end
+			return end >= 0
 		}
 	}
 	path, items, count := len(s.path), len(s.items), s.count
@@ -106,7 +121,11 @@ func (s *state) test(sub *node, start, depth int) bool {
 	s.quiet--
 	s.path, s.items, s.count = s.path[:path], s.items[:items], count
 	if s.memo != nil {
-		s.memo[key] = ok
+		end := s.pos
+		if !ok {
+			end = -1
+		}
+		s.memo[key] = end
 	}
 	return ok
 }

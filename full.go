@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"slices"
 	"sort"
@@ -32,7 +33,46 @@ func (noRemote) Load(url string) (any, error) {
 	return nil, errors.New("remote references are never fetched")
 }
 
-func compileFull(schema []byte, cfg config) (*fullEngine, error) {
+// The full engine turns numbers into big.Rat values: an exponent of a few million costs it
+// seconds, and beyond that it fails. Such numbers are refused before it sees them.
+const engineExpLimit = 10000
+
+func outOfEngineRange(n number) bool {
+	return !n.isZero() && (n.exp > engineExpLimit || n.exp < -engineExpLimit)
+}
+
+// hugeNumber finds a number in the parsed schema that the full engine cannot take.
+func hugeNumber(v any, ptr string) error {
+	switch v := v.(type) {
+	case json.Number:
+		if n, _ := parseNumber([]byte(v), nil); outOfEngineRange(n) {
+			return schemaErr(ptr, "the number's exponent is beyond ±%d, more than the full engine takes", engineExpLimit)
+		}
+	case []any:
+		for i, e := range v {
+			if err := hugeNumber(e, ptr+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+	case *object:
+		for i, k := range v.keys {
+			if err := hugeNumber(v.vals[i], ptr+"/"+escapePointer(k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func compileFull(schema []byte, tree any, cfg config) (f *fullEngine, err error) {
+	if err := hugeNumber(tree, ""); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, &SchemaError{Location: "#", Reason: fmt.Sprintf("the full JSON Schema engine failed on the schema: %v", r)}
+		}
+	}()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		return nil, &SchemaError{Location: "#", Reason: "not valid JSON: " + err.Error()}
@@ -59,7 +99,9 @@ func (f *fullEngine) validate(args []byte, limit int) []Violation {
 	if err != nil {
 		return []Violation{{Kind: KindSyntax, Detail: err.Error()}}
 	}
-	err = f.schema.Validate(doc)
+	if err = f.run(doc); err == errEngineFailed {
+		return []Violation{{Kind: KindOther, Detail: "the full JSON Schema engine failed on these arguments"}}
+	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return nil
@@ -73,6 +115,17 @@ func (f *fullEngine) validate(args []byte, limit int) []Violation {
 		vs = append(vs[:limit], Violation{Kind: KindTruncated, Count: len(vs) - limit})
 	}
 	return vs
+}
+
+var errEngineFailed = errors.New("the full engine panicked")
+
+func (f *fullEngine) run(doc any) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = errEngineFailed
+		}
+	}()
+	return f.schema.Validate(doc)
 }
 
 // convert turns the engine's error tree into violations. Where the engine explains a failed

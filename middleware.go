@@ -237,7 +237,7 @@ func validateArguments(v *Validator, args []byte) []Violation {
 	case i == len(args) || string(args[i:]) == "null":
 		return v.Validate(emptyObject)
 	case args[i] != '{':
-		if vs := v.wellFormed(args); vs != nil {
+		if vs := v.wellFormed(args, false); vs != nil {
 			return vs // not even JSON: say so first
 		}
 		return []Violation{notAnObject}

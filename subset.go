@@ -39,7 +39,7 @@ func compile(schema []byte, cfg config) (*Validator, error) {
 			case fallback && cfg.strict:
 				return nil, &SchemaError{Location: "#/$schema", Reason: "dialect " + uri + " is outside the subset (StrictSubset is on)"}
 			case fallback:
-				full, err := compileFull(schema, cfg)
+				full, err := compileFull(schema, tree, cfg)
 				if err != nil {
 					return nil, err
 				}
@@ -58,7 +58,7 @@ func compile(schema []byte, cfg config) (*Validator, error) {
 			outside.Reason += " (StrictSubset is on)"
 			return nil, outside
 		}
-		if v.full, err = compileFull(schema, cfg); err != nil {
+		if v.full, err = compileFull(schema, tree, cfg); err != nil {
 			return nil, err
 		}
 		v.full.reason = outside.Reason + " at " + outside.Location
@@ -81,7 +81,7 @@ func (v *Validator) FullEngine() string {
 func (v *Validator) Validate(args []byte) []Violation {
 	if v.full != nil {
 		// Syntax, depth and duplicate names first: decoding for the engine would hide them.
-		if vs := v.wellFormed(args); vs != nil {
+		if vs := v.wellFormed(args, true); vs != nil {
 			return vs
 		}
 		return v.full.validate(args, v.cfg.maxViolations)
@@ -94,10 +94,12 @@ func (v *Validator) Validate(args []byte) []Violation {
 }
 
 // wellFormed checks only what holds for every schema: one JSON value, nested no deeper
-// than the limit, with unique member names.
-func (v *Validator) wellFormed(args []byte) []Violation {
+// than the limit, with unique member names. forEngine also refuses numbers the full
+// engine cannot take.
+func (v *Validator) wellFormed(args []byte, forEngine bool) []Violation {
 	s := v.state(args)
 	defer v.pool.Put(s)
+	s.forEngine = forEngine
 	s.value(nil, 0)
 	s.end()
 	return s.result()
@@ -111,7 +113,11 @@ func (v *Validator) state(args []byte) *state {
 	s.v, s.data, s.pos = v, args, 0
 	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
 	s.path, s.keys, s.items = s.path[:0], s.keys[:0], s.items[:0]
-	s.tests, s.memo, s.explained = 0, nil, 0
+	s.tests, s.explained, s.forEngine = 0, 0, false
+	if len(s.memo) > 4096 {
+		s.memo = nil // do not keep a hostile call's memory in the pool
+	}
+	clear(s.memo)
 	return s
 }
 
@@ -131,8 +137,9 @@ type state struct {
 	items [][2]int
 
 	tests     int // quiet tests so far
-	memo      map[memoKey]bool
-	explained int // alternatives re-run by explain so far
+	memo      map[memoKey]int // where a tested value ends, or -1 when it failed
+	explained int  // alternatives re-run by explain so far
+	forEngine bool // refuse numbers the full engine cannot take
 }
 
 // seg is one step of the current path: a member name token or an array index.
@@ -143,7 +150,7 @@ type seg struct {
 
 // end checks that nothing but space follows the arguments.
 func (s *state) end() {
-	if !s.abort && s.peek() != 0 {
+	if s.skipWS(); !s.abort && s.pos < len(s.data) {
 		s.syntax("unexpected data after the arguments")
 	}
 }
@@ -199,25 +206,38 @@ func (s *state) value(n *node, depth int) bool {
 	for n != nil && n.refOnly {
 		n = n.ref
 	}
-	if s.peek() == 0 {
+	if s.skipWS(); s.pos >= len(s.data) {
 		s.syntax("unexpected end of input: a value is missing")
 		return false
 	}
 	if n == nil || !n.applicators {
 		return s.own(n, depth) == passed
 	}
-	start := s.pos
-	r := s.own(n, depth)
-	if s.abort || r != passed && s.quiet > 0 {
+	start, end := s.pos, -1 // end is found by the first complete pass over the value
+	r := passed
+	if !n.ownless {
+		r = s.own(n, depth)
+		if s.abort || r != passed && s.quiet > 0 {
+			return false
+		}
+		if r == wrongType {
+			return false // one violation per value: its type
+		}
+		end = s.pos
+	}
+	ok, end := s.applicators(n, start, end, depth)
+	if s.abort || !ok && s.quiet > 0 {
 		return false
 	}
-	if r == wrongType {
-		return false // one violation per value: its type
+	if end < 0 {
+		s.pos = start
+		if s.skip(kindOf(s.data[start]), depth); s.abort {
+			return false
+		}
+		end = s.pos
 	}
-	end := s.pos
-	ok := s.applicators(n, start, end, depth) && r == passed
 	s.pos = end
-	return ok
+	return ok && r == passed
 }
 
 type outcome uint8
@@ -353,15 +373,22 @@ func (s *state) skip(t typeSet, depth int) {
 	case tString:
 		s.readString()
 	case tNumber:
-		s.readNumber()
+		if lit, ok := s.readNumber(); ok && s.forEngine {
+			var n number
+			if n, s.nbuf = parseNumber(lit, s.nbuf); outOfEngineRange(n) {
+				s.fail(Violation{Kind: KindOther, Detail: "the number's exponent is beyond ±" + strconv.Itoa(engineExpLimit) + ", more than this schema's validator takes"})
+			}
+		}
 	case tBoolean:
 		if s.data[s.pos] == 't' {
 			s.readLiteral("true")
 		} else {
 			s.readLiteral("false")
 		}
-	default:
+	case tNull:
 		s.readLiteral("null")
+	default:
+		s.syntax("expected a value")
 	}
 }
 

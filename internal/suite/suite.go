@@ -23,19 +23,25 @@ import (
 type Group struct {
 	// File names the suite file the group comes from, such as "optional/format/uuid.json";
 	// empty when the group file does not say.
-	File        string          `json:"file"`
-	Description string          `json:"description"`
-	Schema      json.RawMessage `json:"schema"`
+	File string `json:"file"`
+	// Description says what the group tests.
+	Description string `json:"description"`
+	// Schema is the schema, as written in the file.
+	Schema json.RawMessage `json:"schema"`
 	// FormatAssertion says the tests expect "format" to be an assertion.
-	FormatAssertion bool   `json:"format_assertion"`
-	Tests           []Test `json:"tests"`
+	FormatAssertion bool `json:"format_assertion"`
+	// Tests run against Schema, in file order.
+	Tests []Test `json:"tests"`
 }
 
 // A Test is one instance and the verdict the suite expects for it.
 type Test struct {
-	Description string          `json:"description"`
-	Data        json.RawMessage `json:"data"`
-	Valid       bool            `json:"valid"`
+	// Description says what the test checks.
+	Description string `json:"description"`
+	// Data is the instance, as written in the file.
+	Data json.RawMessage `json:"data"`
+	// Valid is the expected verdict.
+	Valid bool `json:"valid"`
 }
 
 // Parse decodes a group file.
@@ -80,7 +86,7 @@ type Engine func(g Group) (valid func(data json.RawMessage) bool, err error)
 
 // A Result is the outcome of one test.
 type Result struct {
-	File, Group, Test string // descriptions, as the group file gives them
+	File, Group, Test string // the group's file, the group's and the test's descriptions
 	GroupIndex        int    // position of the group in the file
 	TestIndex         int    // position of the test in its group
 	Want              bool   // the verdict the suite expects

@@ -1,0 +1,287 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// maxArgsDepth is how deeply Validate lets arguments nest by default.
+const maxArgsDepth = 64
+
+// plainJSON reports whether well-formed JSON nests at most maxDepth arrays and objects
+// deep and has no member name twice in one object. Validate refuses the others on purpose,
+// while the oracle decodes duplicates last-wins and has no depth limit.
+func plainJSON(data []byte, maxDepth int) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	type frame struct {
+		names map[string]bool // nil for an array
+		key   bool            // the next token of this object is a member name
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		if n := len(stack); n > 0 && stack[n-1].key {
+			if name, ok := tok.(string); ok {
+				top := stack[n-1]
+				if top.names[name] {
+					return false
+				}
+				top.names[name], top.key = true, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{names: map[string]bool{}, key: true})
+			if len(stack) > maxDepth {
+				return false
+			}
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			if len(stack) > maxDepth {
+				return false
+			}
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value has ended: the object holding it expects a member name next.
+		if n := len(stack); n > 0 && stack[n-1].names != nil {
+			stack[n-1].key = true
+		}
+	}
+}
+
+// maxOracleExponent bounds the decimal exponents the oracle is asked to judge. It holds
+// numbers as exact big.Rat values: math/big refuses exponents beyond 1e6 (the oracle then
+// panics or misjudges), and those near that bound cost it tens of milliseconds each.
+const maxOracleExponent = 10000
+
+// modestNumbers reports whether every number in well-formed JSON has a decimal exponent,
+// counting its digits, within maxOracleExponent.
+func modestNumbers(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		num, ok := tok.(json.Number)
+		if !ok {
+			continue
+		}
+		mantissa, exp, _ := strings.Cut(strings.ToLower(string(num)), "e")
+		var e int64
+		if exp != "" {
+			if e, err = strconv.ParseInt(exp, 10, 64); err != nil {
+				return false
+			}
+		}
+		if e < -maxOracleExponent || e > maxOracleExponent || int64(len(mantissa))+max(e, -e) > maxOracleExponent {
+			return false
+		}
+	}
+}
+
+func TestModestNumbers(t *testing.T) {
+	cases := []struct {
+		data string
+		want bool
+	}{
+		{`[1, -2.5, 1e2, 1E-300, 1e+400, 18446744073709551616]`, true},
+		{`{"a":[1e9999]}`, true},
+		{`{"a":[1e10001]}`, false},
+		{`-1.5E-99999999`, false},
+		{`1e99999999999999999999`, false},
+		{`"1e99999999"`, true},
+	}
+	for _, c := range cases {
+		if got := modestNumbers([]byte(c.data)); got != c.want {
+			t.Errorf("modestNumbers(%s) = %v, want %v", c.data, got, c.want)
+		}
+	}
+}
+
+func TestPlainJSON(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	cases := []struct {
+		data string
+		want bool
+	}{
+		{`{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}`, true},
+		{`{"a":1,"a":2}`, false},
+		{`{"x":{"a":[],"b":{},"a":null}}`, false},
+		{`[{"a":1},{"a":1}]`, true},
+		{`{"a\u0062":1,"ab":2}`, false},
+		{`{"a":"a","b":"b"}`, true},
+		{`{}`, true},
+		{`"a"`, true},
+		{deep(maxArgsDepth), true},
+		{deep(maxArgsDepth + 1), false},
+		{`{"a":` + deep(maxArgsDepth-1) + `}`, true},
+		{`{"a":` + deep(maxArgsDepth) + `}`, false},
+	}
+	for _, c := range cases {
+		if got := plainJSON([]byte(c.data), maxArgsDepth); got != c.want {
+			t.Errorf("plainJSON(%.80s) = %v, want %v", c.data, got, c.want)
+		}
+	}
+}
+
+type fuzzTarget struct {
+	name   string
+	ours   *mcpvalidate.Validator
+	oracle *jsonschema.Schema
+}
+
+// FuzzAgainstOracle mutates arguments for the schemas of the corpus and requires our
+// verdict to be the oracle's. The first input picks the schema.
+func FuzzAgainstOracle(f *testing.F) {
+	var targets []fuzzTarget
+	for _, file := range loadCorpus(f) {
+		for _, g := range file.groups {
+			ours, ourErr := mcpvalidate.Compile(g.Schema, ourOptions(g)...)
+			oracle, theirErr := compileOracle(g)
+			if ourErr != nil || theirErr != nil {
+				continue // TestOracle requires both to refuse together
+			}
+			i := uint(len(targets))
+			targets = append(targets, fuzzTarget{name: file.name + " / " + g.Description, ours: ours, oracle: oracle})
+			for _, tc := range g.Tests {
+				var b bytes.Buffer
+				if err := json.Compact(&b, tc.Data); err != nil {
+					f.Fatal(err)
+				}
+				f.Add(i, b.Bytes())
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, i uint, data []byte) {
+		if !json.Valid(data) || !plainJSON(data, maxArgsDepth) {
+			return
+		}
+		target := targets[i%uint(len(targets))]
+		vs := target.ours.Validate(data) // before the number filter: it must not panic on any number
+		if !modestNumbers(data) {
+			return
+		}
+		ve, err := oracleValidate(target.oracle, data)
+		if err != nil {
+			t.Fatalf("%s: the oracle fails on %q: %v", target.name, data, err)
+		}
+		if (vs == nil) != (ve == nil) {
+			t.Fatalf("%s: args %s: %s", target.name, data, disagreement(vs, ve))
+		}
+	})
+}
+
+// FuzzNoPanic compiles arbitrary bytes as a schema, with options picked by the bits of
+// opts, and validates arbitrary arguments with it, as bytes and as decoded values.
+func FuzzNoPanic(f *testing.F) {
+	for _, file := range loadCorpus(f) {
+		for _, g := range file.groups {
+			opts := uint8(0)
+			if g.FormatAssertion {
+				opts = 1
+			}
+			for _, tc := range g.Tests {
+				f.Add([]byte(g.Schema), []byte(tc.Data), opts)
+			}
+		}
+	}
+	for _, s := range []struct{ schema, args string }{
+		{``, ``},
+		{`true`, `{`},
+		{`false`, `null`},
+		{`{"type":"object","properties":{"a":{"$ref":"#"}}}`, `{"a":{"a":{"a":{}}}}`},
+		{`{"$ref":"#"}`, `1`},
+		{`{"$ref":"#/$defs/x","$defs":{"x":{"$ref":"#/$defs/x"}}}`, `1`},
+		{`{"patternProperties":{"^a":{"type":"string"}}}`, `{"a":1,"a":2}`},
+		{`{"enum":[1e2,{"a":[1.0]}]}`, `{"a":[1]}`},
+		{`{"multipleOf":1e-400}`, `1e400`},
+		{`{"uniqueItems":true}`, `[1,1.0,"\u0031"]`},
+		{`{"$schema":"http://json-schema.org/draft-04/schema#","minimum":0,"exclusiveMinimum":true}`, `0`},
+		{`{"type":"string","pattern":"\\p{L}+","format":"date-time"}`, `"\ud800"`},
+		{`{"oneOf":[{"required":["a"]},{"required":["b"]}]}`, `{"a":1,"b":2}`},
+		{`{"if":{"const":1},"then":false,"else":true}`, `[[[[[[1]]]]]]`},
+	} {
+		f.Add([]byte(s.schema), []byte(s.args), uint8(0xff))
+	}
+	f.Fuzz(func(t *testing.T, schema, args []byte, opts uint8) {
+		var options []mcpvalidate.Option
+		if opts&1 != 0 {
+			options = append(options, mcpvalidate.WithFormatAssertion())
+		}
+		if opts&2 != 0 {
+			options = append(options, mcpvalidate.StrictSubset())
+		}
+		if opts&4 != 0 {
+			options = append(options, mcpvalidate.WithMaxDepth(3))
+		}
+		if opts&8 != 0 {
+			options = append(options, mcpvalidate.WithMaxViolations(1))
+		}
+		v, err := mcpvalidate.Compile(schema, options...)
+		if err != nil {
+			var se *mcpvalidate.SchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("Compile returned %T, not a *SchemaError: %v", err, err)
+			}
+			return
+		}
+		vs := v.Validate(args)
+		mcpvalidate.Messages(vs, nil)
+		mcpvalidate.Messages(vs, mcpvalidate.GatewayFormat)
+		syntax, tooDeep := false, false
+		for _, x := range vs {
+			syntax = syntax || x.Kind == mcpvalidate.KindSyntax
+			tooDeep = tooDeep || x.Kind == mcpvalidate.KindTooDeep
+		}
+		wellFormed := json.Valid(args)
+		if wellFormed && syntax {
+			t.Fatalf("Validate reports a syntax error in well-formed JSON %q: %s", args, describe(vs))
+		}
+		if !wellFormed && !syntax && !tooDeep {
+			t.Fatalf("Validate finds no syntax error in malformed JSON %q: %s", args, describe(vs))
+		}
+		if !wellFormed {
+			return
+		}
+		var decoded any
+		if json.Unmarshal(args, &decoded) == nil {
+			mcpvalidate.Messages(v.ValidateValue(decoded), nil)
+		}
+		// Decoded exactly, the same arguments must get the same verdict, unless a duplicate
+		// member name, which decoding drops, made Validate refuse them.
+		dec := json.NewDecoder(bytes.NewReader(args))
+		dec.UseNumber()
+		var exact any
+		if dec.Decode(&exact) != nil || !plainJSON(args, 1<<30) {
+			return
+		}
+		if vvs := v.ValidateValue(exact); (vvs == nil) != (vs == nil) {
+			t.Fatalf("schema %q, args %q: Validate says %q, ValidateValue of the decoded value says %q",
+				schema, args, describe(vs), describe(vvs))
+		}
+	})
+}

@@ -1,0 +1,280 @@
+// Package gosdk holds end-to-end tests of the examples/weather server driven by the
+// official MCP Go SDK (github.com/modelcontextprotocol/go-sdk) as the client, over stdio
+// and over streamable HTTP.
+//
+// The weather binary comes from $WEATHER_BIN; when that is unset, TestMain builds it from
+// the root module (go build -o <tmp>/weather ./examples/weather, run in ../..).
+package gosdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const (
+	testTimeout   = 30 * time.Second // one transport's checks, connect to close
+	listenTimeout = 15 * time.Second // the HTTP server accepting connections
+	stopTimeout   = 3 * time.Second  // SIGTERM to SIGKILL
+	unknownTool   = "no_such_tool"
+)
+
+// weatherBin is the path of the weather binary under test.
+var weatherBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	weatherBin = os.Getenv("WEATHER_BIN")
+	if weatherBin == "" {
+		dir, err := os.MkdirTemp("", "mcpvalidate-e2e-gosdk-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		weatherBin = filepath.Join(dir, "weather")
+		cmd := exec.Command("go", "build", "-o", weatherBin, "./examples/weather")
+		cmd.Dir = filepath.Join("..", "..")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		fmt.Fprintf(os.Stderr, "e2e: WEATHER_BIN unset; building %s in %s\n", weatherBin, cmd.Dir)
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: building examples/weather:", err)
+			return 1
+		}
+	} else if abs, err := filepath.Abs(weatherBin); err == nil {
+		weatherBin = abs
+	}
+	if _, err := os.Stat(weatherBin); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: weather binary:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+type call struct {
+	args map[string]any
+	text string
+}
+
+var (
+	validCall = call{
+		args: map[string]any{"location": "Paris", "days": 2},
+		text: "Paris: sunny, 21°c, for the next 2 day(s)",
+	}
+	badCalls = []call{
+		{
+			args: map[string]any{"location": "Paris", "days": "two"},
+			text: "Invalid arguments: property 'days' must be integer",
+		},
+		{
+			args: map[string]any{"days": 2.5, "units": "k", "x": 1},
+			text: "Invalid arguments: missing required property 'location'; property 'days' must be integer; " +
+				"property 'units' must be one of ['c', 'f']; unexpected property 'x'",
+		},
+		{
+			args: map[string]any{"location": "Paris", "days": true},
+			text: "Invalid arguments: property 'days' must be integer",
+		},
+	}
+)
+
+func newClient() *mcp.Client {
+	return mcp.NewClient(&mcp.Implementation{Name: "mcpvalidate-e2e-gosdk", Version: "0.0.0"}, nil)
+}
+
+func TestStdio(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+
+	cmd := exec.Command(weatherBin)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	// Cleanups run last-registered first: the session is closed (which ends the server)
+	// before this kill, which only matters if Close did not stop it.
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			_ = cmd.Process.Kill() // an error here means it is already gone
+		}
+	})
+	session, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: stopTimeout}, nil)
+	if err != nil {
+		t.Fatalf("connect over stdio: %v\nserver stderr:\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() { _ = session.Close() })
+
+	runChecks(ctx, t, session)
+	if t.Failed() {
+		t.Logf("server stderr:\n%s", stderr.String())
+	}
+}
+
+func TestStreamableHTTP(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+
+	url, output := startHTTPServer(t)
+	transport := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}
+	session, err := newClient().Connect(ctx, transport, nil)
+	if err != nil {
+		t.Fatalf("connect to %s: %v\nserver output:\n%s", url, err, output.String())
+	}
+	t.Cleanup(func() { _ = session.Close() })
+
+	runChecks(ctx, t, session)
+	if t.Failed() {
+		t.Logf("server output:\n%s", output.String())
+	}
+}
+
+// startHTTPServer runs the weather binary with -http on a free port of 127.0.0.1, waits
+// until it accepts connections and stops it when the test ends.
+func startHTTPServer(t *testing.T) (string, *lockedBuffer) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("finding a free port: %v", err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+
+	var output lockedBuffer
+	cmd := exec.Command(weatherBin, "-http", addr)
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s -http %s: %v", weatherBin, addr, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+			return
+		default:
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(stopTimeout):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+
+	deadline := time.Now().Add(listenTimeout)
+	for {
+		select {
+		case err := <-exited:
+			exited <- err // for the cleanup
+			t.Fatalf("%s -http %s exited early: %v\noutput:\n%s", weatherBin, addr, err, output.String())
+		default:
+		}
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s -http %s did not accept connections within %v: %v\noutput:\n%s",
+				weatherBin, addr, listenTimeout, err, output.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "http://" + addr + "/mcp", &output
+}
+
+// runChecks makes the checks shared by every transport.
+func runChecks(ctx context.Context, t *testing.T, session *mcp.ClientSession) {
+	if res := session.InitializeResult(); res != nil {
+		t.Logf("negotiated protocol version %s with server %s %s", res.ProtocolVersion, res.ServerInfo.Name, res.ServerInfo.Version)
+	}
+	t.Run("tools/list", func(t *testing.T) {
+		res, err := session.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		if !slices.Contains(names, "weather") {
+			t.Fatalf("tools/list = %q, want it to include \"weather\"", names)
+		}
+	})
+
+	t.Run("valid", func(t *testing.T) {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: validCall.args})
+		if err != nil {
+			t.Fatalf("call %v: %v", validCall.args, err)
+		}
+		got := textOf(t, res)
+		if res.IsError {
+			t.Fatalf("call %v: IsError true, text %q", validCall.args, got)
+		}
+		if got != validCall.text {
+			t.Fatalf("call %v:\n got  %q\n want %q", validCall.args, got, validCall.text)
+		}
+	})
+
+	for i, bad := range badCalls {
+		t.Run(fmt.Sprintf("invalid%d", i+1), func(t *testing.T) {
+			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: bad.args})
+			if err != nil {
+				t.Fatalf("call %v: got error %v, want a tool result with IsError", bad.args, err)
+			}
+			got := textOf(t, res)
+			if !res.IsError {
+				t.Errorf("call %v: IsError false, want true (text %q)", bad.args, got)
+			}
+			if got != bad.text {
+				t.Errorf("call %v:\n got  %q\n want %q", bad.args, got, bad.text)
+			}
+		})
+	}
+
+	t.Run("unknown tool", func(t *testing.T) {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: unknownTool, Arguments: map[string]any{}})
+		if err == nil {
+			t.Fatalf("call %s: got result %+v, want a JSON-RPC error", unknownTool, res)
+		}
+		var wireErr *jsonrpc.Error
+		if !errors.As(err, &wireErr) {
+			t.Fatalf("call %s: error %v (%T) is not a *jsonrpc.Error", unknownTool, err, err)
+		}
+		if wireErr.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("call %s: JSON-RPC error code %d, want %d (%v)", unknownTool, wireErr.Code, jsonrpc.CodeInvalidParams, err)
+		}
+		if !strings.Contains(wireErr.Message, unknownTool) {
+			t.Errorf("call %s: error message %q does not name the tool", unknownTool, wireErr.Message)
+		}
+		t.Logf("call %s: %v", unknownTool, err)
+	})
+}
+
+// textOf joins the text contents of a tool result.
+func textOf(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		if !ok {
+			t.Fatalf("tool result content %T, want only *mcp.TextContent", c)
+		}
+		b.WriteString(tc.Text)
+	}
+	return b.String()
+}

@@ -1,0 +1,348 @@
+// End-to-end checks of the examples/weather MCP server with the official MCP TypeScript SDK
+// (@modelcontextprotocol/sdk), over stdio and over streamable HTTP.
+//
+// Usage: node e2e.mjs /path/to/built/weather
+//
+// The script builds nothing: it is given the path of a built weather binary. It starts the
+// servers it needs itself (the stdio one through StdioClientTransport, the HTTP one on
+// 127.0.0.1 with a free port) and always stops them, on success, failure or timeout.
+// It exits 0 when every check passes and 1 (with a message naming the check) otherwise.
+
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+const GLOBAL_TIMEOUT_MS = Number(process.env.E2E_GLOBAL_TIMEOUT_MS) || 60_000; // the whole run
+const REQUEST_TIMEOUT_MS = 10_000; // one MCP request
+const LISTEN_TIMEOUT_MS = 15_000; // the HTTP server accepting connections
+
+const VALID_CALL = {
+  args: { location: 'Paris', days: 2 },
+  text: 'Paris: sunny, 21°c, for the next 2 day(s)',
+};
+
+const BAD_CALLS = [
+  {
+    args: { location: 'Paris', days: 'two' },
+    text: "Invalid arguments: property 'days' must be integer",
+  },
+  {
+    args: { days: 2.5, units: 'k', x: 1 },
+    text:
+      "Invalid arguments: missing required property 'location'; property 'days' must be integer; " +
+      "property 'units' must be one of ['c', 'f']; unexpected property 'x'",
+  },
+  {
+    args: { location: 'Paris', days: true },
+    text: "Invalid arguments: property 'days' must be integer",
+  },
+];
+
+const UNKNOWN_TOOL = 'no_such_tool';
+
+// ---------------------------------------------------------------------------------------
+// Process bookkeeping: every child we (or the SDK) started is killed before we exit.
+
+// Entries are ChildProcess objects (the HTTP servers) and StdioClientTransport objects,
+// whose pid getter turns null once their process has exited.
+/** @type {Set<import('node:child_process').ChildProcess | {pid: number | null}>} */
+const children = new Set();
+
+function killAll() {
+  for (const child of children) {
+    const pid = child.pid;
+    if (pid == null) continue;
+    if (child.exitCode != null || child.signalCode != null) continue; // already exited
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  children.clear();
+}
+
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    console.error(`e2e(node): FAIL: interrupted by ${sig}`);
+    killAll();
+    process.exit(1);
+  });
+}
+
+class CheckError extends Error {}
+
+function fail(message) {
+  throw new CheckError(message);
+}
+
+function log(message) {
+  console.log(`e2e(node): ${message}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers.
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new CheckError(`timed out after ${ms} ms: ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port) {
+  return new Promise((resolve) => {
+    const sock = net.connect({ host: '127.0.0.1', port });
+    const done = (ok) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(1000, () => done(false));
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts `bin -http 127.0.0.1:PORT` and waits until it accepts TCP connections. */
+async function startHttpServer(bin) {
+  const port = await freePort();
+  const addr = `127.0.0.1:${port}`;
+  const child = spawn(bin, ['-http', addr], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  let exited = null;
+  child.on('exit', (code, signal) => {
+    exited = { code, signal };
+  });
+  let spawnError = null;
+  child.on('error', (err) => {
+    spawnError = err;
+  });
+
+  const deadline = Date.now() + LISTEN_TIMEOUT_MS;
+  for (;;) {
+    if (spawnError) fail(`could not start ${bin} -http ${addr}: ${spawnError.message}`);
+    if (exited) {
+      fail(`${bin} -http ${addr} exited early (${JSON.stringify(exited)}); output:\n${output}`);
+    }
+    if (await canConnect(port)) break;
+    if (Date.now() > deadline) {
+      fail(`${bin} -http ${addr} did not accept connections within ${LISTEN_TIMEOUT_MS} ms; output:\n${output}`);
+    }
+    await sleep(50);
+  }
+  const stop = async () => {
+    if (exited) return;
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await gone;
+    clearTimeout(timer);
+    children.delete(child);
+  };
+  return { url: `http://${addr}/mcp`, stop, output: () => output };
+}
+
+function textOf(result) {
+  if (!Array.isArray(result?.content)) {
+    fail(`tool result has no content array: ${JSON.stringify(result)}`);
+  }
+  return result.content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('');
+}
+
+// ---------------------------------------------------------------------------------------
+// The checks, the same for every transport.
+
+async function runChecks(name, client) {
+  const req = { timeout: REQUEST_TIMEOUT_MS };
+  const where = (what) => `[${name}] ${what}`;
+
+  // tools/list
+  const list = await client.listTools(undefined, req);
+  const names = list.tools.map((t) => t.name);
+  if (!names.includes('weather')) {
+    fail(where(`tools/list does not include "weather": got ${JSON.stringify(names)}`));
+  }
+  log(where(`tools/list: ${JSON.stringify(names)}`));
+
+  // valid call
+  {
+    const res = await client.callTool({ name: 'weather', arguments: VALID_CALL.args }, undefined, req);
+    const text = textOf(res);
+    if (res.isError) {
+      fail(where(`valid call ${JSON.stringify(VALID_CALL.args)} returned isError: ${text}`));
+    }
+    if (text !== VALID_CALL.text) {
+      fail(where(`valid call ${JSON.stringify(VALID_CALL.args)}:\n  want ${JSON.stringify(VALID_CALL.text)}\n  got  ${JSON.stringify(text)}`));
+    }
+    log(where(`valid call ok: ${JSON.stringify(text)}`));
+  }
+
+  // invalid calls: a tool result with isError true and exactly the expected text
+  for (const bad of BAD_CALLS) {
+    const res = await client.callTool({ name: 'weather', arguments: bad.args }, undefined, req);
+    const text = textOf(res);
+    if (res.isError !== true) {
+      fail(where(`bad call ${JSON.stringify(bad.args)}: isError is ${JSON.stringify(res.isError)}, want true; text ${JSON.stringify(text)}`));
+    }
+    if (text !== bad.text) {
+      fail(where(`bad call ${JSON.stringify(bad.args)}:\n  want ${JSON.stringify(bad.text)}\n  got  ${JSON.stringify(text)}`));
+    }
+    log(where(`bad call ${JSON.stringify(bad.args)} ok: isError, ${JSON.stringify(text)}`));
+  }
+
+  // unknown tool: a JSON-RPC error, which callTool throws as an McpError
+  {
+    let res;
+    try {
+      res = await client.callTool({ name: UNKNOWN_TOOL, arguments: {} }, undefined, req);
+    } catch (err) {
+      if (!(err instanceof McpError)) {
+        fail(where(`unknown tool: callTool threw ${err?.name ?? typeof err} (${err?.message ?? err}), want McpError`));
+      }
+      if (err.code !== ErrorCode.InvalidParams /* -32602 */) {
+        fail(where(`unknown tool: McpError code ${err.code}, want -32602 (message ${JSON.stringify(err.message)})`));
+      }
+      log(where(`unknown tool ok: McpError ${err.code}: ${JSON.stringify(err.message)}`));
+      return;
+    }
+    fail(where(`unknown tool: callTool did not throw; it returned ${JSON.stringify(res)}`));
+  }
+}
+
+function newClient() {
+  return new Client({ name: 'mcpvalidate-e2e-node', version: '0.0.0' });
+}
+
+/** Records the protocol version the server answers initialize with (for the log only). */
+function watchProtocolVersion(name, transport) {
+  // Protocol.connect keeps a handler set before it and calls it for every message.
+  transport.onmessage = (msg) => {
+    const v = msg?.result?.protocolVersion;
+    if (typeof v === 'string' && msg.result.serverInfo) log(`[${name}] negotiated protocol version ${v}`);
+  };
+}
+
+async function checkStdio(bin) {
+  const transport = new StdioClientTransport({ command: bin, args: [], stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => (stderr += d));
+  watchProtocolVersion('stdio', transport);
+  const client = newClient();
+  try {
+    const connecting = client.connect(transport, { timeout: REQUEST_TIMEOUT_MS });
+    // The transport spawns the server synchronously in start(); track it at once so that
+    // a hang in initialize still ends with the server killed.
+    children.add(transport);
+    await withTimeout(connecting, REQUEST_TIMEOUT_MS, '[stdio] connect');
+    await runChecks('stdio', client);
+  } catch (err) {
+    if (stderr) err.message += `\n[stdio] server stderr:\n${stderr}`;
+    throw err;
+  } finally {
+    await withTimeout(client.close(), 6000, '[stdio] close').catch(() => {});
+    // close() normally ends the server; make sure of it (pid is null once it has exited).
+    if (transport.pid != null) {
+      try {
+        process.kill(transport.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    children.delete(transport);
+  }
+}
+
+async function checkHttp(bin) {
+  const server = await startHttpServer(bin);
+  log(`[http] server up at ${server.url}`);
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+  });
+  watchProtocolVersion('http', transport);
+  const client = newClient();
+  try {
+    await withTimeout(client.connect(transport, { timeout: REQUEST_TIMEOUT_MS }), REQUEST_TIMEOUT_MS, '[http] connect');
+    await runChecks('http', client);
+  } catch (err) {
+    const out = server.output();
+    if (out) err.message += `\n[http] server output:\n${out}`;
+    throw err;
+  } finally {
+    await withTimeout(transport.terminateSession(), 3000, '[http] terminate session').catch(() => {});
+    await withTimeout(client.close(), 3000, '[http] close').catch(() => {});
+    await server.stop();
+  }
+}
+
+async function main() {
+  const binArg = process.argv[2];
+  if (!binArg) fail('usage: node e2e.mjs /path/to/weather-binary');
+  const bin = path.resolve(binArg);
+  if (!existsSync(bin)) fail(`weather binary not found: ${bin}`);
+
+  // Both transports run even if the first fails, so one run shows every failure.
+  const failures = [];
+  for (const [name, check] of [
+    ['stdio', checkStdio],
+    ['streamable HTTP', checkHttp],
+  ]) {
+    try {
+      await check(bin);
+      log(`${name}: all checks passed`);
+    } catch (err) {
+      const msg = err instanceof CheckError ? err.message : err?.stack ?? String(err);
+      console.error(`e2e(node): FAIL (${name}): ${msg}`);
+      failures.push(name);
+    }
+  }
+  if (failures.length > 0) fail(`failed transports: ${failures.join(', ')}`);
+}
+
+const globalTimer = setTimeout(() => {
+  console.error(`e2e(node): FAIL: global timeout of ${GLOBAL_TIMEOUT_MS} ms reached`);
+  killAll();
+  process.exit(1);
+}, GLOBAL_TIMEOUT_MS);
+
+main().then(
+  () => {
+    clearTimeout(globalTimer);
+    killAll();
+    log('PASS (2 transports, 6 checks each)');
+    process.exit(0);
+  },
+  (err) => {
+    clearTimeout(globalTimer);
+    killAll();
+    console.error(`e2e(node): FAIL: ${err instanceof CheckError ? err.message : err?.stack ?? err}`);
+    process.exit(1);
+  },
+);
