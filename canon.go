@@ -16,7 +16,33 @@ type valueSet struct {
 	nums          map[string]bool // canonical numbers
 	others        map[string]bool // canonical arrays and objects
 	null, yes, no bool
+	few           []string // the strings, when so few that comparing beats hashing
 }
+
+// has reports whether the set holds the value of type t with the given key (see setCheck).
+func (vs *valueSet) has(t typeSet, key []byte) bool {
+	switch t {
+	case tString:
+		if len(vs.strs) <= fewStrings {
+			for _, s := range vs.few {
+				if s == string(key) {
+					return true
+				}
+			}
+			return false
+		}
+		return vs.strs[string(key)]
+	case tNumber:
+		return vs.nums[string(key)]
+	case tBoolean:
+		return key[0] == 't' && vs.yes || key[0] == 'f' && vs.no
+	case tNull:
+		return vs.null
+	}
+	return vs.others[string(key)]
+}
+
+const fewStrings = 8
 
 func newValueSet(vals []any) *valueSet {
 	vs := &valueSet{strs: map[string]bool{}, nums: map[string]bool{}, others: map[string]bool{}}
@@ -28,6 +54,9 @@ func newValueSet(vals []any) *valueSet {
 			vs.yes = vs.yes || v
 			vs.no = vs.no || !v
 		case string:
+			if !vs.strs[v] {
+				vs.few = append(vs.few, v)
+			}
 			vs.strs[v] = true
 		case json.Number:
 			n, _ := parseNumber([]byte(v), nil)

@@ -69,6 +69,7 @@ type node struct {
 	applicators bool // any of ref, allOf, anyOf, oneOf, not, if
 	objectWork  bool // any keyword that looks inside an object
 	arrayWork   bool
+	numberWork  bool // enum, const or a numeric bound
 }
 
 type prop struct {
@@ -472,6 +473,8 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 	_, hasRef := o.get("$ref")
 	n.refOnly = hasRef && asserting == 1
 	n.ownless = !n.ownWork()
+	n.numberWork = n.enum != nil || n.konst != nil || n.minimum != nil || n.maximum != nil ||
+		n.exclusiveMinimum != nil || n.exclusiveMaximum != nil || n.multipleOf != nil
 	if len(n.props) > 8 {
 		n.propIndex = make(map[string]int, len(n.props))
 		for i, p := range n.props {

@@ -70,7 +70,7 @@ func (s *state) applicators(n *node, start, end, depth int) (bool, int) {
 			s.explain(n.oneOf, "oneOf", start, depth)
 		case matches > 1:
 			ok = false
-			s.fail(Violation{Kind: KindManyMatch, Keyword: "oneOf", Indexes: first[:]})
+			s.fail(Violation{Kind: KindManyMatch, Keyword: "oneOf", Indexes: []int{first[0], first[1]}})
 		}
 	}
 	if n.not != nil && s.test(n.not, start, depth) {
@@ -114,12 +114,12 @@ func (s *state) test(sub *node, start, depth int) bool {
 			return end >= 0
 		}
 	}
-	path, items, count := len(s.path), len(s.items), s.count
+	path, items, keys, count := len(s.path), len(s.items), len(s.keys), s.count
 	s.quiet++
 	s.pos = start
 	ok := s.value(sub, depth)
 	s.quiet--
-	s.path, s.items, s.count = s.path[:path], s.items[:items], count
+	s.path, s.items, s.keys, s.count = s.path[:path], s.items[:items], s.keys[:keys], count
 	if s.memo != nil {
 		end := s.pos
 		if !ok {

@@ -202,6 +202,45 @@ func smallInt(lit []byte) (int64, bool) {
 	return v, true
 }
 
+// smallDecimal reads a literal without exponent and with at most 18 digits as m × 10^-frac.
+func smallDecimal(lit []byte) (m int64, frac int, ok bool) {
+	neg := lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	digits, point := 0, -1
+	for i, c := range lit {
+		switch {
+		case c == '.':
+			point = i
+		case c < '0' || c > '9' || digits == 18:
+			return 0, 0, false
+		default:
+			m = m*10 + int64(c-'0')
+			digits++
+		}
+	}
+	if point >= 0 {
+		frac = len(lit) - point - 1
+	}
+	if neg {
+		m = -m
+	}
+	return m, frac, true
+}
+
+var pow10 = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
 // A bound is a numeric keyword's value, kept exactly and, when it is a small integer, as an int64 too.
 type bound struct {
 	num   number

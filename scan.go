@@ -17,15 +17,21 @@ type str struct {
 }
 
 func (s *state) skipWS() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
+	for s.pos < len(s.data) && space[s.data[s.pos]] {
+		s.pos++
 	}
 }
+
+var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+
+// plain marks the bytes a string can hold without a second look: not '"', '\\', a control
+// character or a byte of a multi-byte sequence.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // peek returns the next non-space byte, or 0 at the end of the input.
 func (s *state) peek() byte {
@@ -61,6 +67,9 @@ func (s *state) readString() (str, bool) {
 	d := s.data
 	for i := s.pos; i < len(d); i++ {
 		c := d[i]
+		if plain[c] {
+			continue
+		}
 		switch {
 		case c == '"':
 			t.end = i

@@ -2,6 +2,7 @@ package mcpvalidate
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -110,7 +111,7 @@ func (v *Validator) state(args []byte) *state {
 	if s == nil {
 		s = &state{}
 	}
-	s.v, s.data, s.pos = v, args, 0
+	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
 	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
 	s.path, s.keys, s.items = s.path[:0], s.keys[:0], s.items[:0]
 	s.tests, s.explained, s.forEngine = 0, 0, false
@@ -123,29 +124,31 @@ func (v *Validator) state(args []byte) *state {
 
 // state is one validation in progress. It is pooled: its slices keep their capacity.
 type state struct {
-	v     *Validator
-	data  []byte
-	pos   int
-	out   []Violation
-	count int  // violations found, including those beyond the limit
-	quiet int  // > 0 while only a verdict is needed (inside anyOf, oneOf, not, if)
-	abort bool // a syntax error or too deep: nothing more is checked
-	path  []seg
-	buf   []byte // decoded string
-	nbuf  []byte // number digits
-	keys  []str  // member names of the objects being scanned, for duplicates
-	items [][2]int
+	v        *Validator
+	data     []byte
+	pos      int
+	maxDepth int
+	out      []Violation
+	count    int  // violations found, including those beyond the limit
+	quiet    int  // > 0 while only a verdict is needed (inside anyOf, oneOf, not, if)
+	abort    bool // a syntax error or too deep: nothing more is checked
+	path     []seg
+	buf      []byte // decoded string
+	nbuf     []byte // number digits
+	keys     []str  // member names of the objects being scanned, for duplicates
+	items    [][2]int
 
-	tests     int // quiet tests so far
+	tests     int             // quiet tests so far
 	memo      map[memoKey]int // where a tested value ends, or -1 when it failed
-	explained int  // alternatives re-run by explain so far
-	forEngine bool // refuse numbers the full engine cannot take
+	explained int             // alternatives re-run by explain so far
+	forEngine bool            // refuse numbers the full engine cannot take
 }
 
 // seg is one step of the current path: a member name token or an array index.
 type seg struct {
-	name  str
-	index int // -1 for a member
+	name     str
+	declared *string // the schema's spelling of a declared name, which costs nothing to keep
+	index    int     // -1 for a member
 }
 
 // end checks that nothing but space follows the arguments.
@@ -172,33 +175,48 @@ func (s *state) result() []Violation {
 
 // fail records a violation at the current path. Under quiet it only counts.
 func (s *state) fail(v Violation) {
+	s.record(v, "", false)
+}
+
+// failMember records a violation about the member name of the current object.
+func (s *state) failMember(name string, v Violation) {
+	s.record(v, name, true)
+}
+
+func (s *state) record(v Violation, name string, isMember bool) {
 	s.count++
-	if s.quiet > 0 {
+	if s.quiet > 0 || len(s.out) > s.v.cfg.maxViolations {
 		return
 	}
-	if len(s.out) <= s.v.cfg.maxViolations {
-		v.Path = s.currentPath(v.Path)
-		s.out = append(s.out, v)
-	}
+	v.Path = s.currentPath(name, isMember)
+	s.out = append(s.out, v)
 }
 
-// currentPath renders the path stack, followed by extra (a missing member's name).
-func (s *state) currentPath(extra Path) Path {
-	if len(s.path)+len(extra) == 0 {
+// currentPath renders the path stack, followed by a member name if isMember.
+func (s *state) currentPath(name string, isMember bool) Path {
+	n := len(s.path)
+	if isMember {
+		n++
+	}
+	if n == 0 {
 		return nil
 	}
-	p := make(Path, 0, len(s.path)+len(extra))
+	p := make(Path, 0, n)
 	for _, e := range s.path {
-		if e.index >= 0 {
+		switch {
+		case e.index >= 0:
 			p = append(p, PathElem{Index: e.index})
-			continue
+		case e.declared != nil:
+			p = append(p, PathElem{Name: *e.declared, Index: -1})
+		default:
+			p = append(p, PathElem{Name: string(e.name.text(s.data, &s.buf)), Index: -1})
 		}
-		p = append(p, PathElem{Name: string(e.name.text(s.data, &s.buf)), Index: -1})
 	}
-	return append(p, extra...)
+	if isMember {
+		p = append(p, PathElem{Name: name, Index: -1})
+	}
+	return p
 }
-
-func member(name string) Path { return Path{{Name: name, Index: -1}} }
 
 // value validates the value at s.pos against n (nil accepts anything) and moves past it.
 // It reports whether the value is valid; under quiet it may stop early on failure.
@@ -306,7 +324,7 @@ func (s *state) own(n *node, depth int) outcome {
 		s.pos = start
 		key := s.canonical(nil)
 		s.pos = end
-		if c := s.setCheck(n, func(vs *valueSet) bool { return vs.others[string(key)] }); c != passed {
+		if c := s.setCheck(n, tObject, key); c != passed {
 			return c
 		}
 		return r
@@ -330,16 +348,7 @@ func (s *state) own(n *node, depth int) outcome {
 	if n.enum == nil && n.konst == nil {
 		return passed
 	}
-	in := func(vs *valueSet) bool {
-		switch c {
-		case 't':
-			return vs.yes
-		case 'f':
-			return vs.no
-		}
-		return vs.null
-	}
-	return s.setCheck(n, in)
+	return s.setCheck(n, t, s.data[s.pos-len(word):s.pos])
 }
 
 func (s *state) typeOK(n *node, t typeSet) bool {
@@ -350,13 +359,14 @@ func (s *state) typeOK(n *node, t typeSet) bool {
 	return false
 }
 
-// setCheck applies enum and const given a membership test.
-func (s *state) setCheck(n *node, in func(*valueSet) bool) outcome {
-	if n.konst != nil && !in(n.konst) {
+// setCheck applies const and enum to a value of type t whose key is the decoded string,
+// the canonical number or structure, or the literal true, false or null.
+func (s *state) setCheck(n *node, t typeSet, key []byte) outcome {
+	if n.konst != nil && !n.konst.has(t, key) {
 		s.fail(Violation{Kind: KindConst, Keyword: "const", Values: []string{n.konstText}})
 		return failed
 	}
-	if n.enum != nil && !in(n.enum) {
+	if n.enum != nil && !n.enum.has(t, key) {
 		s.fail(Violation{Kind: KindEnum, Keyword: "enum", Values: n.enumTexts})
 		return failed
 	}
@@ -404,7 +414,7 @@ func (s *state) stringValue(n *node) outcome {
 		return passed
 	}
 	text := t.text(s.data, &s.buf)
-	if r := s.setCheck(n, func(vs *valueSet) bool { return vs.strs[string(text)] }); r != passed {
+	if r := s.setCheck(n, tString, text); r != passed {
 		return r
 	}
 	if n.minLength >= 0 || n.maxLength >= 0 {
@@ -434,51 +444,34 @@ func (s *state) numberValue(n *node) outcome {
 	if !ok {
 		return failed
 	}
-	small, isSmall := smallInt(lit)
-	var num number
-	parsed := false
-	exact := func() number {
-		if !parsed {
-			num, s.nbuf = parseNumber(lit, s.nbuf)
-			parsed = true
-		}
-		return num
+	if !n.numberWork && (n.types == 0 || n.types&tNumber != 0) {
+		return passed
 	}
+	x := numArg{lit: lit}
+	x.small, x.isSmall = smallInt(lit)
 	if n.types != 0 && n.types&tNumber == 0 {
-		if n.types&tInteger == 0 || !isSmall && !exact().isInt() {
+		if n.types&tInteger == 0 || !x.isSmall && !s.exact(&x).isInt() {
 			s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames})
 			return wrongType
 		}
 	}
 	if n.enum != nil || n.konst != nil {
-		key := exact().appendCanonical(s.buf[:0])
+		key := s.exact(&x).appendCanonical(s.buf[:0])
 		s.buf = key
-		if r := s.setCheck(n, func(vs *valueSet) bool { return vs.nums[string(key)] }); r != passed {
+		if r := s.setCheck(n, tNumber, key); r != passed {
 			return r
 		}
 	}
-	cmp := func(b *bound) int {
-		if isSmall && b.isInt {
-			switch {
-			case small < b.small:
-				return -1
-			case small > b.small:
-				return 1
-			}
-			return 0
-		}
-		return exact().cmp(b.num)
-	}
 	switch {
-	case n.minimum != nil && cmp(n.minimum) < 0:
+	case n.minimum != nil && s.cmpBound(&x, n.minimum) < 0:
 		s.fail(Violation{Kind: KindMinimum, Keyword: "minimum", Limit: n.minimum.text})
-	case n.exclusiveMinimum != nil && cmp(n.exclusiveMinimum) <= 0:
+	case n.exclusiveMinimum != nil && s.cmpBound(&x, n.exclusiveMinimum) <= 0:
 		s.fail(Violation{Kind: KindExclusiveMinimum, Keyword: "exclusiveMinimum", Limit: n.exclusiveMinimum.text})
-	case n.maximum != nil && cmp(n.maximum) > 0:
+	case n.maximum != nil && s.cmpBound(&x, n.maximum) > 0:
 		s.fail(Violation{Kind: KindMaximum, Keyword: "maximum", Limit: n.maximum.text})
-	case n.exclusiveMaximum != nil && cmp(n.exclusiveMaximum) >= 0:
+	case n.exclusiveMaximum != nil && s.cmpBound(&x, n.exclusiveMaximum) >= 0:
 		s.fail(Violation{Kind: KindExclusiveMaximum, Keyword: "exclusiveMaximum", Limit: n.exclusiveMaximum.text})
-	case n.multipleOf != nil && !s.multiple(isSmall, small, n.multipleOf, exact):
+	case n.multipleOf != nil && !s.multiple(&x, n.multipleOf):
 		s.fail(Violation{Kind: KindMultipleOf, Keyword: "multipleOf", Limit: n.multipleOf.text})
 	default:
 		return passed
@@ -486,17 +479,47 @@ func (s *state) numberValue(n *node) outcome {
 	return failed
 }
 
-func (s *state) multiple(isSmall bool, small int64, m *bound, exact func() number) bool {
-	if isSmall && m.isInt {
-		return small%m.small == 0
+// numArg is a number of the arguments: its literal, its value when the literal is a small
+// integer, and its exact form, parsed only when needed.
+type numArg struct {
+	lit     []byte
+	small   int64
+	isSmall bool
+	exactly number
+	parsed  bool
+}
+
+func (s *state) exact(x *numArg) number {
+	if !x.parsed {
+		x.exactly, s.nbuf = parseNumber(x.lit, s.nbuf)
+		x.parsed = true
 	}
-	return exact().multipleOf(m.num)
+	return x.exactly
+}
+
+func (s *state) cmpBound(x *numArg, b *bound) int {
+	if x.isSmall && b.isInt {
+		return cmpInt(x.small, b.small)
+	}
+	if m, frac, ok := smallDecimal(x.lit); ok && b.isInt && frac < len(pow10) {
+		if scaled := b.small * pow10[frac]; scaled/pow10[frac] == b.small {
+			return cmpInt(m, scaled)
+		}
+	}
+	return s.exact(x).cmp(b.num)
+}
+
+func (s *state) multiple(x *numArg, m *bound) bool {
+	if x.isSmall && m.isInt {
+		return x.small%m.small == 0
+	}
+	return s.exact(x).multipleOf(m.num)
 }
 
 // object scans an object member by member. n may be nil: any member is allowed, but names
 // must still be unique.
 func (s *state) object(n *node, depth int) outcome {
-	if depth >= s.v.cfg.maxDepth {
+	if depth >= s.maxDepth {
 		s.tooDeep()
 		return failed
 	}
@@ -515,8 +538,8 @@ func (s *state) object(n *node, depth int) outcome {
 		seen.init(len(n.slots))
 	}
 	keysStart := len(s.keys)
-	defer func() { s.keys = s.keys[:keysStart] }()
 	var names map[string]bool // set of undeclared names, once there are many
+	next := 0                 // the property expected next: members tend to come in schema order
 	ok := true
 	members := 0
 	if s.peek() == '}' {
@@ -533,10 +556,10 @@ func (s *state) object(n *node, depth int) outcome {
 			}
 			members++
 			s.path = append(s.path, seg{name: key, index: -1})
-			if !s.member(n, work, key, &seen, keysStart, &names, depth) {
+			if !s.member(n, work, key, &seen, keysStart, &names, &next, depth) {
 				ok = false
 				if s.quiet > 0 || s.abort {
-					return failed
+					return failed // test() restores the path and the names
 				}
 			}
 			s.path = s.path[:len(s.path)-1]
@@ -552,18 +575,19 @@ func (s *state) object(n *node, depth int) outcome {
 			}
 		}
 	}
+	s.keys = s.keys[:keysStart]
 	if !work {
 		if ok {
 			return passed
 		}
 		return failed
 	}
-	// Missing members go first, in the order of "required".
-	var missing []Violation
+	// Missing members go first, in the order of "required", before the members' own violations.
+	tail := len(s.out)
 	for _, slot := range n.required {
 		if !seen.has(slot) {
 			ok = false
-			missing = s.missing(missing, Violation{Kind: KindRequired, Keyword: "required", Path: member(n.slots[slot])})
+			s.failMember(n.slots[slot], Violation{Kind: KindRequired, Keyword: "required"})
 		}
 	}
 	for _, d := range n.dependents {
@@ -573,12 +597,12 @@ func (s *state) object(n *node, depth int) outcome {
 		for _, slot := range d.requires {
 			if !seen.has(slot) {
 				ok = false
-				missing = s.missing(missing, Violation{Kind: KindDependentRequired, Keyword: "dependentRequired", Path: member(n.slots[slot]), Name: n.slots[d.slot]})
+				s.failMember(n.slots[slot], Violation{Kind: KindDependentRequired, Keyword: "dependentRequired", Name: n.slots[d.slot]})
 			}
 		}
 	}
-	if len(missing) > 0 && s.quiet == 0 {
-		s.out = append(s.out[:mark], append(missing, s.out[mark:]...)...)
+	if tail > mark && len(s.out) > tail {
+		rotate(s.out[mark:], tail-mark)
 	}
 	if members < n.minProps {
 		ok = false
@@ -594,24 +618,28 @@ func (s *state) object(n *node, depth int) outcome {
 	return failed
 }
 
-func (s *state) missing(list []Violation, v Violation) []Violation {
-	s.count++
-	if s.quiet > 0 {
-		return list
-	}
-	v.Path = s.currentPath(v.Path)
-	return append(list, v)
+// rotate moves a[k:] before a[:k], in place.
+func rotate(a []Violation, k int) {
+	slices.Reverse(a[:k])
+	slices.Reverse(a[k:])
+	slices.Reverse(a)
 }
 
 // member validates one member's value; the path already names it.
-func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int, names *map[string]bool, depth int) bool {
+func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int, names *map[string]bool, next *int, depth int) bool {
 	name := key.text(s.data, &s.buf)
 	idx := -1
 	if work {
-		idx = n.lookup(name)
+		if *next < len(n.props) && n.props[*next].name == string(name) {
+			idx = *next
+		} else {
+			idx = n.lookup(name)
+		}
+		*next = idx + 1
 	}
 	if idx >= 0 {
 		p := &n.props[idx]
+		s.path[len(s.path)-1].declared = &p.name
 		if seen.has(p.slot) {
 			s.fail(Violation{Kind: KindDuplicate})
 			s.value(nil, depth+1)
@@ -712,15 +740,15 @@ func (s *state) tooDeep() {
 	if s.abort {
 		return
 	}
-	v := Violation{Kind: KindTooDeep, Count: s.v.cfg.maxDepth}
-	v.Path = s.currentPath(nil)
+	v := Violation{Kind: KindTooDeep, Count: s.maxDepth}
+	v.Path = s.currentPath("", false)
 	s.abort = true
 	s.out = append(s.out[:0], v)
 	s.count = 1
 }
 
 func (s *state) array(n *node, depth int) outcome {
-	if depth >= s.v.cfg.maxDepth {
+	if depth >= s.maxDepth {
 		s.tooDeep()
 		return failed
 	}
