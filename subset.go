@@ -144,11 +144,11 @@ type state struct {
 	forEngine bool            // refuse numbers the full engine cannot take
 }
 
-// seg is one step of the current path: a member name token or an array index.
+// seg is one step of the current path: a member name token or an array index. It holds
+// no pointer, so keeping the path costs no write barrier.
 type seg struct {
-	name     str
-	declared *string // the schema's spelling of a declared name, which costs nothing to keep
-	index    int     // -1 for a member
+	name  str
+	index int // -1 for a member
 }
 
 // end checks that nothing but space follows the arguments.
@@ -206,8 +206,6 @@ func (s *state) currentPath(name string, isMember bool) Path {
 		switch {
 		case e.index >= 0:
 			p = append(p, PathElem{Index: e.index})
-		case e.declared != nil:
-			p = append(p, PathElem{Name: *e.declared, Index: -1})
 		default:
 			p = append(p, PathElem{Name: string(e.name.text(s.data, &s.buf)), Index: -1})
 		}
@@ -639,7 +637,6 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int,
 	}
 	if idx >= 0 {
 		p := &n.props[idx]
-		s.path[len(s.path)-1].declared = &p.name
 		if seen.has(p.slot) {
 			s.fail(Violation{Kind: KindDuplicate})
 			s.value(nil, depth+1)
