@@ -137,6 +137,7 @@ type state struct {
 	nbuf     []byte // number digits
 	keys     []str  // member names of the objects being scanned, for duplicates
 	items    [][2]int
+	moved    []Violation // scratch for reordering
 
 	tests     int             // quiet tests so far
 	memo      map[memoKey]int // where a tested value ends, or -1 when it failed
@@ -448,7 +449,7 @@ func (s *state) numberValue(n *node) outcome {
 	x := numArg{lit: lit}
 	x.small, x.isSmall = smallInt(lit)
 	if n.types != 0 && n.types&tNumber == 0 {
-		if n.types&tInteger == 0 || !x.isSmall && !s.exact(&x).isInt() {
+		if n.types&tInteger == 0 || !x.isSmall && !s.integral(&x) {
 			s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames})
 			return wrongType
 		}
@@ -493,6 +494,14 @@ func (s *state) exact(x *numArg) number {
 		x.parsed = true
 	}
 	return x.exactly
+}
+
+// integral reports whether x has no fractional part, without parsing it when it is short.
+func (s *state) integral(x *numArg) bool {
+	if m, frac, ok := smallDecimal(x.lit); ok && frac < len(pow10) {
+		return m%pow10[frac] == 0
+	}
+	return s.exact(x).isInt()
 }
 
 func (s *state) cmpBound(x *numArg, b *bound) int {
@@ -600,7 +609,10 @@ func (s *state) object(n *node, depth int) outcome {
 		}
 	}
 	if tail > mark && len(s.out) > tail {
-		rotate(s.out[mark:], tail-mark)
+		// Move the missing members before the members' violations, through a scratch list.
+		s.moved = append(s.moved[:0], s.out[tail:]...)
+		s.out = slices.Insert(s.out[:tail], mark, s.moved...)
+		clear(s.moved)
 	}
 	if members < n.minProps {
 		ok = false
@@ -614,13 +626,6 @@ func (s *state) object(n *node, depth int) outcome {
 		return passed
 	}
 	return failed
-}
-
-// rotate moves a[k:] before a[:k], in place.
-func rotate(a []Violation, k int) {
-	slices.Reverse(a[:k])
-	slices.Reverse(a[k:])
-	slices.Reverse(a)
 }
 
 // member validates one member's value; the path already names it.
