@@ -19,8 +19,8 @@ import (
 // to the counters. A Guard is safe for concurrent use.
 type Guard struct {
 	cfg      config
-	tools    sync.Map // tool name -> *toolState
-	numTools atomic.Int64
+	tools    sync.Map     // tool name -> *toolState
+	compiles atomic.Int64 // schemas compiled since the cache last started over
 	repairs  repairs
 }
 
@@ -116,26 +116,22 @@ type compiled struct {
 
 const (
 	variantsPerTool = 4
-	maxTools        = 4096 // names cached at once; beyond it the cache starts over
+	maxCompiles     = 4096 // compilations before the cache starts over
 )
 
 func (g *Guard) tool(name string) *toolState {
 	if t, ok := g.tools.Load(name); ok {
 		return t.(*toolState)
 	}
-	if g.numTools.Load() >= maxTools {
-		g.forgetSchemas()
-	}
-	t, loaded := g.tools.LoadOrStore(name, &toolState{})
-	if !loaded {
-		g.numTools.Add(1)
-	}
+	t, _ := g.tools.LoadOrStore(name, &toolState{})
 	return t.(*toolState)
 }
 
-// forgetSchemas drops every compiled schema, keeping the counters, when tools have come and
-// gone in such numbers that the cache would otherwise grow without end.
+// forgetSchemas drops every compiled schema, keeping the counters, once so many schemas
+// were compiled that tools coming and going would otherwise grow the cache without end.
+// Schemas still in use are compiled again on their next call.
 func (g *Guard) forgetSchemas() {
+	g.compiles.Store(0)
 	g.tools.Range(func(k, v any) bool {
 		v.(*toolState).compiled.Store(nil)
 		return true
@@ -160,6 +156,9 @@ func (g *Guard) compile(t *toolState, key schemaKey, keep any, schema []byte, er
 	defer t.mu.Unlock()
 	if c := t.lookup(key); c != nil {
 		return c
+	}
+	if g.compiles.Add(1) > maxCompiles {
+		g.forgetSchemas()
 	}
 	c := &compiled{key: key, keep: keep, err: err}
 	if err == nil {
