@@ -589,3 +589,46 @@ func TestCacheStaysBounded(t *testing.T) {
 		t.Errorf("%d compiled schemas kept for tools long gone", n)
 	}
 }
+
+func TestDecodedAndAbsentArguments(t *testing.T) {
+	g := New()
+	tool := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema))
+	ran := 0
+	h := g.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+		ran++
+		return &mcp.CreateTaskResult{}, nil
+	})
+	cases := []struct {
+		args any
+		want string // "" when valid
+	}{
+		{map[string]any{"location": "Paris", "days": 2.5, "x": true}, "Invalid arguments: property 'days' must be integer; unexpected property 'x'"},
+		{nil, "Invalid arguments: missing required property 'location'"},
+		{[]any{"Paris"}, "Invalid arguments: arguments must be an object"},
+		{map[string]any{"location": "Paris", "days": 2.0}, ""},
+	}
+	for _, c := range cases {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "weather"
+		req.Params.Arguments = c.args // built by hand: no RawArguments
+		before := ran
+		res, err := h(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if res.IsError {
+			got = res.Content[0].(mcp.TextContent).Text
+		}
+		if got != c.want || (ran > before) != (c.want == "") {
+			t.Errorf("%v: got %q (handler ran: %v), want %q", c.args, got, ran > before, c.want)
+		}
+	}
+	// Over the wire, a call without "arguments" is validated as {}.
+	srv, calls := weatherServer(t, g)
+	out, _ := json.Marshal(srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather"}}`)))
+	sameJSON(t, string(out), toolError("Invalid arguments: missing required property 'location'", false))
+	if calls.Load() != 0 {
+		t.Error("the tool ran")
+	}
+}
