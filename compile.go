@@ -300,12 +300,10 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		n.refOnly, n.applicators = true, true
 		return c.defs(o, ptr)
 	}
-	asserting := 0 // keywords that constrain the value
 	for i, k := range o.keys {
 		v := o.vals[i]
 		at := ptr + "/" + escapePointer(k)
 		var err error
-		asserting++
 		switch k {
 		case "type":
 			err = c.types(n, v, at)
@@ -445,17 +443,14 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 				}
 			}
 		case "$id":
-			asserting--
 			if ptr != "" {
 				c.noteOutside(k, at)
 			}
 		case "$schema":
-			asserting--
 			if _, ok := v.(string); !ok {
 				return schemaErr(at, "$schema must be a string")
 			}
 		default:
-			asserting--
 			if outsideSubset[k] {
 				c.noteOutside(k, at)
 			}
@@ -471,8 +466,8 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		n.then, n.elsen = nil, nil
 	}
 	_, hasRef := o.get("$ref")
-	n.refOnly = hasRef && asserting == 1
 	n.ownless = !n.ownWork()
+	n.refOnly = hasRef && n.ownless && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil
 	n.numberWork = n.enum != nil || n.konst != nil || n.minimum != nil || n.maximum != nil ||
 		n.exclusiveMinimum != nil || n.exclusiveMaximum != nil || n.multipleOf != nil
 	if len(n.props) > 8 {
