@@ -205,6 +205,7 @@ type ToolError struct {
 	Err  error
 }
 
+// Error names the tool and the compile error.
 func (e *ToolError) Error() string { return "tool " + e.Tool + ": " + e.Err.Error() }
 
 // Unwrap returns the compile error, usually a *SchemaError.

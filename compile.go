@@ -20,6 +20,7 @@ type SchemaError struct {
 	Reason   string
 }
 
+// Error says where the schema is wrong and why.
 func (e *SchemaError) Error() string {
 	return "invalid schema at " + e.Location + ": " + e.Reason
 }

@@ -16,6 +16,7 @@ type Advice struct {
 	Message  string
 }
 
+// String renders the advice as "location: message [rule]".
 func (a Advice) String() string { return a.Location + ": " + a.Message + " [" + a.Rule + "]" }
 
 // Lint reviews a tool's inputSchema the way a strict reviewer would: keywords that leave

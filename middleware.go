@@ -42,6 +42,7 @@ const (
 	SchemaBroken
 )
 
+// String returns "accepted", "refused" or "schema broken".
 func (o Outcome) String() string {
 	switch o {
 	case Accepted:
