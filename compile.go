@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/url"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -48,6 +47,7 @@ type node struct {
 	props      []prop
 	propIndex  map[string]int // for objects with many properties
 	slots      []string       // member names tracked for presence
+	slotIndex  map[string]int // position of each name in slots
 	required   []int          // slots
 	dependents []dependent
 	additional *node // nil: any other member is allowed
@@ -562,9 +562,13 @@ func (c *compiler) properties(n *node, v any, ptr string) error {
 
 // slot returns the presence slot of a member name, adding it when new.
 func (n *node) slot(name string) int {
-	if i := slices.Index(n.slots, name); i >= 0 {
+	if i, ok := n.slotIndex[name]; ok {
 		return i
 	}
+	if n.slotIndex == nil {
+		n.slotIndex = map[string]int{}
+	}
+	n.slotIndex[name] = len(n.slots)
 	n.slots = append(n.slots, name)
 	return len(n.slots) - 1
 }
@@ -673,14 +677,16 @@ func stringList(v any, ptr string) ([]string, error) {
 		return nil, schemaErr(ptr, "must be an array of strings")
 	}
 	out := make([]string, 0, len(arr))
+	seen := make(map[string]bool, len(arr))
 	for _, e := range arr {
 		s, ok := e.(string)
 		if !ok {
 			return nil, schemaErr(ptr, "must be an array of strings")
 		}
-		if slices.Contains(out, s) {
+		if seen[s] {
 			return nil, schemaErr(ptr, "lists %q twice", s)
 		}
+		seen[s] = true
 		out = append(out, s)
 	}
 	return out, nil

@@ -1,5 +1,7 @@
 package mcpvalidate
 
+import "slices"
+
 // Applicators ($ref, allOf, anyOf, oneOf, not, if/then/else) look at a value more than
 // once: each re-scans the value's bytes from start.
 
@@ -14,6 +16,7 @@ func (s *state) applicators(n *node, start, end, depth int) (bool, int) {
 		}
 	}
 	inPlace := func(sub *node) {
+		s.count1()
 		s.pos = start
 		passed := s.value(sub, depth)
 		found(passed)
@@ -99,35 +102,29 @@ func notValues(n *node) []string {
 	return n.enumTexts
 }
 
-// test reports whether the value at start is valid against sub, recording nothing. Once a
-// call has made many tests, verdicts are remembered per schema and position, so that
-// alternatives nested in alternatives cost linear time rather than exponential.
-// On success s.pos is where the value ends.
+// test reports whether the value at start is valid against sub, recording nothing. On
+// success s.pos is where the value ends.
 func (s *state) test(sub *node, start, depth int) bool {
-	key := memoKey{sub, start}
-	if s.tests++; s.tests > memoAfter {
-		if s.memo == nil {
-			s.memo = make(map[memoKey]int)
-		}
-		if end, hit := s.memo[key]; hit {
-			s.pos = end
-			return end >= 0
-		}
-	}
+	s.count1()
 	path, items, keys, count := len(s.path), len(s.items), len(s.keys), s.count
 	s.quiet++
 	s.pos = start
 	ok := s.value(sub, depth)
 	s.quiet--
 	s.path, s.items, s.keys, s.count = s.path[:path], s.items[:items], s.keys[:keys], count
-	if s.memo != nil {
-		end := s.pos
-		if !ok {
-			end = -1
-		}
-		s.memo[key] = end
-	}
 	return ok
+}
+
+// count1 counts one value checked again in place. Past memoAfter, results are remembered
+// per schema and position: applicators that reach the same schema at the same place more
+// than once, nested in each other, then cost linear time rather than exponential.
+func (s *state) count1() {
+	if s.applied++; s.applied > memoAfter && !s.remember {
+		s.remember = true
+		if s.memo == nil {
+			s.memo = make(map[memoKey]memoResult)
+		}
+	}
 }
 
 type memoKey struct {
@@ -135,14 +132,57 @@ type memoKey struct {
 	pos int
 }
 
+// memoResult is what checking a value against a schema gave. A verdict found under quiet
+// has no violations (full is false); it can answer a later check only if it passed.
+type memoResult struct {
+	ok    bool
+	end   int
+	full  bool
+	vs    []Violation
+	count int
+}
+
+// remembered validates like evaluate, answering from the memo when it can.
+func (s *state) remembered(n *node, depth int) bool {
+	key := memoKey{n, s.pos}
+	if r, hit := s.memo[key]; hit && (r.ok || r.full || s.quiet > 0) {
+		if s.quiet == 0 {
+			for _, v := range r.vs {
+				if len(s.out) <= s.v.cfg.maxViolations {
+					s.out = append(s.out, v)
+				}
+			}
+			s.count += r.count
+		}
+		if r.ok || r.full {
+			s.pos = r.end
+		}
+		return r.ok
+	}
+	mark, count := len(s.out), s.count
+	ok := s.evaluate(n, depth)
+	if s.abort {
+		return ok
+	}
+	r := memoResult{ok: ok, end: s.pos, full: s.quiet == 0}
+	if r.full {
+		r.vs, r.count = slices.Clone(s.out[mark:]), s.count-count
+	}
+	s.memo[key] = r
+	return ok
+}
+
 const (
-	memoAfter     = 64   // tests in one call before verdicts are remembered
+	memoAfter     = 64   // values checked again in place before results are remembered
 	explainBudget = 1000 // alternatives re-run to explain failures in one call
 )
 
 // explain reports why a value matches none of the alternatives: the violations of the
 // alternative that came closest, or one violation when none stands out.
 func (s *state) explain(alts []*node, keyword string, start, depth int) {
+	if s.abort {
+		return
+	}
 	type attempt struct {
 		vs    []Violation
 		count int

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -90,7 +91,32 @@ func compileFull(schema []byte, tree any, cfg config) (f *fullEngine, err error)
 	if err != nil {
 		return nil, &SchemaError{Location: "#", Reason: "the full JSON Schema engine refuses the schema: " + err.Error()}
 	}
+	// The engine finds $ref loops that never descend (through $anchor, $dynamicRef or
+	// $recursiveRef) only when it meets them. Values of every type meet any loop at the root.
+	for _, probe := range []any{nil, true, json.Number("0"), "", []any{}, map[string]any{}} {
+		if loc, ok := refCycle(sch.Validate(probe)); ok {
+			return nil, &SchemaError{Location: loc, Reason: "$ref loops back to this schema without descending into the arguments; validation would never end"}
+		}
+	}
 	return &fullEngine{schema: sch}, nil
+}
+
+// refCycle finds a $ref loop in the engine's error tree.
+func refCycle(err error) (string, bool) {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return "", false
+	}
+	if rc, ok := ve.ErrorKind.(*kind.RefCycle); ok {
+		_, frag, _ := strings.Cut(rc.KeywordLocation1, "#")
+		return "#" + frag, true
+	}
+	for _, c := range ve.Causes {
+		if loc, ok := refCycle(c); ok {
+			return loc, true
+		}
+	}
+	return "", false
 }
 
 // validate runs the engine on args, which the scanner has found well-formed.
@@ -228,8 +254,10 @@ func convert(e *jsonschema.ValidationError, doc any, out []Violation) []Violatio
 		add(Violation{Kind: KindOther, Detail: "must contain at least " + plural(k.Want, "item") + " that match the schema under contains"})
 	case *kind.MaxContains:
 		add(Violation{Kind: KindOther, Detail: "must contain at most " + plural(k.Want, "item") + " that match the schema under contains"})
+	case *kind.RefCycle:
+		add(Violation{Kind: KindOther, Detail: "the schema loops here without descending into the arguments"})
 	default:
-		add(Violation{Kind: KindOther, Detail: "fails the " + keyword + " keyword"})
+		add(Violation{Kind: KindOther, Detail: "does not satisfy the schema's " + strconv.Quote(keyword) + " keyword"})
 	}
 	return out
 }

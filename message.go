@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // A Formatter renders one violation as one line of text for the model that made the call.
@@ -48,14 +49,20 @@ func DefaultFormat(v Violation) string {
 	case KindDuplicate:
 		return "property '" + p + "' appears more than once"
 	}
-	subject := "property '" + p + "'"
-	if len(v.Path) == 0 {
-		subject = "arguments"
-		if v.Kind == KindType {
-			return "arguments must be " + withArticles(v.Types)
+	if len(v.Path) > 0 {
+		return "property '" + p + "' " + predicate(v)
+	}
+	if v.Kind == KindType {
+		return "arguments must be " + withArticles(v.Types)
+	}
+	// The arguments are plural: "arguments are invalid", "arguments nest deeper".
+	pred := predicate(v)
+	for _, verb := range [][2]string{{"is ", "are "}, {"nests ", "nest "}, {"matches ", "match "}} {
+		if rest, ok := strings.CutPrefix(pred, verb[0]); ok {
+			pred = verb[1] + rest
 		}
 	}
-	return subject + " " + predicate(v)
+	return "arguments " + pred
 }
 
 // GatewayFormat is the style of MCP gateways that answer in Markdown:
@@ -111,15 +118,15 @@ func predicate(v Violation) string {
 	case KindFormat:
 		return "must be a valid " + v.Limit
 	case KindMinimum:
-		return "must be at least " + v.Limit
+		return "must be at least " + clip(v.Limit)
 	case KindMaximum:
-		return "must be at most " + v.Limit
+		return "must be at most " + clip(v.Limit)
 	case KindExclusiveMinimum:
-		return "must be greater than " + v.Limit
+		return "must be greater than " + clip(v.Limit)
 	case KindExclusiveMaximum:
-		return "must be less than " + v.Limit
+		return "must be less than " + clip(v.Limit)
 	case KindMultipleOf:
-		return "must be a multiple of " + v.Limit
+		return "must be a multiple of " + clip(v.Limit)
 	case KindMinItems:
 		return "must have at least " + plural(atoi(v.Limit), "item")
 	case KindMaxItems:
@@ -238,16 +245,29 @@ func valueList(values []string) string {
 }
 
 // renderValue writes a schema value given as JSON text: strings in single quotes, anything
-// else as its JSON text.
+// else as its JSON text; either cut short when very long.
 func renderValue(text string) string {
 	if !strings.HasPrefix(text, `"`) {
-		return text
+		return clip(text)
 	}
 	var s string
 	if json.Unmarshal([]byte(text), &s) != nil {
-		return text
+		return clip(text)
 	}
 	q := appendJSONString(nil, s)
 	inner := strings.ReplaceAll(string(q[1:len(q)-1]), `\"`, `"`)
-	return "'" + strings.ReplaceAll(inner, "'", `\'`) + "'"
+	return "'" + clip(strings.ReplaceAll(inner, "'", `\'`)) + "'"
+}
+
+// clip cuts a schema value's text to a length a message can carry.
+func clip(s string) string {
+	const most = 200
+	if len(s) <= most {
+		return s
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -149,10 +149,20 @@ func (x number) multipleOf(m number) bool {
 			return bits.Rem64(hi, lo, mod) == 0
 		}
 	}
-	X, _ := new(big.Int).SetString(string(x.digits), 10)
+	// A divisor of many digits: the remainder of X, taken 18 digits at a time, so that the
+	// cost stays linear in the digits of x (big.Int's SetString is quadratic).
 	M, _ := new(big.Int).SetString(string(m.digits), 10)
+	r, chunk, scale := new(big.Int), new(big.Int), new(big.Int)
+	for d := x.digits; len(d) > 0; {
+		w := min(len(d), 18)
+		v, _ := strconv.ParseInt(string(d[:w]), 10, 64)
+		r.Mul(r, scale.SetInt64(pow10[w]))
+		r.Add(r, chunk.SetInt64(v))
+		r.Mod(r, M)
+		d = d[w:]
+	}
 	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(k), M)
-	return X.Mul(X, p).Mod(X, M).Sign() == 0
+	return r.Mul(r, p).Mod(r, M).Sign() == 0
 }
 
 // powMod10 returns 10^k mod m.

@@ -39,15 +39,18 @@ func StrictSubset() Option { return func(c *config) { c.strict = true } }
 // formats whatever this option says, as those drafts require.
 func WithFormatAssertion() Option { return func(c *config) { c.assertFormat = true } }
 
-// WithMaxDepth bounds how deeply the arguments may nest (default 64). Deeper arguments get
-// one violation; they never cost stack.
+// WithMaxDepth bounds how deeply the arguments may nest (default 64, at most 10,000, which
+// is also where mcp-go's decoder stops). Deeper arguments get one violation.
 func WithMaxDepth(n int) Option {
 	return func(c *config) {
 		if n > 0 {
-			c.maxDepth = n
+			c.maxDepth = min(n, maxDepthLimit)
 		}
 	}
 }
+
+// maxDepthLimit keeps validation's recursion well inside a goroutine's stack.
+const maxDepthLimit = 10000
 
 // WithMaxViolations bounds how many violations are listed (default 20); the rest are
 // counted in one closing violation of KindTruncated.

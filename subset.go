@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 )
 
 // A Validator checks tool arguments against one compiled inputSchema. It is immutable and
@@ -114,7 +113,7 @@ func (v *Validator) state(args []byte) *state {
 	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
 	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
 	s.path, s.keys, s.items = s.path[:0], s.keys[:0], s.items[:0]
-	s.tests, s.explained, s.forEngine = 0, 0, false
+	s.applied, s.explained, s.forEngine, s.remember = 0, 0, false, false
 	if len(s.memo) > 4096 {
 		s.memo = nil // do not keep a hostile call's memory in the pool
 	}
@@ -139,10 +138,11 @@ type state struct {
 	items    [][2]int
 	moved    []Violation // scratch for reordering
 
-	tests     int             // quiet tests so far
-	memo      map[memoKey]int // where a tested value ends, or -1 when it failed
-	explained int             // alternatives re-run by explain so far
-	forEngine bool            // refuse numbers the full engine cannot take
+	applied   int                    // values checked again in place (by applicators) so far
+	remember  bool                   // results are remembered: applied passed memoAfter
+	memo      map[memoKey]memoResult // results by schema and position
+	explained int                    // alternatives re-run by explain so far
+	forEngine bool                   // refuse numbers the full engine cannot take
 }
 
 // seg is one step of the current path: a member name token or an array index. It holds
@@ -185,6 +185,9 @@ func (s *state) failMember(name string, v Violation) {
 }
 
 func (s *state) record(v Violation, name string, isMember bool) {
+	if s.abort {
+		return // the syntax or depth violation is the whole answer
+	}
 	s.count++
 	if s.quiet > 0 || len(s.out) > s.v.cfg.maxViolations {
 		return
@@ -227,6 +230,14 @@ func (s *state) value(n *node, depth int) bool {
 		s.syntax("unexpected end of input: a value is missing")
 		return false
 	}
+	if s.remember && n != nil {
+		return s.remembered(n, depth)
+	}
+	return s.evaluate(n, depth)
+}
+
+// evaluate validates the value at s.pos, which is not space, against n.
+func (s *state) evaluate(n *node, depth int) bool {
 	if n == nil || !n.applicators {
 		return s.own(n, depth) == passed
 	}
@@ -248,7 +259,7 @@ func (s *state) value(n *node, depth int) bool {
 	}
 	if end < 0 {
 		s.pos = start
-		if s.skip(kindOf(s.data[start]), depth); s.abort {
+		if !s.skip(kindOf(s.data[start]), depth) {
 			return false
 		}
 		end = s.pos
@@ -293,8 +304,7 @@ func (s *state) own(n *node, depth int) outcome {
 		return failed
 	}
 	if n == nil {
-		s.skip(t, depth)
-		if s.abort {
+		if !s.skip(t, depth) {
 			return failed
 		}
 		return passed
@@ -373,32 +383,36 @@ func (s *state) setCheck(n *node, t typeSet, key []byte) outcome {
 }
 
 // skip moves past any value, still checking its syntax, depth and member names.
-func (s *state) skip(t typeSet, depth int) {
+// It reports whether the value is sound; under quiet it may stop early when it is not.
+func (s *state) skip(t typeSet, depth int) bool {
 	switch t {
 	case tObject:
-		s.object(nil, depth)
+		return s.object(nil, depth) == passed
 	case tArray:
-		s.array(nil, depth)
+		return s.array(nil, depth) == passed
 	case tString:
-		s.readString()
+		_, ok := s.readString()
+		return ok
 	case tNumber:
-		if lit, ok := s.readNumber(); ok && s.forEngine {
+		lit, ok := s.readNumber()
+		if ok && s.forEngine {
 			var n number
 			if n, s.nbuf = parseNumber(lit, s.nbuf); outOfEngineRange(n) {
 				s.fail(Violation{Kind: KindOther, Detail: "the number's exponent is beyond ±" + strconv.Itoa(engineExpLimit) + ", more than this schema's validator takes"})
+				return false
 			}
 		}
+		return ok
 	case tBoolean:
 		if s.data[s.pos] == 't' {
-			s.readLiteral("true")
-		} else {
-			s.readLiteral("false")
+			return s.readLiteral("true")
 		}
+		return s.readLiteral("false")
 	case tNull:
-		s.readLiteral("null")
-	default:
-		s.syntax("expected a value")
+		return s.readLiteral("null")
 	}
+	s.syntax("expected a value")
+	return false
 }
 
 func (s *state) stringValue(n *node) outcome {
@@ -417,7 +431,7 @@ func (s *state) stringValue(n *node) outcome {
 		return r
 	}
 	if n.minLength >= 0 || n.maxLength >= 0 {
-		length := utf8.RuneCount(text)
+		length := runeCount(text)
 		if n.minLength >= 0 && length < n.minLength {
 			s.fail(Violation{Kind: KindMinLength, Keyword: "minLength", Limit: strconv.Itoa(n.minLength)})
 			return failed
@@ -692,10 +706,11 @@ func (n *node) lookup(name []byte) int {
 
 // slotOf finds a tracked name that is not a property (named only by required or dependentRequired).
 func (n *node) slotOf(name []byte) int {
-	for i := range n.slots {
-		if n.slots[i] == string(name) {
-			return i
-		}
+	if len(n.slots) == len(n.props) {
+		return -1
+	}
+	if i, ok := n.slotIndex[string(name)]; ok {
+		return i
 	}
 	return -1
 }
@@ -877,4 +892,16 @@ func (b *bitset) has(i int) bool {
 		return b.big[i/64]&(1<<(i%64)) != 0
 	}
 	return b.small&(1<<i) != 0
+}
+
+// runeCount counts the code points of valid UTF-8 (what str.text returns): every byte that
+// does not continue a sequence starts one.
+func runeCount(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c&0xc0 != 0x80 {
+			n++
+		}
+	}
+	return n
 }

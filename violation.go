@@ -190,7 +190,7 @@ func appendJSONString(b []byte, s string) []byte {
 			b = append(b, '\\', 'r')
 		case r == '\t':
 			b = append(b, '\\', 't')
-		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029:
+		case r < 0x20 || 0x7f <= r && r <= 0x9f || r == 0x2028 || r == 0x2029:
 			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 		default:
 			b = utf8.AppendRune(b, r)
