@@ -115,11 +115,12 @@ func (s *state) test(sub *node, start, depth int) bool {
 	return ok
 }
 
-// count1 counts one value checked again in place. Past memoAfter, results are remembered
-// per schema and position: applicators that reach the same schema at the same place more
-// than once, nested in each other, then cost linear time rather than exponential.
+// count1 counts one value checked again in place. Past a budget that grows with the
+// arguments, results are remembered per schema and position: applicators that reach the
+// same schema at the same place more than once, nested in each other, then cost linear
+// time rather than exponential, while ordinary schemas never pay for the memo.
 func (s *state) count1() {
-	if s.applied++; s.applied > memoAfter && !s.remember {
+	if s.applied++; s.applied > memoAfter+len(s.data)/4 && !s.remember {
 		s.remember = true
 		if s.memo == nil {
 			s.memo = make(map[memoKey]memoResult)
@@ -173,7 +174,7 @@ func (s *state) remembered(n *node, depth int) bool {
 }
 
 const (
-	memoAfter     = 64   // values checked again in place before results are remembered
+	memoAfter     = 64   // values checked again in place, beyond len(args)/4, before results are remembered
 	explainBudget = 1000 // alternatives re-run to explain failures in one call
 )
 
