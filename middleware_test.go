@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -630,5 +631,24 @@ func TestDecodedAndAbsentArguments(t *testing.T) {
 	sameJSON(t, string(out), toolError("Invalid arguments: missing required property 'location'", false))
 	if calls.Load() != 0 {
 		t.Error("the tool ran")
+	}
+}
+
+func TestLoggerReportsRefusalsAndBrokenSchemas(t *testing.T) {
+	var buf strings.Builder
+	logger := slog.New(slog.NewTextHandler(&buf, nil))
+	srv, _ := weatherServer(t, New(WithLogger(logger)))
+	srv.AddTool(mcp.NewToolWithRawSchema("broken", "", json.RawMessage(`{"type":"strnig"}`)), forecast(new(atomic.Int64)))
+	invoke(t, srv, nil, "weather", map[string]any{"location": "Paris", "days": "two"})
+	invoke(t, srv, nil, "weather", map[string]any{"location": "Paris"})
+	invoke(t, srv, nil, "broken", map[string]any{})
+	out := buf.String()
+	for _, want := range []string{"level=INFO msg=\"mcpvalidate: tool call refused\" tool=weather", "kinds=[type] paths=[days]", "level=ERROR", "tool=broken", `unknown type`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "\n") != 2 || strings.Contains(out, "two") {
+		t.Errorf("want two lines (accepted calls are not logged) and no argument values:\n%s", out)
 	}
 }
