@@ -315,7 +315,7 @@ func ratText(r *big.Rat) string {
 // from the engine can be put in the order of the arguments.
 func positions(args []byte) map[string]int {
 	out := map[string]int{}
-	s := &state{data: args, v: &Validator{cfg: config{maxDepth: 1 << 30}}}
+	s := &state{data: args}
 	var walk func(ptr string)
 	walk = func(ptr string) {
 		out[ptr] = s.pos

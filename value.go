@@ -41,7 +41,7 @@ func encodeOrdered(b []byte, x any, n *node, depth int) ([]byte, error) {
 	case string:
 		return appendJSONString(b, x), nil
 	case json.Number:
-		if _, err := strconv.ParseFloat(string(x), 64); err != nil && !isRangeErr(err) || !validNumber(x) {
+		if !validNumber(x) {
 			return nil, valueError("json.Number " + strconv.Quote(string(x)) + " is not a JSON number")
 		}
 		return append(b, x...), nil
@@ -100,14 +100,8 @@ func encodeOrdered(b []byte, x any, n *node, depth int) ([]byte, error) {
 	return append(b, raw...), nil
 }
 
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
-}
-
 func validNumber(x json.Number) bool {
 	s := &state{data: []byte(x)}
-	s.v = &Validator{}
 	if len(x) == 0 || !(x[0] == '-' || '0' <= x[0] && x[0] <= '9') {
 		return false
 	}
