@@ -201,7 +201,9 @@ func (s *state) explain(alts []*node, keyword string, start, depth int) {
 	var types []string
 	for i, sub := range alts {
 		s.pos = start
-		s.value(sub, depth)
+		if s.value(sub, depth); s.abort {
+			return // the syntax or depth violation is the whole answer: keep it
+		}
 		a := attempt{vs: append([]Violation(nil), s.out[mark:]...), count: s.count - count, typed: true}
 		s.out, s.count = s.out[:mark], count
 		for _, v := range a.vs {

@@ -237,3 +237,12 @@ func TestValidAllocatesNothing(t *testing.T) {
 		t.Errorf("a valid call allocates %v times", n)
 	}
 }
+
+// A syntax error met while explaining alternatives is the answer, not lost with them.
+func TestSyntaxErrorInsideAlternatives(t *testing.T) {
+	for _, schema := range []string{`{"anyOf":[false,false]}`, `{"oneOf":[{"type":"string","minLength":9},{"type":"number"}]}`} {
+		if got := check(t, schema, `"`); !strings.HasPrefix(got, "arguments are not valid JSON: unterminated string") {
+			t.Errorf("%s: got %q", schema, got)
+		}
+	}
+}
