@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // A Validator checks tool arguments against one compiled inputSchema. It is immutable and
@@ -13,7 +14,10 @@ type Validator struct {
 	root *node
 	cfg  config
 	full *fullEngine // set when the schema needs keywords outside the subset
-	pool sync.Pool   // *state, so a valid call allocates nothing
+	// A valid call allocates nothing: the state of a finished call is kept for the next,
+	// one at hand for the common case of one call at a time, the others in a pool.
+	spare atomic.Pointer[state]
+	pool  sync.Pool
 }
 
 // Compile compiles a tool's inputSchema (JSON Schema 2020-12; drafts 6, 7 and 2019-09 when
@@ -87,10 +91,11 @@ func (v *Validator) Validate(args []byte) []Violation {
 		return v.full.validate(args, v.cfg.maxViolations)
 	}
 	s := v.state(args)
-	defer v.pool.Put(s)
 	s.value(v.root, 0)
 	s.end()
-	return s.result()
+	out := s.result()
+	v.release(s)
+	return out
 }
 
 // wellFormed checks only what holds for every schema: one JSON value, nested no deeper
@@ -98,15 +103,19 @@ func (v *Validator) Validate(args []byte) []Violation {
 // engine cannot take.
 func (v *Validator) wellFormed(args []byte, forEngine bool) []Violation {
 	s := v.state(args)
-	defer v.pool.Put(s)
 	s.forEngine = forEngine
 	s.value(nil, 0)
 	s.end()
-	return s.result()
+	out := s.result()
+	v.release(s)
+	return out
 }
 
 func (v *Validator) state(args []byte) *state {
-	s, _ := v.pool.Get().(*state)
+	s := v.spare.Swap(nil)
+	if s == nil {
+		s, _ = v.pool.Get().(*state)
+	}
 	if s == nil {
 		s = &state{}
 	}
@@ -114,11 +123,24 @@ func (v *Validator) state(args []byte) *state {
 	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
 	s.path, s.keys, s.items = s.path[:0], s.keys[:0], s.items[:0]
 	s.applied, s.explained, s.forEngine, s.remember = 0, 0, false, false
-	if len(s.memo) > 4096 {
-		s.memo = nil // do not keep a hostile call's memory in the pool
+	if len(s.memo) > 0 {
+		clear(s.memo)
 	}
-	clear(s.memo)
 	return s
+}
+
+// release keeps a finished call's state for the next one, without the memory a large or
+// hostile call made it grow.
+func (v *Validator) release(s *state) {
+	const most = 1 << 16
+	if cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.items) > most ||
+		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most {
+		return
+	}
+	s.data = nil
+	if !v.spare.CompareAndSwap(nil, s) {
+		v.pool.Put(s)
+	}
 }
 
 // state is one validation in progress. It is pooled: its slices keep their capacity.
