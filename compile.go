@@ -71,6 +71,7 @@ type node struct {
 	objectWork  bool // any keyword that looks inside an object
 	arrayWork   bool
 	numberWork  bool // enum, const or a numeric bound
+	stringWork  bool // enum, const, a length, a pattern or an asserted format
 }
 
 type prop struct {
@@ -469,6 +470,8 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 	_, hasRef := o.get("$ref")
 	n.ownless = !n.ownWork()
 	n.refOnly = hasRef && n.ownless && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil
+	n.stringWork = n.enum != nil || n.konst != nil || n.minLength >= 0 || n.maxLength >= 0 ||
+		n.pattern != nil || n.checkFormat != nil
 	n.numberWork = n.enum != nil || n.konst != nil || n.minimum != nil || n.maximum != nil ||
 		n.exclusiveMinimum != nil || n.exclusiveMaximum != nil || n.multipleOf != nil
 	if len(n.props) > 8 {

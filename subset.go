@@ -445,7 +445,7 @@ func (s *state) stringValue(n *node) outcome {
 	if !s.typeOK(n, tString) {
 		return wrongType
 	}
-	if n.enum == nil && n.konst == nil && n.minLength < 0 && n.maxLength < 0 && n.pattern == nil && n.checkFormat == nil {
+	if !n.stringWork {
 		return passed
 	}
 	text := t.text(s.data, &s.buf)
