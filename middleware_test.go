@@ -146,35 +146,44 @@ func TestUnknownToolStaysAProtocolError(t *testing.T) {
 }
 
 func TestInProcessClient(t *testing.T) {
-	srv, calls := weatherServer(t, New())
-	c, err := client.NewInProcessClient(srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "in-process", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "weather"
-	req.Params.Arguments = map[string]any{"location": "Paris", "days": "two"}
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.IsError || textOf(res) != "Invalid arguments: property 'days' must be integer" || calls.Load() != 0 {
-		t.Fatalf("got isError=%v %q, tool ran %d times", res.IsError, textOf(res), calls.Load())
-	}
-	req.Params.Arguments = map[string]any{"location": "Paris", "days": 3}
-	if res, err = c.CallTool(ctx, req); err != nil || res.IsError || calls.Load() != 1 {
-		t.Fatalf("valid call: %v %+v, tool ran %d times", err, res, calls.Load())
+	for _, version := range []string{mcp.ProtocolVersion20251125, mcp.ProtocolVersion20260728} {
+		t.Run(version, func(t *testing.T) {
+			var events []Event
+			srv, calls := weatherServer(t, New(WithObserver(func(e Event) { events = append(events, e) })))
+			c, err := client.NewInProcessClientWithOptions(srv, client.WithProtocolVersion(version))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ctx := context.Background()
+			if err := c.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			init := mcp.InitializeRequest{}
+			init.Params.ProtocolVersion = version
+			init.Params.ClientInfo = mcp.Implementation{Name: "in-process", Version: "1"}
+			if _, err := c.Initialize(ctx, init); err != nil {
+				t.Fatal(err)
+			}
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "weather"
+			req.Params.Arguments = map[string]any{"location": "Paris", "days": "two"}
+			res, err := c.CallTool(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError || textOf(res) != "Invalid arguments: property 'days' must be integer" || calls.Load() != 0 {
+				t.Fatalf("got isError=%v %q, tool ran %d times", res.IsError, textOf(res), calls.Load())
+			}
+			req.Params.Arguments = map[string]any{"location": "Paris", "days": 3}
+			if res, err = c.CallTool(ctx, req); err != nil || res.IsError || calls.Load() != 1 {
+				t.Fatalf("valid call: %v %+v, tool ran %d times", err, res, calls.Load())
+			}
+			if len(events) != 2 || events[0].Outcome != Refused || events[1].Outcome != Accepted ||
+				events[0].ClientName != "in-process" || events[0].ClientVersion != "1" || events[0].SessionID == "" {
+				t.Errorf("events: %+v", events)
+			}
+		})
 	}
 }
 
