@@ -52,7 +52,7 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 // tasks/result returns; the handler is not called.
 func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.TaskToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
-		if text := g.checkTool(ctx, req, tool); text != "" {
+		if text := g.checkTool(server.ClientSessionFromContext(ctx), req, tool); text != "" {
 			return &mcp.CreateTaskResult{
 				Content: []mcp.Content{mcp.NewTextContent(text)},
 				IsError: true,
@@ -65,16 +65,17 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 // check validates one call against the schema of the tool mcp-go dispatched it to: the
 // session's tool of that name if there is one, else the server's.
 func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest) string {
-	tool, ok := findTool(ctx, req.Params.Name)
+	session := server.ClientSessionFromContext(ctx)
+	tool, ok := findTool(ctx, session, req.Params.Name)
 	if !ok {
-		info := callInfoOf(ctx, req.Params.Name, len(g.cfg.observers) > 0)
+		info := g.callInfo(session, req.Params.Name)
 		c := &compiled{err: errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?")}
 		return g.decide(info, g.tool(req.Params.Name), c, nil, nil, false)
 	}
-	return g.checkTool(ctx, req, tool)
+	return g.checkTool(session, req, tool)
 }
 
-func (g *Guard) checkTool(ctx context.Context, req mcp.CallToolRequest, tool mcp.Tool) string {
+func (g *Guard) checkTool(session server.ClientSession, req mcp.CallToolRequest, tool mcp.Tool) string {
 	t := g.tool(req.Params.Name)
 	key := keyOf(&tool)
 	c := t.lookup(key)
@@ -82,13 +83,13 @@ func (g *Guard) checkTool(ctx context.Context, req mcp.CallToolRequest, tool mcp
 		schema, err := schemaOf(&tool)
 		c = g.compile(t, key, [2]any{tool.RawInputSchema, tool.InputSchema}, schema, err)
 	}
-	info := callInfoOf(ctx, req.Params.Name, len(g.cfg.observers) > 0)
+	info := g.callInfo(session, req.Params.Name)
 	raw := req.Params.RawArguments
 	return g.decide(info, t, c, raw, req.Params.Arguments, len(raw) > 0)
 }
 
-func findTool(ctx context.Context, name string) (mcp.Tool, bool) {
-	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithTools); ok {
+func findTool(ctx context.Context, session server.ClientSession, name string) (mcp.Tool, bool) {
+	if s, ok := session.(server.SessionWithTools); ok {
 		if st, ok := s.GetSessionTools()[name]; ok {
 			return st.Tool, true
 		}
@@ -101,14 +102,14 @@ func findTool(ctx context.Context, name string) (mcp.Tool, bool) {
 	return mcp.Tool{}, false
 }
 
-func callInfoOf(ctx context.Context, tool string, client bool) callInfo {
+// callInfo names the call's session; the client's name and version only for observers.
+func (g *Guard) callInfo(session server.ClientSession, tool string) callInfo {
 	info := callInfo{tool: tool}
-	session := server.ClientSessionFromContext(ctx)
 	if session == nil {
 		return info
 	}
 	info.session = session.SessionID()
-	if c, ok := session.(server.SessionWithClientInfo); ok && client {
+	if c, ok := session.(server.SessionWithClientInfo); ok && len(g.cfg.observers) > 0 {
 		impl := c.GetClientInfo()
 		info.client, info.clientVersion = impl.Name, impl.Version
 	}
