@@ -688,11 +688,7 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int,
 	name := key.text(s.data, &s.buf)
 	idx := -1
 	if work {
-		if *next < len(n.props) && n.props[*next].name == string(name) {
-			idx = *next
-		} else {
-			idx = n.lookup(name)
-		}
+		idx = n.lookup(name) // the member expected next took the short path in object
 		*next = idx + 1
 	}
 	if idx >= 0 {
