@@ -75,9 +75,20 @@ type node struct {
 }
 
 type prop struct {
-	name string
-	node *node
-	slot int
+	name   string
+	quoted string // name and its closing quote, when the name needs no escape; else ""
+	node   *node
+	slot   int
+}
+
+// quoted returns name followed by '"' when name reads the same inside a JSON string.
+func quoted(name string) string {
+	for i := 0; i < len(name); i++ {
+		if !plain[name[i]] {
+			return ""
+		}
+	}
+	return name + `"`
 }
 
 type dependent struct {
@@ -557,7 +568,7 @@ func (c *compiler) properties(n *node, v any, ptr string) error {
 		if err != nil {
 			return err
 		}
-		n.props = append(n.props, prop{name: name, node: sub, slot: n.slot(name)})
+		n.props = append(n.props, prop{name: name, quoted: quoted(name), node: sub, slot: n.slot(name)})
 	}
 	n.objectWork = true
 	return nil

@@ -1,6 +1,8 @@
 package mcpvalidate
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -17,9 +19,18 @@ type str struct {
 }
 
 func (s *state) skipWS() {
-	for s.pos < len(s.data) && space[s.data[s.pos]] {
-		s.pos++
+	s.pos = skipSpace(s.data, s.pos)
+}
+
+// skipSpace returns the index of the first byte at or after i that is not space.
+func skipSpace(d []byte, i int) int {
+	if i < len(d) && d[i] > ' ' {
+		return i // no space is above ' ': compact JSON costs one comparison
 	}
+	for i < len(d) && space[d[i]] {
+		i++
+	}
+	return i
 }
 
 var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
@@ -36,10 +47,10 @@ var plain = func() (t [256]bool) {
 // peek returns the next non-space byte, or 0 at the end of the input.
 func (s *state) peek() byte {
 	s.skipWS()
-	if s.pos >= len(s.data) {
-		return 0
+	if d, i := s.data, s.pos; i < len(d) {
+		return d[i]
 	}
-	return s.data[s.pos]
+	return 0
 }
 
 func (s *state) syntax(detail string) {
@@ -62,50 +73,70 @@ func (s *state) expect(c byte, detail string) bool {
 
 // readString reads a string token starting at its opening quote.
 func (s *state) readString() (str, bool) {
-	s.pos++
-	t := str{start: s.pos}
-	d := s.data
-	for i := s.pos; i < len(d); i++ {
-		c := d[i]
-		if plain[c] {
-			continue
+	t, end, problem := scanString(s.data, s.pos)
+	s.pos = end
+	if problem != "" {
+		s.syntax(problem)
+		return t, false
+	}
+	return t, true
+}
+
+// scanString reads the string token whose opening quote is at d[i]. It returns the token,
+// the index after its closing quote, or where it went wrong and why. Plain runs are crossed
+// eight bytes at a time.
+func scanString(d []byte, i int) (t str, end int, problem string) {
+	i++
+	t.start = i
+	for {
+		for i+8 <= len(d) {
+			if m := special(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
 		}
-		switch {
+		for i < len(d) && plain[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			return t, len(d), "unterminated string"
+		}
+		switch c := d[i]; {
 		case c == '"':
 			t.end = i
-			s.pos = i + 1
-			return t, true
+			return t, i + 1, ""
 		case c == '\\':
 			t.escaped = true
 			i++
 			if i >= len(d) {
-				break
+				continue
 			}
 			switch d[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if i+4 >= len(d) || !isHex(d[i+1]) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) {
-					s.pos = i
-					s.syntax("invalid \\u escape in string")
-					return t, false
+					return t, i, "invalid \\u escape in string"
 				}
 				i += 4
 			default:
-				s.pos = i
-				s.syntax("invalid escape in string")
-				return t, false
+				return t, i, "invalid escape in string"
 			}
 		case c < 0x20:
-			s.pos = i
-			s.syntax("control character in string")
-			return t, false
-		case c >= 0x80:
+			return t, i, "control character in string"
+		default: // c >= 0x80
 			t.high = true
 		}
+		i++
 	}
-	s.pos = len(d)
-	s.syntax("unterminated string")
-	return t, false
+}
+
+// special marks, in the high bit of each byte, the bytes of w that are not plain. Only the
+// lowest mark is exact: a borrow may mark bytes above it too.
+func special(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return (w | (w - ones*0x20) | (quote - ones) | (backslash - ones)) & highs
 }
 
 func isHex(c byte) bool {

@@ -252,7 +252,11 @@ func (s *state) value(n *node, depth int) bool {
 		s.syntax("unexpected end of input: a value is missing")
 		return false
 	}
-	if s.remember && n != nil {
+	if n == nil || !n.applicators && (!s.remember || !container[s.data[s.pos]]) {
+		// Without applicators a scalar costs its own length: it needs no memo.
+		return s.own(n, depth) == passed
+	}
+	if s.remember {
 		return s.remembered(n, depth)
 	}
 	return s.evaluate(n, depth)
@@ -300,22 +304,14 @@ const (
 
 // kindOf maps the first byte of a value to its JSON type.
 func kindOf(c byte) typeSet {
-	switch c {
-	case '{':
-		return tObject
-	case '[':
-		return tArray
-	case '"':
-		return tString
-	case 't', 'f':
-		return tBoolean
-	case 'n':
-		return tNull
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return tNumber
-	}
-	return 0
+	return kinds[c]
 }
+
+var kinds = [256]typeSet{'{': tObject, '[': tArray, '"': tString, 't': tBoolean, 'f': tBoolean, 'n': tNull,
+	'-': tNumber, '0': tNumber, '1': tNumber, '2': tNumber, '3': tNumber, '4': tNumber,
+	'5': tNumber, '6': tNumber, '7': tNumber, '8': tNumber, '9': tNumber}
+
+var container = [256]bool{'{': true, '[': true}
 
 // own checks the keywords of n that look at the value itself, scanning it once.
 func (s *state) own(n *node, depth int) outcome {
@@ -360,7 +356,20 @@ func (s *state) own(n *node, depth int) outcome {
 		}
 		return r
 	case tString:
-		return s.stringValue(n)
+		tok, end, problem := scanString(s.data, s.pos)
+		s.pos = end
+		if problem != "" {
+			s.syntax(problem)
+			return failed
+		}
+		if n.types != 0 && n.types&tString == 0 {
+			s.wrongType(n)
+			return wrongType
+		}
+		if !n.stringWork {
+			return passed
+		}
+		return s.stringValue(n, tok)
 	case tNumber:
 		return s.numberValue(n)
 	}
@@ -386,8 +395,12 @@ func (s *state) typeOK(n *node, t typeSet) bool {
 	if n.types == 0 || n.types&t != 0 {
 		return true
 	}
-	s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames})
+	s.wrongType(n)
 	return false
+}
+
+func (s *state) wrongType(n *node) {
+	s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames})
 }
 
 // setCheck applies const and enum to a value of type t whose key is the decoded string,
@@ -437,17 +450,8 @@ func (s *state) skip(t typeSet, depth int) bool {
 	return false
 }
 
-func (s *state) stringValue(n *node) outcome {
-	t, ok := s.readString()
-	if !ok {
-		return failed
-	}
-	if !s.typeOK(n, tString) {
-		return wrongType
-	}
-	if !n.stringWork {
-		return passed
-	}
+// stringValue applies n's string keywords to the string token t.
+func (s *state) stringValue(n *node, t str) outcome {
 	text := t.text(s.data, &s.buf)
 	if r := s.setCheck(n, tString, text); r != passed {
 		return r
@@ -486,7 +490,7 @@ func (s *state) numberValue(n *node) outcome {
 	x.small, x.isSmall = smallInt(lit)
 	if n.types != 0 && n.types&tNumber == 0 {
 		if n.types&tInteger == 0 || !x.isSmall && !s.integral(&x) {
-			s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames})
+			s.wrongType(n)
 			return wrongType
 		}
 	}
@@ -585,25 +589,51 @@ func (s *state) object(n *node, depth int) outcome {
 	next := 0                 // the property expected next: members tend to come in schema order
 	ok := true
 	members := 0
-	if s.peek() == '}' {
-		s.pos++
+	d := s.data
+	if i := skipSpace(d, s.pos); i < len(d) && d[i] == '}' {
+		s.pos = i + 1
 	} else {
 		for {
-			if s.peek() != '"' {
+			if i >= len(d) || d[i] != '"' {
+				s.pos = i
 				s.syntax("expected a member name in double quotes")
 				return failed
 			}
-			key, good := s.readString()
-			if !good || !s.expect(':', "expected ':' after a member name") {
+			var key str
+			var j int
+			p := n.expected(work, next)
+			if p != nil && p.at(d, i) {
+				// The common case, a declared member in schema order, needs no scan.
+				key, j = str{start: i + 1, end: i + len(p.quoted)}, i+1+len(p.quoted)
+			} else {
+				var problem string
+				if key, j, problem = scanString(d, i); problem != "" {
+					s.pos = j
+					s.syntax(problem)
+					return failed
+				}
+				if p != nil && (key.escaped || p.name != string(d[key.start:key.end])) {
+					p = nil
+				}
+			}
+			if i = skipSpace(d, j); i >= len(d) || d[i] != ':' {
+				s.pos = i
+				s.syntax("expected ':' after a member name")
 				return failed
 			}
+			s.pos = skipSpace(d, i+1)
 			members++
 			s.path = append(s.path, seg{name: key, index: -1})
-			if p := n.next(work, next, s.data[key.start:key.end], key.escaped); p != nil && !seen.has(p.slot) {
-				// The common case, a declared member in schema order, without the detour.
+			if p != nil && !seen.has(p.slot) {
 				seen.set(p.slot)
 				next++
-				if !s.value(p.node, depth+1) {
+				var good bool
+				if s.pos < len(d) && !p.node.applicators && !(s.remember && container[d[s.pos]]) {
+					good = s.own(p.node, depth+1) == passed // nothing but its own keywords applies
+				} else {
+					good = s.value(p.node, depth+1)
+				}
+				if !good {
 					ok = false
 					if s.quiet > 0 || s.abort {
 						return failed
@@ -616,16 +646,16 @@ func (s *state) object(n *node, depth int) outcome {
 				}
 			}
 			s.path = s.path[:len(s.path)-1]
-			c := s.peek()
-			s.pos++
-			if c == '}' {
+			if i = skipSpace(d, s.pos); i < len(d) && d[i] == '}' {
+				s.pos = i + 1
 				break
 			}
-			if c != ',' {
-				s.pos--
+			if i >= len(d) || d[i] != ',' {
+				s.pos = i
 				s.syntax("expected ',' or '}' after an object member")
 				return failed
 			}
+			i = skipSpace(d, i+1)
 		}
 	}
 	s.keys = s.keys[:keysStart]
@@ -674,13 +704,19 @@ func (s *state) object(n *node, depth int) outcome {
 	return failed
 }
 
-// next returns the property declared after the last one seen, when raw (a name without
-// escapes) names it.
-func (n *node) next(work bool, i int, raw []byte, escaped bool) *prop {
-	if !work || escaped || i >= len(n.props) || n.props[i].name != string(raw) {
+// expected returns the property declared after the last one seen: members tend to come
+// in schema order.
+func (n *node) expected(work bool, i int) *prop {
+	if !work || i >= len(n.props) {
 		return nil
 	}
 	return &n.props[i]
+}
+
+// at reports whether the member name starting at d[i], its opening quote, is p's.
+func (p *prop) at(d []byte, i int) bool {
+	e := i + 1 + len(p.quoted)
+	return p.quoted != "" && e <= len(d) && string(d[i+1:e]) == p.quoted
 }
 
 // member validates one member's value; the path already names it.
@@ -918,17 +954,17 @@ func (b *bitset) init(n int) {
 
 func (b *bitset) set(i int) {
 	if b.big != nil {
-		b.big[i/64] |= 1 << (i % 64)
+		b.big[i>>6] |= 1 << (i & 63)
 		return
 	}
-	b.small |= 1 << i
+	b.small |= 1 << (i & 63)
 }
 
 func (b *bitset) has(i int) bool {
 	if b.big != nil {
-		return b.big[i/64]&(1<<(i%64)) != 0
+		return b.big[i>>6]&(1<<(i&63)) != 0
 	}
-	return b.small&(1<<i) != 0
+	return b.small&(1<<(i&63)) != 0
 }
 
 // runeCount counts the code points of valid UTF-8 (what str.text returns): every byte that
