@@ -77,18 +77,28 @@ type node struct {
 type prop struct {
 	name   string
 	quoted string // name and its closing quote, when the name needs no escape; else ""
-	node   *node
-	slot   int
+	// The first 16 bytes of quoted as two little-endian words, with masks for the bytes it
+	// fills, so that a short name is recognised in two comparisons.
+	words, masks [2]uint64
+	short        bool // quoted fits in words
+	node         *node
+	slot         int
 }
 
-// quoted returns name followed by '"' when name reads the same inside a JSON string.
-func quoted(name string) string {
+func newProp(name string, sub *node, slot int) prop {
+	p := prop{name: name, node: sub, slot: slot}
 	for i := 0; i < len(name); i++ {
 		if !plain[name[i]] {
-			return ""
+			return p
 		}
 	}
-	return name + `"`
+	p.quoted = name + `"`
+	p.short = len(p.quoted) <= 16
+	for i := 0; i < len(p.quoted) && i < 16; i++ {
+		p.words[i/8] |= uint64(p.quoted[i]) << (8 * (i % 8))
+		p.masks[i/8] |= 0xff << (8 * (i % 8))
+	}
+	return p
 }
 
 type dependent struct {
@@ -568,7 +578,7 @@ func (c *compiler) properties(n *node, v any, ptr string) error {
 		if err != nil {
 			return err
 		}
-		n.props = append(n.props, prop{name: name, quoted: quoted(name), node: sub, slot: n.slot(name)})
+		n.props = append(n.props, newProp(name, sub, n.slot(name)))
 	}
 	n.objectWork = true
 	return nil

@@ -224,8 +224,19 @@ func hex4(b []byte) rune {
 
 // readNumber reads a number token and returns its literal.
 func (s *state) readNumber() ([]byte, bool) {
-	d := s.data
-	i := s.pos
+	start := s.pos
+	end, _, problem := scanNumber(s.data, start)
+	s.pos = end
+	if problem != "" {
+		s.syntax(problem)
+		return nil, false
+	}
+	return s.data[start:end], true
+}
+
+// scanNumber reads the number token starting at d[i]. It returns the index after it and
+// whether it is written without fraction or exponent, or where it went wrong and why.
+func scanNumber(d []byte, i int) (end int, whole bool, problem string) {
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
@@ -237,10 +248,9 @@ func (s *state) readNumber() ([]byte, bool) {
 			i++
 		}
 	default:
-		s.pos = i
-		s.syntax("invalid number")
-		return nil, false
+		return i, false, "invalid number"
 	}
+	whole = true
 	if i < len(d) && d[i] == '.' {
 		i++
 		j := i
@@ -248,10 +258,9 @@ func (s *state) readNumber() ([]byte, bool) {
 			i++
 		}
 		if i == j {
-			s.pos = i
-			s.syntax("invalid number: no digit after the decimal point")
-			return nil, false
+			return i, false, "invalid number: no digit after the decimal point"
 		}
+		whole = false
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		i++
@@ -263,14 +272,11 @@ func (s *state) readNumber() ([]byte, bool) {
 			i++
 		}
 		if i == j {
-			s.pos = i
-			s.syntax("invalid number: no digit in the exponent")
-			return nil, false
+			return i, false, "invalid number: no digit in the exponent"
 		}
+		whole = false
 	}
-	lit := d[s.pos:i]
-	s.pos = i
-	return lit, true
+	return i, whole, ""
 }
 
 // readLiteral reads true, false or null.

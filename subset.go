@@ -2,6 +2,7 @@ package mcpvalidate
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"sync"
@@ -371,7 +372,17 @@ func (s *state) own(n *node, depth int) outcome {
 		}
 		return s.stringValue(n, tok)
 	case tNumber:
-		return s.numberValue(n)
+		start := s.pos
+		end, whole, problem := scanNumber(s.data, start)
+		s.pos = end
+		if problem != "" {
+			s.syntax(problem)
+			return failed
+		}
+		if !n.numberWork && (n.types == 0 || n.types&tNumber != 0 || whole && n.types&tInteger != 0) {
+			return passed
+		}
+		return s.numberValue(n, s.data[start:end])
 	}
 	word := "null"
 	if c == 't' {
@@ -478,14 +489,8 @@ func (s *state) stringValue(n *node, t str) outcome {
 	return passed
 }
 
-func (s *state) numberValue(n *node) outcome {
-	lit, ok := s.readNumber()
-	if !ok {
-		return failed
-	}
-	if !n.numberWork && (n.types == 0 || n.types&tNumber != 0) {
-		return passed
-	}
+// numberValue applies n's type and numeric keywords to the number literal lit.
+func (s *state) numberValue(n *node, lit []byte) outcome {
 	x := numArg{lit: lit}
 	x.small, x.isSmall = smallInt(lit)
 	if n.types != 0 && n.types&tNumber == 0 {
@@ -715,6 +720,10 @@ func (n *node) expected(work bool, i int) *prop {
 
 // at reports whether the member name starting at d[i], its opening quote, is p's.
 func (p *prop) at(d []byte, i int) bool {
+	if p.short && i+17 <= len(d) {
+		return binary.LittleEndian.Uint64(d[i+1:])&p.masks[0] == p.words[0] &&
+			binary.LittleEndian.Uint64(d[i+9:])&p.masks[1] == p.words[1]
+	}
 	e := i + 1 + len(p.quoted)
 	return p.quoted != "" && e <= len(d) && string(d[i+1:e]) == p.quoted
 }
