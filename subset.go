@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -123,6 +124,8 @@ func (v *Validator) state(args []byte) *state {
 	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
 	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
 	s.path, s.keys, s.items = s.path[:0], s.keys[:0], s.items[:0]
+	s.slab = nil
+	s.names.Reset()
 	s.applied, s.explained, s.forEngine, s.remember = 0, 0, false, false
 	if len(s.memo) > 0 {
 		clear(s.memo)
@@ -160,6 +163,10 @@ type state struct {
 	keys     []str  // member names of the objects being scanned, for duplicates
 	items    [][2]int
 	moved    []Violation // scratch for reordering
+	// The paths and names of one call's violations are carved from shared blocks, made
+	// anew for each call since the violations keep them.
+	slab  []PathElem
+	names strings.Builder
 
 	applied   int                    // values checked again in place (by applicators) so far
 	remember  bool                   // results are remembered: applied passed memoAfter
@@ -189,25 +196,25 @@ func (s *state) result() []Violation {
 	}
 	limit := s.v.cfg.maxViolations
 	n := min(len(s.out), limit)
+	if s.count <= n {
+		return slices.Clone(s.out[:n])
+	}
 	out := make([]Violation, n, n+1)
 	copy(out, s.out)
-	if s.count > n {
-		out = append(out, Violation{Kind: KindTruncated, Count: s.count - n})
-	}
-	return out
+	return append(out, Violation{Kind: KindTruncated, Count: s.count - n})
 }
 
 // fail records a violation at the current path. Under quiet it only counts.
 func (s *state) fail(v Violation) {
-	s.record(v, "", false)
+	s.record(&v, "", false)
 }
 
 // failMember records a violation about the member name of the current object.
 func (s *state) failMember(name string, v Violation) {
-	s.record(v, name, true)
+	s.record(&v, name, true)
 }
 
-func (s *state) record(v Violation, name string, isMember bool) {
+func (s *state) record(v *Violation, name string, isMember bool) {
 	if s.abort {
 		return // the syntax or depth violation is the whole answer
 	}
@@ -215,8 +222,8 @@ func (s *state) record(v Violation, name string, isMember bool) {
 	if s.quiet > 0 || len(s.out) > s.v.cfg.maxViolations {
 		return
 	}
-	v.Path = s.currentPath(name, isMember)
-	s.out = append(s.out, v)
+	s.out = append(s.out, *v)
+	s.out[len(s.out)-1].Path = s.currentPath(name, isMember)
 }
 
 // currentPath renders the path stack, followed by a member name if isMember.
@@ -228,17 +235,24 @@ func (s *state) currentPath(name string, isMember bool) Path {
 	if n == 0 {
 		return nil
 	}
-	p := make(Path, 0, n)
-	for _, e := range s.path {
-		switch {
-		case e.index >= 0:
-			p = append(p, PathElem{Index: e.index})
-		default:
-			p = append(p, PathElem{Name: string(e.name.text(s.data, &s.buf)), Index: -1})
+	if cap(s.slab)-len(s.slab) < n {
+		s.slab = make([]PathElem, 0, max(n, 8))
+	}
+	p := s.slab[len(s.slab) : len(s.slab)+n : len(s.slab)+n]
+	s.slab = s.slab[:len(s.slab)+n]
+	for i, e := range s.path {
+		p[i] = PathElem{Index: e.index}
+		if e.index < 0 {
+			if s.names.Cap() == 0 {
+				s.names.Grow(64)
+			}
+			start := s.names.Len()
+			s.names.Write(e.name.text(s.data, &s.buf))
+			p[i].Name = s.names.String()[start:]
 		}
 	}
 	if isMember {
-		p = append(p, PathElem{Name: name, Index: -1})
+		p[n-1] = PathElem{Name: name, Index: -1}
 	}
 	return p
 }
@@ -598,6 +612,8 @@ func (s *state) object(n *node, depth int) outcome {
 	if i := skipSpace(d, s.pos); i < len(d) && d[i] == '}' {
 		s.pos = i + 1
 	} else {
+		s.path = append(s.path, seg{index: -1}) // named anew by each member
+		top := len(s.path) - 1
 		for {
 			if i >= len(d) || d[i] != '"' {
 				s.pos = i
@@ -628,7 +644,7 @@ func (s *state) object(n *node, depth int) outcome {
 			}
 			s.pos = skipSpace(d, i+1)
 			members++
-			s.path = append(s.path, seg{name: key, index: -1})
+			s.path[top].name = key
 			if p != nil && !seen.has(p.slot) {
 				seen.set(p.slot)
 				next++
@@ -650,9 +666,9 @@ func (s *state) object(n *node, depth int) outcome {
 					return failed // test() restores the path and the names
 				}
 			}
-			s.path = s.path[:len(s.path)-1]
 			if i = skipSpace(d, s.pos); i < len(d) && d[i] == '}' {
 				s.pos = i + 1
+				s.path = s.path[:top]
 				break
 			}
 			if i >= len(d) || d[i] != ',' {
@@ -859,6 +875,7 @@ func (s *state) array(n *node, depth int) outcome {
 		return wrongType
 	}
 	s.pos++ // '['
+	d := s.data
 	ok := true
 	count := 0
 	unique := n != nil && n.uniqueItem
@@ -866,6 +883,8 @@ func (s *state) array(n *node, depth int) outcome {
 	if s.peek() == ']' {
 		s.pos++
 	} else {
+		s.path = append(s.path, seg{}) // numbered anew by each item
+		top := len(s.path) - 1
 		for {
 			var sub *node
 			if n != nil {
@@ -874,7 +893,7 @@ func (s *state) array(n *node, depth int) outcome {
 					sub = n.prefix[count]
 				}
 			}
-			s.path = append(s.path, seg{index: count})
+			s.path[top].index = count
 			itemStart := s.pos
 			if sub != nil && sub.reject && count >= len(n.prefix) {
 				ok = false
@@ -889,21 +908,22 @@ func (s *state) array(n *node, depth int) outcome {
 					return failed
 				}
 			}
-			s.path = s.path[:len(s.path)-1]
 			if unique {
 				s.items = append(s.items, [2]int{itemStart, s.pos})
 			}
 			count++
-			c := s.peek()
-			s.pos++
-			if c == ']' {
+			i := skipSpace(d, s.pos)
+			if i < len(d) && d[i] == ']' {
+				s.pos = i + 1
+				s.path = s.path[:top]
 				break
 			}
-			if c != ',' {
-				s.pos--
+			if i >= len(d) || d[i] != ',' {
+				s.pos = i
 				s.syntax("expected ',' or ']' after an array item")
 				return failed
 			}
+			s.pos = skipSpace(d, i+1)
 		}
 	}
 	if n == nil {
