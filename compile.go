@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -38,7 +37,7 @@ type node struct {
 	konstText string
 
 	minLength, maxLength int // -1 when absent
-	pattern              *regexp.Regexp
+	pattern              *pattern
 	format               string
 	checkFormat          func(string) bool
 
@@ -351,7 +350,7 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 			if !ok {
 				return schemaErr(at, "pattern must be a string")
 			}
-			if n.pattern, err = regexp.Compile(s); err != nil {
+			if n.pattern, err = compilePattern(s); err != nil {
 				return schemaErr(at, "pattern %q does not compile as a Go regular expression: %v", s, err)
 			}
 		case "format":

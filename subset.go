@@ -492,7 +492,7 @@ func (s *state) stringValue(n *node, t str) outcome {
 			return failed
 		}
 	}
-	if n.pattern != nil && !n.pattern.Match(text) {
+	if n.pattern != nil && !n.pattern.match(text) {
 		s.fail(Violation{Kind: KindPattern, Keyword: "pattern", Limit: n.pattern.String()})
 		return failed
 	}
