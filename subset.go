@@ -209,6 +209,13 @@ func (s *state) fail(v Violation) {
 	s.record(&v, "", false)
 }
 
+// miss counts a violation under quiet, where fail would record nothing, without building it.
+func (s *state) miss() {
+	if !s.abort {
+		s.count++
+	}
+}
+
 // failMember records a violation about the member name of the current object.
 func (s *state) failMember(name string, v Violation) {
 	s.record(&v, name, true)
@@ -425,6 +432,10 @@ func (s *state) typeOK(n *node, t typeSet) bool {
 }
 
 func (s *state) wrongType(n *node) {
+	if s.quiet > 0 {
+		s.miss()
+		return
+	}
 	s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames})
 }
 
@@ -762,6 +773,14 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int,
 		seen.set(p.slot)
 		return s.value(p.node, depth+1)
 	}
+	var sub *node
+	if n != nil {
+		sub = n.additional
+	}
+	if sub != nil && sub.reject && s.quiet > 0 {
+		s.miss() // refused whether or not the name is repeated
+		return false
+	}
 	if work {
 		if slot := n.slotOf(name); slot >= 0 {
 			seen.set(slot)
@@ -771,10 +790,6 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int,
 		s.fail(Violation{Kind: KindDuplicate})
 		s.value(nil, depth+1)
 		return false
-	}
-	var sub *node
-	if n != nil {
-		sub = n.additional
 	}
 	if sub != nil && sub.reject {
 		s.fail(Violation{Kind: KindAdditional, Keyword: "additionalProperties"})
