@@ -489,11 +489,16 @@ func (s *state) skip(t typeSet, depth int) bool {
 // stringValue applies n's string keywords to the string token t.
 func (s *state) stringValue(n *node, t str) outcome {
 	text := t.text(s.data, &s.buf)
-	if r := s.setCheck(n, tString, text); r != passed {
-		return r
+	if n.enum != nil || n.konst != nil {
+		if r := s.setCheck(n, tString, text); r != passed {
+			return r
+		}
 	}
 	if n.minLength >= 0 || n.maxLength >= 0 {
-		length := runeCount(text)
+		length := len(text) // ASCII without escapes: one byte, one character
+		if t.high || t.escaped {
+			length = runeCount(text)
+		}
 		if n.minLength >= 0 && length < n.minLength {
 			s.fail(Violation{Kind: KindMinLength, Keyword: "minLength", Limit: strconv.Itoa(n.minLength)})
 			return failed
