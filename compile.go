@@ -52,6 +52,10 @@ type node struct {
 	additional *node // nil: any other member is allowed
 	minProps   int
 	maxProps   int // -1 when absent
+	// settled: at most 64 tracked names and no keyword on the whole object but required,
+	// which then holds when the names present cover requiredMask.
+	settled      bool
+	requiredMask uint64
 
 	prefix     []*node
 	items      *node // nil: any further item is allowed
@@ -494,6 +498,12 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		n.pattern != nil || n.checkFormat != nil
 	n.numberWork = n.enum != nil || n.konst != nil || n.minimum != nil || n.maximum != nil ||
 		n.exclusiveMinimum != nil || n.exclusiveMaximum != nil || n.multipleOf != nil
+	if len(n.slots) <= 64 && len(n.dependents) == 0 && n.minProps == 0 && n.maxProps < 0 {
+		n.settled = true
+		for _, slot := range n.required {
+			n.requiredMask |= 1 << slot
+		}
+	}
 	if len(n.props) > 8 {
 		n.propIndex = make(map[string]int, len(n.props))
 		for i, p := range n.props {

@@ -696,13 +696,20 @@ func (s *state) object(n *node, depth int) outcome {
 		}
 	}
 	s.keys = s.keys[:keysStart]
-	if !work {
-		if ok {
-			return passed
-		}
-		return failed
+	if work && (!n.settled || seen.small&n.requiredMask != n.requiredMask) && !s.closeObject(n, &seen, members, mark) {
+		ok = false
 	}
-	// Missing members go first, in the order of "required", before the members' own violations.
+	if ok {
+		return passed
+	}
+	return failed
+}
+
+// closeObject applies the keywords that need the whole object: required, dependentRequired,
+// minProperties and maxProperties. Missing members go first, in the order of "required",
+// before the members' own violations, which start at mark.
+func (s *state) closeObject(n *node, seen *bitset, members, mark int) bool {
+	ok := true
 	tail := len(s.out)
 	for _, slot := range n.required {
 		if !seen.has(slot) {
@@ -735,10 +742,7 @@ func (s *state) object(n *node, depth int) outcome {
 		ok = false
 		s.fail(Violation{Kind: KindMaxProperties, Keyword: "maxProperties", Limit: strconv.Itoa(n.maxProps)})
 	}
-	if ok {
-		return passed
-	}
-	return failed
+	return ok
 }
 
 // expected returns the property declared after the last one seen: members tend to come
