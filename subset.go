@@ -189,7 +189,7 @@ func (s *state) end() {
 	}
 }
 
-// result copies the violations out of the pooled state, applying the limit.
+// result returns the violations, applying the limit.
 func (s *state) result() []Violation {
 	if len(s.out) == 0 {
 		return nil
@@ -197,7 +197,9 @@ func (s *state) result() []Violation {
 	limit := s.v.cfg.maxViolations
 	n := min(len(s.out), limit)
 	if s.count <= n {
-		return slices.Clone(s.out[:n])
+		out := s.out // handed over whole: the next call starts a list of its own
+		s.out = nil
+		return out
 	}
 	out := make([]Violation, n, n+1)
 	copy(out, s.out)
@@ -228,6 +230,9 @@ func (s *state) record(v *Violation, name string, isMember bool) {
 	s.count++
 	if s.quiet > 0 || len(s.out) > s.v.cfg.maxViolations {
 		return
+	}
+	if s.out == nil {
+		s.out = make([]Violation, 0, 4) // the answer itself, unless it is truncated
 	}
 	s.out = append(s.out, *v)
 	s.out[len(s.out)-1].Path = s.currentPath(name, isMember)
