@@ -93,7 +93,12 @@ func (v *Validator) Validate(args []byte) []Violation {
 		return v.full.validate(args, v.cfg.maxViolations)
 	}
 	s := v.state(args)
-	s.value(v.root, 0)
+	s.skipWS()
+	if r := v.root; s.pos < len(args) && args[s.pos] == '{' && r != nil && !r.applicators && !r.reject && r.enum == nil && r.konst == nil {
+		s.object(r, 0) // the arguments are an object, which nothing but its own keywords apply to
+	} else {
+		s.value(v.root, 0)
+	}
 	s.end()
 	out := s.result()
 	v.release(s)
