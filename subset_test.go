@@ -304,3 +304,17 @@ func TestScanStringAgreesWithEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// A refusal's violations, paths and names belong to the caller: later calls on the same
+// validator, which reuse its scanning state, leave them as they were.
+func TestResultsOutliveLaterCalls(t *testing.T) {
+	v, _ := Compile([]byte(weatherSchema))
+	first := v.Validate([]byte(`{"days": 2.5, "units": "k", "x": 1}`))
+	want := strings.Join(Messages(first, nil), " | ")
+	for _, args := range []string{`{"zz": 1, "units": "q", "days": "x"}`, `{"location": "Paris"}`, `{"yy": [1], "days": 1.5}`} {
+		v.Validate([]byte(args))
+		if got := strings.Join(Messages(first, nil), " | "); got != want {
+			t.Fatalf("after validating %s the first answer changed:\n got %q\nwant %q", args, got, want)
+		}
+	}
+}
