@@ -106,6 +106,9 @@ func notValues(n *node) []string {
 // success s.pos is where the value ends.
 func (s *state) test(sub *node, start, depth int) bool {
 	s.count1()
+	if s.refusesFirstMember(sub, start) {
+		return false
+	}
 	path, items, keys, count := len(s.path), len(s.items), len(s.keys), s.count
 	s.quiet++
 	s.pos = start
@@ -113,6 +116,25 @@ func (s *state) test(sub *node, start, depth int) bool {
 	s.quiet--
 	s.path, s.items, s.keys, s.count = s.path[:path], s.items[:items], s.keys[:keys], count
 	return ok
+}
+
+// refusesFirstMember reports whether sub refuses the value at start, without entering it,
+// because the value is an object whose first member sub does not declare while allowing
+// no other: how the alternatives of a tagged union that sub is not are told apart cheaply.
+func (s *state) refusesFirstMember(sub *node, start int) bool {
+	for sub != nil && sub.refOnly {
+		sub = sub.ref
+	}
+	d := s.data
+	if sub == nil || !sub.closed || d[start] != '{' {
+		return false
+	}
+	i := skipSpace(d, start+1)
+	if i >= len(d) || d[i] != '"' {
+		return false
+	}
+	key, _, problem := scanString(d, i)
+	return problem == "" && sub.lookup(key.text(d, &s.buf)) < 0
 }
 
 // count1 counts one value checked again in place. Past a budget that grows with the

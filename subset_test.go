@@ -35,6 +35,9 @@ func TestSeedContract(t *testing.T) {
 }
 
 func TestSemantics(t *testing.T) {
+	taggedUnion := `{"oneOf":[
+		{"properties":{"kind":{"const":"circle"},"r":{"type":"number"}},"required":["kind","r"],"additionalProperties":false},
+		{"properties":{"kind":{"const":"square"},"side":{"type":"number"}},"required":["kind","side"],"additionalProperties":false}]}`
 	filterTree := `{"properties":{"f":{"$ref":"#/$defs/c"}},"$defs":{"c":{"oneOf":[
 		{"type":"object","properties":{"kind":{"const":"leaf"},"v":{"type":"string"}},"required":["kind","v"]},
 		{"type":"object","properties":{"kind":{"const":"group"},"children":{"type":"array","items":{"$ref":"#/$defs/c"}}},"required":["kind","children"]}]}}}`
@@ -58,6 +61,11 @@ func TestSemantics(t *testing.T) {
 		{"exact decimals", `{"properties":{"n":{"multipleOf":0.01}}}`, `{"n":19.99}`, ""},
 		{"exact decimals fail", `{"properties":{"n":{"multipleOf":0.01}}}`, `{"n":19.999}`, "property 'n' must be a multiple of 0.01"},
 		{"multipleOf of a huge literal", `{"properties":{"n":{"multipleOf":7}}}`, `{"n":7e1000}`, ""},
+		{"tagged union, members in any order", taggedUnion, `{"side":2,"kind":"square"}`, ""},
+		{"tagged union, the meant alternative explains", taggedUnion, `{"kind":"square","r":1}`,
+			"missing required property 'side' | unexpected property 'r'"},
+		{"tagged union, no alternative fits", taggedUnion, `{"x":1}`,
+			"arguments must match exactly one of the alternatives in oneOf, and matches none"},
 		{"exclusive bounds", `{"properties":{"n":{"exclusiveMinimum":0,"exclusiveMaximum":1}}}`, `{"n":0}`, "property 'n' must be greater than 0"},
 		{"-0 equals 0", `{"properties":{"n":{"const":0}}}`, `{"n":-0.0}`, ""},
 		{"duplicate names", `{"type":"object"}`, `{"a":1,"a":2}`, "property 'a' appears more than once"},
@@ -250,7 +258,8 @@ func TestSyntaxErrorInsideAlternatives(t *testing.T) {
 // Every proper prefix of a well-formed call is one syntax violation, never a panic or a pass.
 func TestTruncatedArguments(t *testing.T) {
 	schemas := []string{weatherSchema, `{}`,
-		`{"properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"type":"string"}}}}}}`}
+		`{"properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"type":"string"}}}}}}`,
+		`{"oneOf":[{"properties":{"location":{}},"additionalProperties":false},{"properties":{"a":{}},"additionalProperties":false}]}`}
 	docs := []string{`{"location": "Paris", "days": 2, "units": "c"}`, `{"location":"Paris","days":2}`,
 		`{ "a" : [ {"b":"x\"y"} , {"b" : "\u00e9"}, {"c": [1, true, null]} ] }`}
 	for _, schema := range schemas {
