@@ -50,7 +50,6 @@ type node struct {
 	required   []int          // slots
 	dependents []dependent
 	additional *node // nil: any other member is allowed
-	closed     bool  // additional is false: no member but the declared ones
 	minProps   int
 	maxProps   int // -1 when absent
 	// settled: at most 64 tracked names and no keyword on the whole object but required,
@@ -499,7 +498,6 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		n.pattern != nil || n.checkFormat != nil
 	n.numberWork = n.enum != nil || n.konst != nil || n.minimum != nil || n.maximum != nil ||
 		n.exclusiveMinimum != nil || n.exclusiveMaximum != nil || n.multipleOf != nil
-	n.closed = n.additional != nil && n.additional.reject
 	if len(n.slots) <= 64 && len(n.dependents) == 0 && n.minProps == 0 && n.maxProps < 0 {
 		n.settled = true
 		for _, slot := range n.required {

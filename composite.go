@@ -126,7 +126,7 @@ func (s *state) refusesFirstMember(sub *node, start int) bool {
 		sub = sub.ref
 	}
 	d := s.data
-	if sub == nil || !sub.closed || start >= len(d) || d[start] != '{' {
+	if sub == nil || sub.additional == nil || !sub.additional.reject || start >= len(d) || d[start] != '{' {
 		return false
 	}
 	i := skipSpace(d, start+1)

@@ -284,14 +284,20 @@ func (s *state) value(n *node, depth int) bool {
 		s.syntax("unexpected end of input: a value is missing")
 		return false
 	}
-	if n == nil || !n.applicators && (!s.remember || !container[s.data[s.pos]]) {
-		// Without applicators a scalar costs its own length: it needs no memo.
+	if n == nil || s.direct(n) {
 		return s.own(n, depth) == passed
 	}
 	if s.remember {
 		return s.remembered(n, depth)
 	}
 	return s.evaluate(n, depth)
+}
+
+// direct reports whether the value at s.pos, which is not space, goes straight to n's own
+// keywords: n has no applicators, and the value is a scalar, which costs its own length, or
+// results are not being remembered.
+func (s *state) direct(n *node) bool {
+	return !n.applicators && (!s.remember || !container[s.data[s.pos]])
 }
 
 // evaluate validates the value at s.pos, which is not space, against n.
@@ -675,8 +681,8 @@ func (s *state) object(n *node, depth int) outcome {
 				seen.set(p.slot)
 				next++
 				var good bool
-				if s.pos < len(d) && !p.node.applicators && !(s.remember && container[d[s.pos]]) {
-					good = s.own(p.node, depth+1) == passed // nothing but its own keywords applies
+				if s.pos < len(d) && s.direct(p.node) {
+					good = s.own(p.node, depth+1) == passed
 				} else {
 					good = s.value(p.node, depth+1)
 				}
