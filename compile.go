@@ -50,8 +50,11 @@ type node struct {
 	required   []int          // slots
 	dependents []dependent
 	additional *node // nil: any other member is allowed
-	minProps   int
-	maxProps   int // -1 when absent
+	// leads marks the first bytes of the declared names as written, when no other member
+	// is allowed and every name is written without escapes; else nil.
+	leads    *[256]bool
+	minProps int
+	maxProps int // -1 when absent
 	// settled: at most 64 tracked names and no keyword on the whole object but required,
 	// which then holds when the names present cover requiredMask.
 	settled      bool
@@ -502,6 +505,16 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		n.settled = true
 		for _, slot := range n.required {
 			n.requiredMask |= 1 << slot
+		}
+	}
+	if n.additional != nil && n.additional.reject {
+		n.leads = new([256]bool)
+		for _, p := range n.props {
+			if p.quoted == "" {
+				n.leads = nil
+				break
+			}
+			n.leads[p.quoted[0]] = true
 		}
 	}
 	if len(n.props) > 8 {

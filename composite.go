@@ -118,23 +118,25 @@ func (s *state) test(sub *node, start, depth int) bool {
 	return ok
 }
 
-// refusesFirstMember reports whether sub refuses the value at start, without entering it,
-// because the value is an object whose first member sub does not declare while allowing
-// no other: how the alternatives of a tagged union that sub is not are told apart cheaply.
+// refusesFirstMember reports whether sub refuses the value at start without entering it:
+// the value is an object whose first member name begins with a character that no name sub
+// declares begins with, and sub allows no other member. This is how the alternatives of a
+// tagged union that sub is not are told apart cheaply. Decoding keeps an unescaped first
+// character, so one byte decides; a backslash or a control character decides nothing.
 func (s *state) refusesFirstMember(sub *node, start int) bool {
 	for sub != nil && sub.refOnly {
 		sub = sub.ref
 	}
 	d := s.data
-	if sub == nil || sub.additional == nil || !sub.additional.reject || start >= len(d) || d[start] != '{' {
+	if sub == nil || sub.leads == nil || start >= len(d) || d[start] != '{' {
 		return false
 	}
 	i := skipSpace(d, start+1)
-	if i >= len(d) || d[i] != '"' {
+	if i+1 >= len(d) || d[i] != '"' {
 		return false
 	}
-	key, _, problem := scanString(d, i)
-	return problem == "" && sub.lookup(key.text(d, &s.buf)) < 0
+	c := d[i+1]
+	return c >= ' ' && c != '\\' && !sub.leads[c]
 }
 
 // count1 counts one value checked again in place. Past a budget that grows with the

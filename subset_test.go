@@ -38,6 +38,9 @@ func TestSemantics(t *testing.T) {
 	taggedUnion := `{"oneOf":[
 		{"properties":{"kind":{"const":"circle"},"r":{"type":"number"}},"required":["kind","r"],"additionalProperties":false},
 		{"properties":{"kind":{"const":"square"},"side":{"type":"number"}},"required":["kind","side"],"additionalProperties":false}]}`
+	byFirstName := `{"oneOf":[
+		{"properties":{"field":{"type":"string"},"op":{}},"required":["field"],"additionalProperties":false},
+		{"properties":{"logic":{},"children":{"type":"array"}},"required":["logic"],"additionalProperties":false}]}`
 	filterTree := `{"properties":{"f":{"$ref":"#/$defs/c"}},"$defs":{"c":{"oneOf":[
 		{"type":"object","properties":{"kind":{"const":"leaf"},"v":{"type":"string"}},"required":["kind","v"]},
 		{"type":"object","properties":{"kind":{"const":"group"},"children":{"type":"array","items":{"$ref":"#/$defs/c"}}},"required":["kind","children"]}]}}}`
@@ -66,6 +69,12 @@ func TestSemantics(t *testing.T) {
 			"missing required property 'side' | unexpected property 'r'"},
 		{"tagged union, no alternative fits", taggedUnion, `{"x":1}`,
 			"arguments must match exactly one of the alternatives in oneOf, and matches none"},
+		{"union told apart by first names", byFirstName, `{"logic":"and","children":[]}`, ""},
+		{"an escaped first name is decoded", byFirstName, `{"\u006cogic":"and"}`, ""},
+		{"a first name sharing its first character", byFirstName, `{"fx":1}`,
+			"arguments must match exactly one of the alternatives in oneOf, and matches none"},
+		{"a first name beginning outside ASCII", byFirstName, `{"é":1,"field":"x"}`, "unexpected property 'é'"},
+		{"the empty name", byFirstName, `{"":1,"logic":"x"}`, `unexpected property '[""]'`},
 		{"exclusive bounds", `{"properties":{"n":{"exclusiveMinimum":0,"exclusiveMaximum":1}}}`, `{"n":0}`, "property 'n' must be greater than 0"},
 		{"-0 equals 0", `{"properties":{"n":{"const":0}}}`, `{"n":-0.0}`, ""},
 		{"duplicate names", `{"type":"object"}`, `{"a":1,"a":2}`, "property 'a' appears more than once"},
