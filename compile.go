@@ -71,6 +71,7 @@ type node struct {
 	not                 *node
 	ifn, then, elsen    *node
 
+	quick       bool // the quick pass decides this schema and all below it (quick.go)
 	refOnly     bool // nothing but $ref applies: validation follows it directly
 	ownless     bool // no keyword but applicators: the value is scanned only through them
 	applicators bool // any of ref, allOf, anyOf, oneOf, not, if
@@ -292,6 +293,7 @@ func compileSubset(root any, cfg config, d *dialect) (n *node, outside *SchemaEr
 	if err := checkLoops(n); err != nil {
 		return nil, nil, err
 	}
+	markQuick(c.nodes)
 	return n, c.outside, nil
 }
 
@@ -310,7 +312,7 @@ func (c *compiler) schema(v any, ptr string) (*node, error) {
 	c.nodes[ptr] = n
 	switch v := v.(type) {
 	case bool:
-		n.reject = !v
+		n.reject, n.settled = !v, true
 		return n, nil
 	case *object:
 		if err := c.keywords(n, v, ptr); err != nil {

@@ -92,6 +92,14 @@ func (v *Validator) Validate(args []byte) []Violation {
 		}
 		return v.full.validate(args, v.cfg.maxViolations)
 	}
+	if v.root.quick && v.quickValid(args) {
+		return nil
+	}
+	return v.check(args)
+}
+
+// check is the explaining pass: it finds every violation, in order, with its path.
+func (v *Validator) check(args []byte) []Violation {
 	s := v.state(args)
 	s.skipWS()
 	if r := v.root; s.pos < len(args) && args[s.pos] == '{' && r != nil && !r.applicators && !r.reject && r.enum == nil && r.konst == nil {
@@ -458,15 +466,28 @@ func (s *state) wrongType(n *node) {
 // setCheck applies const and enum to a value of type t whose key is the decoded string,
 // the canonical number or structure, or the literal true, false or null.
 func (s *state) setCheck(n *node, t typeSet, key []byte) outcome {
+	k := n.setKind(t, key)
+	if k == 0 {
+		return passed
+	}
+	if s.quiet > 0 {
+		s.miss()
+	} else {
+		s.fail(n.violation(k))
+	}
+	return failed
+}
+
+// setKind returns KindConst or KindEnum when n's const or enum refuses the value of type t
+// whose key is given as for setCheck, or 0.
+func (n *node) setKind(t typeSet, key []byte) Kind {
 	if n.konst != nil && !n.konst.has(t, key) {
-		s.fail(Violation{Kind: KindConst, Keyword: "const", Values: []string{n.konstText}})
-		return failed
+		return KindConst
 	}
 	if n.enum != nil && !n.enum.has(t, key) {
-		s.fail(Violation{Kind: KindEnum, Keyword: "enum", Values: n.enumTexts})
-		return failed
+		return KindEnum
 	}
-	return passed
+	return 0
 }
 
 // skip moves past any value, still checking its syntax, depth and member names.
@@ -504,35 +525,60 @@ func (s *state) skip(t typeSet, depth int) bool {
 
 // stringValue applies n's string keywords to the string token t.
 func (s *state) stringValue(n *node, t str) outcome {
-	text := t.text(s.data, &s.buf)
-	if n.enum != nil || n.konst != nil {
-		if r := s.setCheck(n, tString, text); r != passed {
-			return r
-		}
+	k := n.stringKind(t.text(s.data, &s.buf), !t.high && !t.escaped)
+	if k == 0 {
+		return passed
+	}
+	if s.quiet > 0 {
+		s.miss()
+	} else {
+		s.fail(n.violation(k))
+	}
+	return failed
+}
+
+// stringKind returns the kind of the first string keyword of n that text fails, or 0.
+// ascii says that text has one byte per character.
+func (n *node) stringKind(text []byte, ascii bool) Kind {
+	if k := n.setKind(tString, text); k != 0 {
+		return k
 	}
 	if n.minLength >= 0 || n.maxLength >= 0 {
-		length := len(text) // ASCII without escapes: one byte, one character
-		if t.high || t.escaped {
+		length := len(text)
+		if !ascii {
 			length = runeCount(text)
 		}
 		if n.minLength >= 0 && length < n.minLength {
-			s.fail(Violation{Kind: KindMinLength, Keyword: "minLength", Limit: strconv.Itoa(n.minLength)})
-			return failed
+			return KindMinLength
 		}
 		if n.maxLength >= 0 && length > n.maxLength {
-			s.fail(Violation{Kind: KindMaxLength, Keyword: "maxLength", Limit: strconv.Itoa(n.maxLength)})
-			return failed
+			return KindMaxLength
 		}
 	}
 	if n.pattern != nil && !n.pattern.match(text) {
-		s.fail(Violation{Kind: KindPattern, Keyword: "pattern", Limit: n.pattern.String()})
-		return failed
+		return KindPattern
 	}
 	if n.checkFormat != nil && !n.checkFormat(string(text)) {
-		s.fail(Violation{Kind: KindFormat, Keyword: "format", Limit: n.format})
-		return failed
+		return KindFormat
 	}
-	return passed
+	return 0
+}
+
+// violation describes the failure of n's const, enum or string keyword of kind k.
+func (n *node) violation(k Kind) Violation {
+	switch k {
+	case KindConst:
+		return Violation{Kind: k, Keyword: "const", Values: []string{n.konstText}}
+	case KindEnum:
+		return Violation{Kind: k, Keyword: "enum", Values: n.enumTexts}
+	case KindMinLength:
+		return Violation{Kind: k, Keyword: "minLength", Limit: strconv.Itoa(n.minLength)}
+	case KindMaxLength:
+		return Violation{Kind: k, Keyword: "maxLength", Limit: strconv.Itoa(n.maxLength)}
+	case KindPattern:
+		return Violation{Kind: k, Keyword: "pattern", Limit: n.pattern.String()}
+	}
+	return Violation{Kind: KindFormat, Keyword: "format", Limit: n.format}
 }
 
 // numberValue applies n's type and numeric keywords to the number literal lit.
