@@ -78,6 +78,7 @@ type node struct {
 	objectWork  bool // any keyword that looks inside an object
 	arrayWork   bool
 	numberWork  bool // enum, const or a numeric bound
+	intBounds   bool // no enum or const, and every numeric bound is a small integer
 	stringWork  bool // enum, const, a length, a pattern or an asserted format
 }
 
@@ -503,6 +504,10 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		n.pattern != nil || n.checkFormat != nil
 	n.numberWork = n.enum != nil || n.konst != nil || n.minimum != nil || n.maximum != nil ||
 		n.exclusiveMinimum != nil || n.exclusiveMaximum != nil || n.multipleOf != nil
+	n.intBounds = n.enum == nil && n.konst == nil
+	for _, b := range []*bound{n.minimum, n.maximum, n.exclusiveMinimum, n.exclusiveMaximum, n.multipleOf} {
+		n.intBounds = n.intBounds && (b == nil || b.isInt)
+	}
 	if len(n.slots) <= 64 && len(n.dependents) == 0 && n.minProps == 0 && n.maxProps < 0 {
 		n.settled = true
 		for _, slot := range n.required {

@@ -84,16 +84,12 @@ func (n *node) quickNumber(lit []byte, whole bool) bool {
 	if !n.numberWork {
 		return n.types == 0 || n.types&tNumber != 0 || whole && n.types&tInteger != 0
 	}
-	x, small := smallInt(lit)
-	if !small || n.enum != nil || n.konst != nil || n.types != 0 && n.types&(tNumber|tInteger) == 0 {
+	if !n.intBounds || n.types != 0 && n.types&(tNumber|tInteger) == 0 {
 		return false
 	}
-	for _, b := range [...]*bound{n.minimum, n.maximum, n.exclusiveMinimum, n.exclusiveMaximum, n.multipleOf} {
-		if b != nil && !b.isInt {
-			return false
-		}
-	}
-	return (n.minimum == nil || x >= n.minimum.small) &&
+	x, small := smallInt(lit)
+	return small &&
+		(n.minimum == nil || x >= n.minimum.small) &&
 		(n.maximum == nil || x <= n.maximum.small) &&
 		(n.exclusiveMinimum == nil || x > n.exclusiveMinimum.small) &&
 		(n.exclusiveMaximum == nil || x < n.exclusiveMaximum.small) &&
@@ -129,10 +125,11 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 			i = end
 		}
 		p := &n.props[k]
-		if seen&(1<<p.slot) != 0 {
+		bit := uint64(1) << (uint(p.slot) & 63) // settled: every slot is below 64
+		if seen&bit != 0 {
 			return 0, false
 		}
-		seen |= 1 << p.slot
+		seen |= bit
 		next = k + 1
 		if i = skipSpace(d, i); i >= len(d) || d[i] != ':' {
 			return 0, false

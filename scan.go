@@ -24,7 +24,7 @@ func (s *state) skipWS() {
 
 // skipSpace returns the index of the first byte at or after i that is not space.
 func skipSpace(d []byte, i int) int {
-	if i < len(d) && d[i] > ' ' {
+	if uint(i) < uint(len(d)) && d[i] > ' ' {
 		return i // no space is above ' ': compact JSON costs one comparison
 	}
 	for i < len(d) && space[d[i]] {
@@ -243,8 +243,9 @@ func scanNumber(d []byte, i int) (end int, whole bool, problem string) {
 	switch {
 	case i < len(d) && d[i] == '0':
 		i++
-	case i < len(d) && '1' <= d[i] && d[i] <= '9':
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+	case i < len(d) && d[i]-'1' < 9:
+		i++
+		for i < len(d) && d[i]-'0' < 10 {
 			i++
 		}
 	default:
@@ -254,7 +255,7 @@ func scanNumber(d []byte, i int) (end int, whole bool, problem string) {
 	if i < len(d) && d[i] == '.' {
 		i++
 		j := i
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+		for i < len(d) && d[i]-'0' < 10 {
 			i++
 		}
 		if i == j {
@@ -268,7 +269,7 @@ func scanNumber(d []byte, i int) (end int, whole bool, problem string) {
 			i++
 		}
 		j := i
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+		for i < len(d) && d[i]-'0' < 10 {
 			i++
 		}
 		if i == j {
