@@ -18,7 +18,12 @@ type quick struct {
 // quickValid reports whether the quick pass finds args valid. false decides nothing.
 func (v *Validator) quickValid(args []byte) bool {
 	q := quick{d: args, maxDepth: v.cfg.maxDepth}
-	i, ok := q.value(v.root, skipSpace(args, 0), 0)
+	i, ok := skipSpace(args, 0), false
+	if v.objectRoot && i < len(args) && args[i] == '{' {
+		i, ok = q.object(v.root, i, 0)
+	} else {
+		i, ok = q.value(v.root, i, 0)
+	}
 	return ok && skipSpace(args, i) == len(args)
 }
 

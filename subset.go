@@ -14,8 +14,11 @@ import (
 // safe for concurrent use.
 type Validator struct {
 	root *node
-	cfg  config
-	full *fullEngine // set when the schema needs keywords outside the subset
+	// objectRoot: only the root's own keywords apply to arguments that are an object, and
+	// they allow one, so such arguments go straight to the object scanner.
+	objectRoot bool
+	cfg        config
+	full       *fullEngine // set when the schema needs keywords outside the subset
 	// A valid call allocates nothing: the state of a finished call is kept for the next,
 	// one at hand for the common case of one call at a time, the others in a pool.
 	spare atomic.Pointer[state]
@@ -59,6 +62,8 @@ func compile(schema []byte, cfg config) (*Validator, error) {
 		return nil, err
 	}
 	v := &Validator{root: root, cfg: cfg}
+	v.objectRoot = !root.applicators && !root.reject && root.enum == nil && root.konst == nil &&
+		(root.types == 0 || root.types&tObject != 0)
 	if outside != nil {
 		if cfg.strict {
 			outside.Reason += " (StrictSubset is on)"
@@ -102,8 +107,8 @@ func (v *Validator) Validate(args []byte) []Violation {
 func (v *Validator) check(args []byte) []Violation {
 	s := v.state(args)
 	s.skipWS()
-	if r := v.root; s.pos < len(args) && args[s.pos] == '{' && r != nil && !r.applicators && !r.reject && r.enum == nil && r.konst == nil {
-		s.object(r, 0) // the arguments are an object, which nothing but its own keywords apply to
+	if v.objectRoot && s.pos < len(args) && args[s.pos] == '{' {
+		s.object(v.root, 0)
 	} else {
 		s.value(v.root, 0)
 	}
