@@ -23,15 +23,7 @@ type valueSet struct {
 func (vs *valueSet) has(t typeSet, key []byte) bool {
 	switch t {
 	case tString:
-		if len(vs.strs) <= fewStrings {
-			for _, s := range vs.few {
-				if s == string(key) {
-					return true
-				}
-			}
-			return false
-		}
-		return vs.strs[string(key)]
+		return vs.hasString(key)
 	case tNumber:
 		return vs.nums[string(key)]
 	case tBoolean:
@@ -43,6 +35,20 @@ func (vs *valueSet) has(t typeSet, key []byte) bool {
 }
 
 const fewStrings = 8
+
+// hasString reports whether the set holds the decoded string key.
+func (vs *valueSet) hasString(key []byte) bool {
+	if len(vs.strs) > fewStrings {
+		return vs.strs[string(key)]
+	}
+	for _, s := range vs.few {
+		// The first byte rules most candidates out without a call to compare memory.
+		if len(s) == len(key) && (len(s) == 0 || s[0] == key[0] && s[1:] == string(key[1:])) {
+			return true
+		}
+	}
+	return false
+}
 
 func newValueSet(vals []any) *valueSet {
 	vs := &valueSet{strs: map[string]bool{}, nums: map[string]bool{}, others: map[string]bool{}}

@@ -545,8 +545,11 @@ func (s *state) stringValue(n *node, t str) outcome {
 // stringKind returns the kind of the first string keyword of n that text fails, or 0.
 // ascii says that text has one byte per character.
 func (n *node) stringKind(text []byte, ascii bool) Kind {
-	if k := n.setKind(tString, text); k != 0 {
-		return k
+	if n.konst != nil && !n.konst.hasString(text) {
+		return KindConst
+	}
+	if n.enum != nil && !n.enum.hasString(text) {
+		return KindEnum
 	}
 	if n.minLength >= 0 || n.maxLength >= 0 {
 		length := len(text)
