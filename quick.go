@@ -108,7 +108,8 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 	}
 	d := q.d
 	var seen uint64
-	next := 0 // the property expected next: members tend to come in schema order
+	next := 0      // the property expected next: members tend to come in schema order
+	extra := false // an undeclared member was met
 	if i = skipSpace(d, i+1); i < len(d) && d[i] == '}' {
 		return i + 1, n.requiredMask == 0
 	}
@@ -116,31 +117,26 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 		if i >= len(d) || d[i] != '"' {
 			return 0, false
 		}
-		k := next
-		if k < len(n.props) && n.props[k].at(d, i) {
+		var slot int
+		var sub *node
+		if k := next; k < len(n.props) && n.props[k].at(d, i) {
+			slot, sub, next = n.props[k].slot, n.props[k].node, k+1
 			i += 1 + len(n.props[k].quoted)
-		} else {
-			key, end, problem := scanString(d, i)
-			if problem != "" || key.escaped {
-				return 0, false
-			}
-			if k = n.lookup(d[key.start:key.end]); k < 0 {
-				return 0, false
-			}
-			i = end
-		}
-		p := &n.props[k]
-		bit := uint64(1) << (uint(p.slot) & 63) // settled: every slot is below 64
-		if seen&bit != 0 {
+		} else if slot, sub, i = q.member(n, i, &next, &extra); i < 0 {
 			return 0, false
 		}
-		seen |= bit
-		next = k + 1
+		if slot >= 0 {
+			bit := uint64(1) << (uint(slot) & 63) // settled: every slot is below 64
+			if seen&bit != 0 {
+				return 0, false
+			}
+			seen |= bit
+		}
 		if i = skipSpace(d, i); i >= len(d) || d[i] != ':' {
 			return 0, false
 		}
 		var ok bool
-		if i, ok = q.value(p.node, skipSpace(d, i+1), depth+1); !ok {
+		if i, ok = q.value(sub, skipSpace(d, i+1), depth+1); !ok {
 			return 0, false
 		}
 		if i = skipSpace(d, i); i < len(d) && d[i] == '}' {
@@ -151,6 +147,30 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 		}
 		i = skipSpace(d, i+1)
 	}
+}
+
+// member reads the member name at d[i] that is not the property expected next. It returns
+// the name's slot, or -1 when n does not track it; the schema for the member's value (nil:
+// any value); and where the name ends, or -1 when the quick pass cannot tell. An open
+// object may hold one undeclared member here: with a second, names would need comparing.
+func (q *quick) member(n *node, i int, next *int, extra *bool) (slot int, sub *node, end int) {
+	key, end, problem := scanString(q.d, i)
+	if problem != "" || key.escaped {
+		return 0, nil, -1
+	}
+	name := q.d[key.start:key.end]
+	if k := n.lookup(name); k >= 0 {
+		*next = k + 1
+		return n.props[k].slot, n.props[k].node, end
+	}
+	// Invalid UTF-8 decodes to U+FFFD, so such a name might still be a declared one.
+	if key.high || n.additional != nil || *extra {
+		return 0, nil, -1
+	}
+	if slot = n.slotOf(name); slot < 0 {
+		*extra = true
+	}
+	return slot, nil, end
 }
 
 // array checks the array at d[i] against n (nil allows any items).
