@@ -5,9 +5,10 @@ import "unicode/utf8"
 // The quick pass only tells that arguments are valid. It covers the shape most tool calls
 // take: objects of declared members, arrays, and scalars under plain keywords. It keeps
 // nothing but the call stack, so a valid call needs no pooled state, no path and no list
-// of names. It gives up on whatever it does not decide alone (any violation, an applicator,
-// an escaped or undeclared member name, a number that needs exact arithmetic) and then the
-// explaining pass in subset.go checks the arguments from the start.
+// of names. It gives up on whatever it does not decide alone (any violation, an escaped
+// member name or a second undeclared one, a number that needs exact arithmetic) and then
+// the explaining pass in subset.go checks the arguments from the start. Schemas with
+// applicators other than a lone $ref never reach it (see markQuick).
 
 // quick is one run of the quick pass over the arguments d.
 type quick struct {
@@ -17,6 +18,9 @@ type quick struct {
 
 // quickValid reports whether the quick pass finds args valid. false decides nothing.
 func (v *Validator) quickValid(args []byte) bool {
+	if !v.root.quick {
+		return false
+	}
 	q := quick{d: args, maxDepth: v.cfg.maxDepth}
 	i, ok := skipSpace(args, 0), false
 	if v.objectRoot && i < len(args) && args[i] == '{' {

@@ -97,7 +97,7 @@ func (v *Validator) Validate(args []byte) []Violation {
 		}
 		return v.full.validate(args, v.cfg.maxViolations)
 	}
-	if v.root.quick && v.quickValid(args) {
+	if v.quickValid(args) {
 		return nil
 	}
 	return v.check(args)
