@@ -114,3 +114,36 @@ func BenchmarkCompare(b *testing.B) {
 		}
 	}
 }
+
+var answers []mcpvalidate.Violation
+
+// BenchmarkRefusalFloor measures what returning a refusal of the seed's first example costs
+// before anything is validated: a fresh copy of its violations, with their paths in one
+// block, as the caller receives them. Against BenchmarkCompare/small-invalid/santhosh, it
+// shows how fast any refusal that returns a []Violation can be.
+func BenchmarkRefusalFloor(b *testing.B) {
+	v, err := mcpvalidate.Compile([]byte(seedSchema))
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := v.Validate([]byte(`{"days": 2.5, "units": "k", "x": 1}`))
+	if len(want) != 4 {
+		b.Fatalf("got %d violations, want 4", len(want))
+	}
+	elems := 0
+	for _, w := range want {
+		elems += len(w.Path)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		out := make([]mcpvalidate.Violation, len(want))
+		paths := make(mcpvalidate.Path, 0, elems)
+		for i, w := range want {
+			out[i] = w
+			start := len(paths)
+			paths = append(paths, w.Path...)
+			out[i].Path = paths[start:len(paths):len(paths)]
+		}
+		answers = out
+	}
+}
