@@ -19,8 +19,9 @@ type Validator struct {
 	objectRoot bool
 	cfg        config
 	full       *fullEngine // set when the schema needs keywords outside the subset
-	// A valid call allocates nothing: the state of a finished call is kept for the next,
-	// one at hand for the common case of one call at a time, the others in a pool.
+	// The explaining pass allocates nothing on a valid call either: the state of a finished
+	// call is kept for the next, one at hand for the common case of one call at a time, the
+	// others in a pool. The quick pass needs no state.
 	spare atomic.Pointer[state]
 	pool  sync.Pool
 }
