@@ -267,7 +267,7 @@ func (s *state) currentPath(name string, isMember bool) Path {
 		return nil
 	}
 	if cap(s.slab)-len(s.slab) < n {
-		s.slab = make([]PathElem, 0, max(n, 8))
+		s.slab = make([]PathElem, 0, max(n, 2*cap(s.slab), 4))
 	}
 	p := s.slab[len(s.slab) : len(s.slab)+n : len(s.slab)+n]
 	s.slab = s.slab[:len(s.slab)+n]
@@ -275,7 +275,7 @@ func (s *state) currentPath(name string, isMember bool) Path {
 		p[i] = PathElem{Index: e.index}
 		if e.index < 0 {
 			if s.names.Cap() == 0 {
-				s.names.Grow(64)
+				s.names.Grow(16)
 			}
 			start := s.names.Len()
 			s.names.Write(e.name.text(s.data, &s.buf))
