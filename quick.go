@@ -188,15 +188,8 @@ func (q *quick) array(n *node, i, depth int) (int, bool) {
 		i++
 	} else {
 		for {
-			var sub *node
-			if n != nil {
-				sub = n.items
-				if count < len(n.prefix) {
-					sub = n.prefix[count]
-				}
-			}
 			var ok bool
-			if i, ok = q.value(sub, i, depth+1); !ok {
+			if i, ok = q.value(n.item(count), i, depth+1); !ok {
 				return 0, false
 			}
 			count++

@@ -99,33 +99,48 @@ func TestQuickPassSteersClear(t *testing.T) {
 	}
 }
 
-// TestQuickPassNeverAcceptsWhatCheckRefuses runs both passes on every case of the
-// conformance corpora: whatever the quick pass accepts, the explaining pass must find valid.
-func TestQuickPassNeverAcceptsWhatCheckRefuses(t *testing.T) {
+// quickGroup is a group of the conformance corpora whose schema the quick pass takes.
+type quickGroup struct {
+	name  string
+	v     *Validator
+	tests []suite.Test
+}
+
+func quickGroups(tb testing.TB) []quickGroup {
 	files, err := filepath.Glob("conformance/testdata/*-public.json")
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus: %v", err)
+		tb.Fatalf("no corpus: %v", err)
 	}
-	decided := 0
+	var out []quickGroup
 	for _, f := range files {
 		groups, err := suite.Load(f)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		for _, g := range groups {
 			v, err := Compile(g.Schema)
 			if err != nil || v.full != nil || !v.root.quick {
 				continue
 			}
-			for _, tc := range g.Tests {
-				if !v.quickValid(tc.Data) {
-					continue
-				}
-				decided++
-				if vs := v.check(tc.Data); vs != nil {
-					t.Errorf("%s / %s / %s: the quick pass accepts what the explaining pass refuses: %v",
-						filepath.Base(f), g.Description, tc.Description, Messages(vs, nil))
-				}
+			out = append(out, quickGroup{name: filepath.Base(f) + " / " + g.Description, v: v, tests: g.Tests})
+		}
+	}
+	return out
+}
+
+// TestQuickPassNeverAcceptsWhatCheckRefuses runs both passes on every case of the
+// conformance corpora: whatever the quick pass accepts, the explaining pass must find valid.
+func TestQuickPassNeverAcceptsWhatCheckRefuses(t *testing.T) {
+	decided := 0
+	for _, g := range quickGroups(t) {
+		for _, tc := range g.tests {
+			if !g.v.quickValid(tc.Data) {
+				continue
+			}
+			decided++
+			if vs := g.v.check(tc.Data); vs != nil {
+				t.Errorf("%s / %s: the quick pass accepts what the explaining pass refuses: %v",
+					g.name, tc.Description, Messages(vs, nil))
 			}
 		}
 	}
@@ -148,22 +163,11 @@ func FuzzQuickPass(f *testing.F) {
 		f.Add(uint(len(validators)), []byte(c.args))
 		validators = append(validators, v)
 	}
-	files, _ := filepath.Glob("conformance/testdata/*-public.json")
-	for _, file := range files {
-		groups, err := suite.Load(file)
-		if err != nil {
-			f.Fatal(err)
+	for _, g := range quickGroups(f) {
+		for _, tc := range g.tests {
+			f.Add(uint(len(validators)), []byte(tc.Data))
 		}
-		for _, g := range groups {
-			v, err := Compile(g.Schema)
-			if err != nil || v.full != nil || !v.root.quick {
-				continue
-			}
-			for _, tc := range g.Tests {
-				f.Add(uint(len(validators)), []byte(tc.Data))
-			}
-			validators = append(validators, v)
-		}
+		validators = append(validators, g.v)
 	}
 	f.Fuzz(func(t *testing.T, i uint, args []byte) {
 		v := validators[i%uint(len(validators))]

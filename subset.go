@@ -472,7 +472,11 @@ func (s *state) wrongType(n *node) {
 // setCheck applies const and enum to a value of type t whose key is the decoded string,
 // the canonical number or structure, or the literal true, false or null.
 func (s *state) setCheck(n *node, t typeSet, key []byte) outcome {
-	k := n.setKind(t, key)
+	return s.refuse(n, n.setKind(t, key))
+}
+
+// refuse records the failure of n's keyword of kind k (see violation), if k is not 0.
+func (s *state) refuse(n *node, k Kind) outcome {
 	if k == 0 {
 		return passed
 	}
@@ -531,16 +535,7 @@ func (s *state) skip(t typeSet, depth int) bool {
 
 // stringValue applies n's string keywords to the string token t.
 func (s *state) stringValue(n *node, t str) outcome {
-	k := n.stringKind(t.text(s.data, &s.buf), !t.high && !t.escaped)
-	if k == 0 {
-		return passed
-	}
-	if s.quiet > 0 {
-		s.miss()
-	} else {
-		s.fail(n.violation(k))
-	}
-	return failed
+	return s.refuse(n, n.stringKind(t.text(s.data, &s.buf), !t.high && !t.escaped))
 }
 
 // stringKind returns the kind of the first string keyword of n that text fails, or 0.
@@ -981,13 +976,7 @@ func (s *state) array(n *node, depth int) outcome {
 		s.path = append(s.path, seg{}) // numbered anew by each item
 		top := len(s.path) - 1
 		for {
-			var sub *node
-			if n != nil {
-				sub = n.items
-				if count < len(n.prefix) {
-					sub = n.prefix[count]
-				}
-			}
+			sub := n.item(count)
 			s.path[top].index = count
 			itemStart := s.pos
 			if sub != nil && sub.reject && count >= len(n.prefix) {
@@ -1046,6 +1035,17 @@ func (s *state) array(n *node, depth int) outcome {
 		return passed
 	}
 	return failed
+}
+
+// item returns the schema of item i of an array checked against n (nil: any item).
+func (n *node) item(i int) *node {
+	switch {
+	case n == nil:
+		return nil
+	case i < len(n.prefix):
+		return n.prefix[i]
+	}
+	return n.items
 }
 
 // equalItems finds the first two equal items among the given spans.
