@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -32,15 +33,70 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 }
 
 // Middleware returns tool middleware bound to this guard's cache and counters.
+//
+// The schema checked is the one registered with the handler that runs. mcp-go chooses the
+// handler before any middleware runs, so a tool registered again in between (by another
+// goroutine, or by a tool filter) leaves the middleware looking at a newer registration
+// than the handler it wraps. Registered last, the middleware wraps the handler itself and
+// sees that: a call whose handler is no longer registered is refused, and the model asked
+// to call again. When other tool middleware runs inside it, it cannot see the handler; if
+// such a server registers tools again while serving, bind each handler to its schema with
+// Handler.
 func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		if g.bound(next) {
+			return next // it checks its own schema
+		}
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			if text := g.check(ctx, req); text != "" {
+			text, checked := g.check(ctx, req, next)
+			if text != "" {
 				return mcp.NewToolResultError(text), nil
+			}
+			if checked != nil && g.placement.binds.Load() {
+				ctx = context.WithValue(ctx, checkedKey{g}, checked) // a Handler inside needs not check again
 			}
 			return next(ctx, req)
 		}
 	}
+}
+
+// Handler binds a tool's handler to the tool's inputSchema, for servers that register tools
+// again while serving and run other tool middleware inside the guard's:
+//
+//	srv.AddTool(tool, guard.Handler(tool, handler))
+//
+// The handler then checks its calls against tool's schema itself, wherever the middleware
+// stands; where the middleware has already checked the same schema, it does not check again.
+func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHandlerFunc {
+	key := keyOf(&tool)
+	bound := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c := g.compiled(&tool, key)
+		if ctx.Value(checkedKey{g}) != c {
+			if text := g.checkTool(server.ClientSessionFromContext(ctx), req, c); text != "" {
+				return mcp.NewToolResultError(text), nil
+			}
+		}
+		return h(ctx, req)
+	}
+	g.placement.binds.Store(true)
+	boundCode.Store(reflect.ValueOf(bound).Pointer())
+	return bound
+}
+
+// checkedKey marks a call's context with the compilation the middleware checked it against.
+type checkedKey struct{ g *Guard }
+
+// boundCode is the code of every handler Handler returns: one function literal's.
+var boundCode atomic.Uintptr
+
+// placement is what the adapter learns of where a guard's middleware stands.
+type placement struct {
+	innermost atomic.Pointer[server.MCPServer] // the last server on which it wrapped a registered handler
+	binds     atomic.Bool                      // Handler has bound a handler to its schema
+}
+
+func (g *Guard) bound(next server.ToolHandlerFunc) bool {
+	return g.placement.binds.Load() && reflect.ValueOf(next).Pointer() == boundCode.Load()
 }
 
 // TaskHandler wraps the handler of a tool registered with AddTaskTool, which mcp-go runs
@@ -51,8 +107,10 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 // A call with invalid arguments completes its task at once with an isError result that
 // tasks/result returns; the handler is not called.
 func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.TaskToolHandlerFunc {
+	key := keyOf(&tool)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
-		if text := g.checkTool(server.ClientSessionFromContext(ctx), req, tool); text != "" {
+		c := g.compiled(&tool, key)
+		if text := g.checkTool(server.ClientSessionFromContext(ctx), req, c); text != "" {
 			return &mcp.CreateTaskResult{
 				Content: []mcp.Content{mcp.NewTextContent(text)},
 				IsError: true,
@@ -62,44 +120,75 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 	}
 }
 
-// check validates one call against the schema of the tool mcp-go dispatched it to: the
-// session's tool of that name if there is one, else the server's.
-func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest) string {
+// check validates one call against the schema registered with next, the handler mcp-go
+// chose: the session's tool of that name if there is one, else the server's. It returns
+// the refusal's text ("" when accepted) and the compilation it checked against (nil when
+// it could not bind the registration to next).
+func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) (string, *compiled) {
 	session := server.ClientSessionFromContext(ctx)
-	tool, ok := findTool(ctx, session, req.Params.Name)
-	if !ok {
+	srv := server.ServerFromContext(ctx)
+	st, ok := findTool(srv, session, req.Params.Name)
+	switch in := &g.placement.innermost; {
+	case !ok && srv == nil:
 		info := g.callInfo(session, req.Params.Name)
-		c := &compiled{err: errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?")}
-		return g.decide(info, g.tool(req.Params.Name), c, nil, nil, false)
+		return g.decide(info, g.tool(req.Params.Name), outsideServer, nil, nil, false), nil
+	case !ok:
+		// Deleted since mcp-go chose its handler.
+		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil
+	case sameFunc(st.Handler, next):
+		if in.Load() != srv {
+			in.Store(srv)
+		}
+	case sameCode(st.Handler, next) || srv != nil && in.Load() == srv:
+		// The handler about to run is not the one registered now: the tool was registered
+		// again after mcp-go chose it, and the handler's own schema is not known here.
+		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil
 	}
-	return g.checkTool(session, req, tool)
+	c := g.compiled(&st.Tool, keyOf(&st.Tool))
+	return g.checkTool(session, req, c), c
 }
 
-func (g *Guard) checkTool(session server.ClientSession, req mcp.CallToolRequest, tool mcp.Tool) string {
-	t := g.tool(req.Params.Name)
-	key := keyOf(&tool)
-	c := t.lookup(key)
-	if c == nil {
-		schema, err := schemaOf(&tool)
-		c = g.compile(t, key, [2]any{tool.RawInputSchema, tool.InputSchema}, schema, err)
+// sameFunc reports whether f and g are the same func value: the same closure, or the same
+// function.
+func sameFunc(f, g server.ToolHandlerFunc) bool {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&f)) == *(*unsafe.Pointer)(unsafe.Pointer(&g))
+}
+
+// sameCode reports whether f and g run the same code: closures of one function literal.
+func sameCode(f, g server.ToolHandlerFunc) bool {
+	return f != nil && g != nil && reflect.ValueOf(f).Pointer() == reflect.ValueOf(g).Pointer()
+}
+
+// compiled returns the compilation of tool's schema, compiling it on the first call that
+// declares its text.
+func (g *Guard) compiled(tool *mcp.Tool, key schemaKey) *compiled {
+	if c := g.schemas.lookup(key); c != nil {
+		return c
 	}
+	text, err := schemaOf(tool)
+	return g.schemas.bind(key, [2]any{tool.RawInputSchema, tool.InputSchema}, text, err)
+}
+
+func (g *Guard) checkTool(session server.ClientSession, req mcp.CallToolRequest, c *compiled) string {
 	info := g.callInfo(session, req.Params.Name)
 	raw := req.Params.RawArguments
-	return g.decide(info, t, c, raw, req.Params.Arguments, len(raw) > 0)
+	return g.decide(info, g.tool(req.Params.Name), c, raw, req.Params.Arguments, len(raw) > 0)
 }
 
-func findTool(ctx context.Context, session server.ClientSession, name string) (mcp.Tool, bool) {
+var outsideServer = &compiled{err: errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?")}
+
+func findTool(srv *server.MCPServer, session server.ClientSession, name string) (server.ServerTool, bool) {
 	if s, ok := session.(server.SessionWithTools); ok {
 		if st, ok := s.GetSessionTools()[name]; ok {
-			return st.Tool, true
+			return st, true
 		}
 	}
-	if srv := server.ServerFromContext(ctx); srv != nil {
+	if srv != nil {
 		if st := srv.GetTool(name); st != nil {
-			return st.Tool, true
+			return *st, true
 		}
 	}
-	return mcp.Tool{}, false
+	return server.ServerTool{}, false
 }
 
 // callInfo names the call's session; the client's name and version only for observers.

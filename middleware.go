@@ -1,6 +1,8 @@
 package mcpvalidate
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -18,15 +20,19 @@ import (
 // and the counters, so create it once per server: Middleware does, and New gives access
 // to the counters. A Guard is safe for concurrent use.
 type Guard struct {
-	cfg      config
-	tools    sync.Map     // tool name -> *toolState
-	compiles atomic.Int64 // schemas compiled since the cache last started over
-	repairs  repairs
+	cfg       config
+	schemas   *schemaCache
+	tools     sync.Map // tool name -> *toolState
+	names     names
+	repairs   repairs
+	placement placement
 }
 
 // New returns a Guard configured by opts.
 func New(opts ...Option) *Guard {
-	return &Guard{cfg: newConfig(opts), repairs: repairs{pending: map[repairKey]int{}}}
+	g := &Guard{cfg: newConfig(opts), repairs: repairs{pending: map[repairKey]int{}}}
+	g.schemas = newSchemaCache(g.cfg.cacheBudget, func(schema []byte) (*Validator, error) { return compile(schema, g.cfg) })
+	return g
 }
 
 // Outcome is what became of a tool call.
@@ -93,85 +99,73 @@ func WithLogger(l *slog.Logger) Option {
 	})
 }
 
-// toolState is what the guard keeps per tool name: compiled schemas (a few, because session
-// tools may share a name with different schemas) and counters.
+// toolState is what the guard keeps per tool name: its counters.
 type toolState struct {
-	compiled atomic.Pointer[[]*compiled]
-	mu       sync.Mutex // serializes compiling
 	accepted atomic.Uint64
 	refused  atomic.Uint64
 	broken   atomic.Uint64
 	repaired atomic.Uint64 // accepted calls that followed refusals in the same session
 	retries  atomic.Uint64 // the refusals those accepted calls repaired
+	seen     atomic.Uint64 // names.tick when last called
 }
 
-// compiled is one schema's compilation. key identifies the schema's source objects without
-// reading them; keep holds those objects so that their addresses cannot be reused while
-// the entry lives.
-type compiled struct {
-	key  schemaKey
-	keep any
-	v    *Validator
-	err  error
+// names bounds how many tool names have counters of their own. Tools that come and go
+// under fresh names would otherwise grow the guard without end: past maxNames, the quarter
+// called least recently are retired and their counters added to one entry without a name.
+type names struct {
+	mu      sync.Mutex
+	count   int
+	tick    atomic.Uint64 // advanced by every new name
+	retired toolState
 }
 
-const (
-	variantsPerTool = 4
-	maxCompiles     = 4096 // compilations before the cache starts over
-)
+const maxNames = 4096
 
 func (g *Guard) tool(name string) *toolState {
-	if t, ok := g.tools.Load(name); ok {
-		return t.(*toolState)
+	if v, ok := g.tools.Load(name); ok {
+		t := v.(*toolState)
+		if tick := g.names.tick.Load(); t.seen.Load() != tick {
+			t.seen.Store(tick)
+		}
+		return t
 	}
-	t, _ := g.tools.LoadOrStore(name, &toolState{})
-	return t.(*toolState)
+	g.names.mu.Lock()
+	defer g.names.mu.Unlock()
+	if v, ok := g.tools.Load(name); ok {
+		return v.(*toolState)
+	}
+	t := &toolState{}
+	t.seen.Store(g.names.tick.Add(1))
+	g.tools.Store(name, t)
+	if g.names.count++; g.names.count > maxNames {
+		g.retireNames()
+	}
+	return t
 }
 
-// forgetSchemas drops every compiled schema, keeping the counters, once so many schemas
-// were compiled that tools coming and going would otherwise grow the cache without end.
-// Schemas still in use are compiled again on their next call.
-func (g *Guard) forgetSchemas() {
-	g.compiles.Store(0)
+// retireNames retires the quarter of the names called least recently. The lock is held.
+func (g *Guard) retireNames() {
+	type aged struct {
+		name string
+		seen uint64
+	}
+	var all []aged
 	g.tools.Range(func(k, v any) bool {
-		v.(*toolState).compiled.Store(nil)
+		all = append(all, aged{k.(string), v.(*toolState).seen.Load()})
 		return true
 	})
-}
-
-// lookup returns the compilation of the schema identified by key, if cached.
-func (t *toolState) lookup(key schemaKey) *compiled {
-	if list := t.compiled.Load(); list != nil {
-		for _, c := range *list {
-			if c.key == key {
-				return c
-			}
-		}
+	slices.SortFunc(all, func(a, b aged) int { return cmp.Compare(a.seen, b.seen) })
+	r := &g.names.retired
+	for _, a := range all[:len(all)/4] {
+		v, _ := g.tools.LoadAndDelete(a.name)
+		t := v.(*toolState)
+		r.accepted.Add(t.accepted.Load())
+		r.refused.Add(t.refused.Load())
+		r.broken.Add(t.broken.Load())
+		r.repaired.Add(t.repaired.Load())
+		r.retries.Add(t.retries.Load())
+		g.names.count--
 	}
-	return nil
-}
-
-// compile compiles a schema whose key missed the cache and remembers it.
-func (g *Guard) compile(t *toolState, key schemaKey, keep any, schema []byte, err error) *compiled {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if c := t.lookup(key); c != nil {
-		return c
-	}
-	if g.compiles.Add(1) > maxCompiles {
-		g.forgetSchemas()
-	}
-	c := &compiled{key: key, keep: keep, err: err}
-	if err == nil {
-		c.v, c.err = compile(schema, g.cfg)
-	}
-	var list []*compiled
-	if old := t.compiled.Load(); old != nil {
-		list = append(list, (*old)[:min(len(*old), variantsPerTool-1)]...)
-	}
-	list = append([]*compiled{c}, list...)
-	t.compiled.Store(&list)
-	return c
 }
 
 // callInfo is what the guard knows of a call besides its arguments.
@@ -182,10 +176,8 @@ type callInfo struct {
 // decide validates one call's arguments and returns the text to answer with when the call
 // is refused ("" when accepted). args are the raw arguments; when nil, value is used.
 func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, value any, haveRaw bool) (text string) {
-	var start time.Time // only observers are told how long a call took
-	if len(g.cfg.observers) > 0 {
-		start = time.Now()
-	}
+	v, err := g.schemas.validator(c)
+	start := g.startClock()
 	var vs []Violation
 	outcome := Accepted
 	defer func() {
@@ -198,13 +190,13 @@ func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, va
 		}
 	}()
 	switch {
-	case c.err != nil:
-		g.observe(info, t, SchemaBroken, nil, c.err, start)
+	case err != nil:
+		g.observe(info, t, SchemaBroken, nil, err, start)
 		return brokenSchemaText
 	case haveRaw:
-		vs = validateArguments(c.v, args)
+		vs = validateArguments(v, args)
 	default:
-		vs = validateDecoded(c.v, value)
+		vs = validateDecoded(v, value)
 	}
 	if len(vs) > 0 {
 		outcome = Refused
@@ -214,7 +206,25 @@ func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, va
 	return text
 }
 
+// refuseReplaced refuses a call whose handler was replaced after mcp-go chose it.
+func (g *Guard) refuseReplaced(info callInfo, t *toolState) string {
+	vs := []Violation{{Kind: KindOther, Detail: "the tool was registered again or removed while the call was on its way"}}
+	g.observe(info, t, Refused, vs, errReplaced, g.startClock())
+	return replacedText
+}
+
+var errReplaced = errors.New("mcpvalidate: the tool was registered again or removed between mcp-go choosing its handler and the middleware; the call was refused")
+
+// startClock starts timing a call; only observers are told how long a call took.
+func (g *Guard) startClock() time.Time {
+	if len(g.cfg.observers) > 0 {
+		return time.Now()
+	}
+	return time.Time{}
+}
+
 const (
+	replacedText     = "This tool changed while the call was on its way, so it was not run. Please call it again."
 	refusalPrefix    = "Invalid arguments: "
 	brokenSchemaText = "This tool cannot be called: its input schema is invalid. The server's operator has been told; please do not retry."
 )
@@ -355,15 +365,23 @@ func (s ToolStats) RefusalsPerRepair() float64 {
 	return float64(s.Retries) / float64(s.Repaired)
 }
 
-// Stats returns a snapshot of every tool's counters, sorted by tool name.
+// Stats returns a snapshot of every tool's counters, sorted by tool name. When more than
+// 4,096 tool names have been called, the counters of those called least recently are
+// summed in one entry whose Tool is empty, which sorts first.
 func (g *Guard) Stats() []ToolStats {
 	var out []ToolStats
 	g.tools.Range(func(k, v any) bool {
-		t := v.(*toolState)
-		out = append(out, ToolStats{Tool: k.(string), Accepted: t.accepted.Load(), Refused: t.refused.Load(),
-			Broken: t.broken.Load(), Repaired: t.repaired.Load(), Retries: t.retries.Load()})
+		out = append(out, v.(*toolState).stats(k.(string)))
 		return true
 	})
+	if r := g.names.retired.stats(""); r != (ToolStats{}) {
+		out = append(out, r)
+	}
 	slices.SortFunc(out, func(a, b ToolStats) int { return strings.Compare(a.Tool, b.Tool) })
 	return out
+}
+
+func (t *toolState) stats(name string) ToolStats {
+	return ToolStats{Tool: name, Accepted: t.accepted.Load(), Refused: t.refused.Load(),
+		Broken: t.broken.Load(), Repaired: t.repaired.Load(), Retries: t.retries.Load()}
 }

@@ -567,39 +567,6 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 }
 
-// compiledSchemas counts the compiled schemas a guard holds.
-func compiledSchemas(g *Guard) int {
-	n := 0
-	g.tools.Range(func(_, v any) bool {
-		if list := v.(*toolState).compiled.Load(); list != nil {
-			n += len(*list)
-		}
-		return true
-	})
-	return n
-}
-
-func TestCacheStaysBounded(t *testing.T) {
-	g := New()
-	srv, _ := weatherServer(t, g)
-	for i := 0; i < 50; i++ { // one tool, its schema changed again and again
-		srv.AddTool(mcp.NewToolWithRawSchema("weather", "", json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"days":{"maximum":%d}}}`, i))), forecast(new(atomic.Int64)))
-		invoke(t, srv, nil, "weather", map[string]any{"days": 1})
-	}
-	if n := compiledSchemas(g); n > variantsPerTool {
-		t.Errorf("one tool holds %d compiled schemas", n)
-	}
-	for i := 0; i < maxCompiles+500; i++ { // tools that come and go
-		name := fmt.Sprintf("tool-%d", i)
-		srv.AddTool(mcp.NewTool(name, mcp.WithString("q")), forecast(new(atomic.Int64)))
-		invoke(t, srv, nil, name, map[string]any{"q": "x"})
-		srv.DeleteTools(name)
-	}
-	if n := compiledSchemas(g); n > maxCompiles {
-		t.Errorf("%d compiled schemas kept for tools long gone", n)
-	}
-}
-
 func TestDecodedAndAbsentArguments(t *testing.T) {
 	g := New()
 	tool := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema))

@@ -11,6 +11,7 @@ type config struct {
 	maxViolations int
 	formatter     Formatter
 	observers     []func(Event)
+	cacheBudget   int64
 }
 
 const (
@@ -19,7 +20,8 @@ const (
 )
 
 func newConfig(opts []Option) config {
-	c := config{maxDepth: defaultMaxDepth, maxViolations: defaultMaxViolations, formatter: DefaultFormat}
+	c := config{maxDepth: defaultMaxDepth, maxViolations: defaultMaxViolations, formatter: DefaultFormat,
+		cacheBudget: DefaultCacheBudget}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -68,6 +70,19 @@ func WithFormatter(f Formatter) Option {
 	return func(c *config) {
 		if f != nil {
 			c.formatter = f
+		}
+	}
+}
+
+// WithCacheBudget bounds the memory, in bytes, that a guard's compiled schemas may hold
+// (default DefaultCacheBudget, 64 MiB). A schema is compiled once per distinct text and
+// shared by every tool and session that declares it; past the budget, the schemas called
+// least recently are dropped one at a time, to be compiled again if called again. The
+// bytes are estimated from each schema's size.
+func WithCacheBudget(bytes int64) Option {
+	return func(c *config) {
+		if bytes > 0 {
+			c.cacheBudget = bytes
 		}
 	}
 }

@@ -1,0 +1,120 @@
+package mcpvalidate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// countCompilations makes g count the schemas it compiles.
+func countCompilations(g *Guard) *atomic.Int64 {
+	var n atomic.Int64
+	build := g.schemas.build
+	g.schemas.build = func(schema []byte) (*Validator, error) {
+		n.Add(1)
+		return build(schema)
+	}
+	return &n
+}
+
+// enumTool is a tool with a 5,000-value enum, built afresh on each call as a session
+// would build its own copy: the same schema text from values of its own.
+func enumTool(name string) mcp.Tool {
+	values := make([]string, 5000)
+	for i := range values {
+		values[i] = fmt.Sprintf("value-%d", i)
+	}
+	return mcp.NewTool(name, mcp.WithString("e", mcp.Enum(values...), mcp.Required()))
+}
+
+func TestSchemaCompiledOncePerText(t *testing.T) {
+	g := New()
+	compilations := countCompilations(g)
+	srv, _ := weatherServer(t, g)
+	var sessions []*toolSession
+	for i := range 6 {
+		s := &toolSession{id: fmt.Sprint("s", i), ch: make(chan mcp.JSONRPCNotification, 10)}
+		if err := srv.RegisterSession(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.AddSessionTool(s.id, enumTool("pick"), forecast(new(atomic.Int64))); err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	srv.AddTool(enumTool("choose"), forecast(new(atomic.Int64)))
+	for range 3 {
+		for _, s := range sessions {
+			if text, isErr := invoke(t, srv, s, "pick", map[string]any{"e": "value-4999"}); isErr {
+				t.Fatalf("session %s: %s", s.id, text)
+			}
+			if text, _ := invoke(t, srv, s, "pick", map[string]any{"e": "nope"}); text == "" {
+				t.Fatalf("session %s: invalid call accepted", s.id)
+			}
+		}
+		if _, isErr := invoke(t, srv, nil, "choose", map[string]any{"e": "value-0"}); isErr {
+			t.Fatal("server tool refused a valid call")
+		}
+	}
+	if n := compilations.Load(); n != 1 {
+		t.Errorf("7 tools with one schema text: %d compilations, want 1", n)
+	}
+	if c, b, _ := g.schemas.size(); c != 1 || b != 7 {
+		t.Errorf("cache holds %d compilations and %d bindings, want 1 and 7", c, b)
+	}
+}
+
+func TestCacheBudgetEvictsGradually(t *testing.T) {
+	schema := func(i int) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"days":{"type":"integer","maximum":%d}}}`, 1000+i))
+	}
+	budget := 20 * (compiledCost(string(schema(0))) + bindingCost(string(schema(0))))
+	g := New(WithCacheBudget(budget))
+	compilations := countCompilations(g)
+	srv, _ := weatherServer(t, g)
+	for i := range 500 { // tools that come and go, while weather is called all along
+		name := fmt.Sprintf("tool-%d", i)
+		srv.AddTool(mcp.NewToolWithRawSchema(name, "", schema(i)), forecast(new(atomic.Int64)))
+		invoke(t, srv, nil, name, map[string]any{"days": 1})
+		srv.DeleteTools(name)
+		if _, isErr := invoke(t, srv, nil, "weather", map[string]any{"location": "Paris"}); isErr {
+			t.Fatal("valid call refused")
+		}
+		if _, _, held := g.schemas.size(); held > budget {
+			t.Fatalf("after %d tools the cache holds %d bytes, over its budget of %d", i+1, held, budget)
+		}
+	}
+	if n := compilations.Load(); n != 501 {
+		t.Errorf("%d compilations, want 501: weather's schema, called all along, was evicted", n)
+	}
+	if c, _, _ := g.schemas.size(); c < 10 {
+		t.Errorf("the cache keeps %d compilations: eviction is not gradual", c)
+	}
+}
+
+func TestToolNamesStayBounded(t *testing.T) {
+	g := New()
+	srv, _ := weatherServer(t, g)
+	const churned = maxNames + 1000
+	for i := range churned {
+		name := fmt.Sprintf("tool-%d", i)
+		srv.AddTool(mcp.NewTool(name, mcp.WithString("q")), forecast(new(atomic.Int64)))
+		invoke(t, srv, nil, name, map[string]any{"q": "x"})
+		srv.DeleteTools(name)
+	}
+	stats := g.Stats()
+	if len(stats) > maxNames+1 {
+		t.Errorf("%d tool names tracked after %d came and went", len(stats), churned)
+	}
+	var accepted uint64
+	for _, s := range stats {
+		accepted += s.Accepted
+	}
+	if accepted != churned || stats[0].Tool != "" || stats[0].Accepted == 0 {
+		t.Errorf("counters lost in retiring names: %d accepted calls counted of %d; first entry %+v", accepted, churned, stats[0])
+	}
+}
