@@ -118,3 +118,43 @@ func TestToolNamesStayBounded(t *testing.T) {
 		t.Errorf("counters lost in retiring names: %d accepted calls counted of %d; first entry %+v", accepted, churned, stats[0])
 	}
 }
+
+// BenchmarkSessionTools calls a tool with a 5,000-value enum that each of 8 sessions
+// registered as its own copy, round robin: the schema is compiled once for all of them.
+func BenchmarkSessionTools(b *testing.B) {
+	g := New()
+	srv, _ := weatherServer(b, g)
+	var sessions []*toolSession
+	for i := range 8 {
+		s := &toolSession{id: fmt.Sprint("s", i), ch: make(chan mcp.JSONRPCNotification, 10)}
+		if err := srv.RegisterSession(context.Background(), s); err != nil {
+			b.Fatal(err)
+		}
+		if err := srv.AddSessionTool(s.id, enumTool("pick"), forecast(new(atomic.Int64))); err != nil {
+			b.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		invoke(b, srv, sessions[i%len(sessions)], "pick", map[string]any{"e": "value-4999"})
+		i++
+	}
+}
+
+// BenchmarkCompileEnum compiles the 5,000-value enum tool's schema as the middleware does:
+// its text made from the tool's values, then compiled.
+func BenchmarkCompileEnum(b *testing.B) {
+	tool := enumTool("pick")
+	b.ReportAllocs()
+	for b.Loop() {
+		text, err := schemaOf(&tool)
+		if err == nil {
+			_, err = Compile(text)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -9,14 +9,19 @@
 //     2020-12 compiled once and checked in one pass over the raw argument bytes, with exact
 //     numbers, deterministic order and no allocation on a valid call. Keywords outside the
 //     subset go to the full engine (santhosh-tekuri/jsonschema) unless StrictSubset is set.
-//   - the middleware (Guard, Event, ToolStats): a cache of compiled schemas, the decision,
-//     observers and counters.
-//   - the adapter (Middleware, CheckServer, Guard.TaskHandler): everything mcp-go specific.
+//   - the middleware (Guard, Event, ToolStats): a cache of compiled schemas shared by
+//     content within a memory budget, the decision, observers and counters.
+//   - the adapter (Middleware, CheckServer, Guard.Handler, Guard.TaskHandler): everything
+//     mcp-go specific.
 //
 // One line wraps a server:
 //
 //	srv := server.NewMCPServer("weather", "1.0.0",
 //		server.WithToolHandlerMiddleware(mcpvalidate.Middleware()))
+//
+// Register it after any other tool middleware, so that it wraps the handlers themselves:
+// then the schema it checks is always the one registered with the handler that runs, even
+// when a tool is registered again during a call.
 //
 // mcp-go's own WithInputSchemaValidation runs before any middleware. With both on, a call
 // that mcp-go refuses is answered in mcp-go's wording and never reaches mcpvalidate; a call
