@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // countCompilations makes g count the schemas it compiles.
@@ -31,12 +32,11 @@ func enumTool(name string) mcp.Tool {
 	return mcp.NewTool(name, mcp.WithString("e", mcp.Enum(values...), mcp.Required()))
 }
 
-func TestSchemaCompiledOncePerText(t *testing.T) {
-	g := New()
-	compilations := countCompilations(g)
-	srv, _ := weatherServer(t, g)
+// enumSessions registers n sessions, each with its own copy of enumTool("pick").
+func enumSessions(t testing.TB, srv *server.MCPServer, n int) []*toolSession {
+	t.Helper()
 	var sessions []*toolSession
-	for i := range 6 {
+	for i := range n {
 		s := &toolSession{id: fmt.Sprint("s", i), ch: make(chan mcp.JSONRPCNotification, 10)}
 		if err := srv.RegisterSession(context.Background(), s); err != nil {
 			t.Fatal(err)
@@ -46,6 +46,14 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 		}
 		sessions = append(sessions, s)
 	}
+	return sessions
+}
+
+func TestSchemaCompiledOncePerText(t *testing.T) {
+	g := New()
+	compilations := countCompilations(g)
+	srv, _ := weatherServer(t, g)
+	sessions := enumSessions(t, srv, 6)
 	srv.AddTool(enumTool("choose"), forecast(new(atomic.Int64)))
 	for range 3 {
 		for _, s := range sessions {
@@ -124,17 +132,7 @@ func TestToolNamesStayBounded(t *testing.T) {
 func BenchmarkSessionTools(b *testing.B) {
 	g := New()
 	srv, _ := weatherServer(b, g)
-	var sessions []*toolSession
-	for i := range 8 {
-		s := &toolSession{id: fmt.Sprint("s", i), ch: make(chan mcp.JSONRPCNotification, 10)}
-		if err := srv.RegisterSession(context.Background(), s); err != nil {
-			b.Fatal(err)
-		}
-		if err := srv.AddSessionTool(s.id, enumTool("pick"), forecast(new(atomic.Int64))); err != nil {
-			b.Fatal(err)
-		}
-		sessions = append(sessions, s)
-	}
+	sessions := enumSessions(b, srv, 8)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
