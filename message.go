@@ -260,8 +260,10 @@ func renderValue(text string) string {
 }
 
 // clip cuts a schema value's text to a length a message can carry.
-func clip(s string) string {
-	const most = 200
+func clip(s string) string { return clipTo(s, 200) }
+
+// clipTo cuts s to at most most bytes, at a character's start, followed by "…" when cut.
+func clipTo(s string, most int) string {
 	if len(s) <= most {
 		return s
 	}
