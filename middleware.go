@@ -57,7 +57,9 @@ func (o Outcome) String() string {
 }
 
 // An Event reports one validated call to an observer. It never carries argument values:
-// violations hold member names, types and the schema's own values only.
+// violations hold member names, types and the schema's own values only. The names are
+// whole, as sent, and shared: a name is stored once for all the violations under it, so
+// the paths of an event hold no more name bytes than the arguments.
 type Event struct {
 	Tool          string
 	Outcome       Outcome
@@ -269,35 +271,27 @@ func (g *Guard) render(vs []Violation) (text string) {
 func joinWithin(vs []Violation, f Formatter, most int) string {
 	const sep = "; "
 	room := most - 128 // leaves room for the closing note
-	var b strings.Builder
-	kept, keptLen := 0, 0 // the violations, and the bytes of text, that fit with the note
-	for i, v := range vs {
+	msgs := make([]string, 0, len(vs))
+	size, kept := -len(sep), 0 // kept: the messages that fit with the note
+	for _, v := range vs {
 		m := f(v)
-		if i > 0 {
-			m = sep + m
-		}
-		if b.Len()+len(m) <= most {
-			b.WriteString(m)
-			if b.Len() <= room {
-				kept, keptLen = i+1, b.Len()
+		if size+len(sep)+len(m) > most {
+			if kept == 0 { // not even the first message fits: keep its start
+				msgs = append(msgs, m)
+				msgs[0], kept = clipTo(msgs[0], room), 1
 			}
-			continue
-		}
-		text := b.String()[:keptLen]
-		if kept == 0 {
-			first := m
-			if i > 0 {
-				first = b.String()
+			note := " (the refusal is cut at " + strconv.Itoa(maxRefusal) + " bytes)"
+			if left := counted(vs[kept:]); left > 0 {
+				note = sep + "and " + plural(left, "more violation") + " not shown" + note
 			}
-			text, kept = clipTo(first, room), 1
+			return strings.Join(msgs[:kept], sep) + note
 		}
-		note := " (the refusal is cut at " + strconv.Itoa(maxRefusal) + " bytes)"
-		if left := counted(vs[kept:]); left > 0 {
-			note = "; and " + plural(left, "more violation") + " not shown" + note
+		msgs = append(msgs, m)
+		if size += len(sep) + len(m); size <= room {
+			kept = len(msgs)
 		}
-		return text + note
 	}
-	return b.String()
+	return strings.Join(msgs, sep)
 }
 
 // counted counts the violations vs stand for: one each, or Count for KindTruncated.

@@ -128,7 +128,11 @@ type Path []PathElem
 // ["aaa…"…(15952 characters not shown)…"…aaa"]; a path of more than 20 steps shows its
 // first 10 and last 10: a.b[…12 levels not shown…].c.
 func (p Path) String() string {
-	var b []byte
+	if len(p) == 1 && p[0].Index < 0 && plainName(p[0].Name) {
+		return p[0].Name
+	}
+	var buf [64]byte
+	b := buf[:0]
 	for i := 0; i < len(p); i++ {
 		if len(p) > pathShown && i == pathEnds {
 			b = append(b, "[…"...)
