@@ -218,3 +218,44 @@ func BenchmarkRefusalText(b *testing.B) {
 		})
 	}
 }
+
+// clientSession is a session whose client declared itself at initialize.
+type clientSession struct {
+	toolSession
+	info mcp.Implementation
+}
+
+func (s *clientSession) GetClientInfo() mcp.Implementation     { return s.info }
+func (s *clientSession) SetClientInfo(info mcp.Implementation) { s.info = info }
+func (s *clientSession) GetClientCapabilities() mcp.ClientCapabilities {
+	return mcp.ClientCapabilities{}
+}
+func (s *clientSession) SetClientCapabilities(mcp.ClientCapabilities) {}
+
+// TestLogLineShowsNamesVisibly: the log line of a refusal shows member names as messages
+// do, and the client's self-declared name escaped and elided like a name.
+func TestLogLineShowsNamesVisibly(t *testing.T) {
+	var log strings.Builder
+	srv, _ := weatherServer(t, New(WithLogger(slog.New(slog.NewJSONHandler(&log, nil)))))
+	client := "evil\u202e" + strings.Repeat("x", 100_000)
+	session := &clientSession{toolSession: toolSession{id: "s1"}, info: mcp.Implementation{Name: client, Version: "1"}}
+	invoke(t, srv, session, "weather", map[string]any{"location": "x", "\u212a": 1, "a\u202eb": 2})
+	var line struct {
+		Client string
+		Paths  []string
+	}
+	if err := json.Unmarshal([]byte(log.String()), &line); err != nil {
+		t.Fatalf("%v: %.300s", err, log.String())
+	}
+	// In the order of the wire, which encoding/json sorts.
+	if want := []string{`["a\u202eb"]`, `["\u212a"]`}; strings.Join(line.Paths, " ") != strings.Join(want, " ") {
+		t.Errorf("paths %q, want %q", line.Paths, want)
+	}
+	want := `"evil\u202exxxxxxxxxxxxxxxxxxxxxxxxxxx"…(99957 characters not shown)…"xxxxxxxxxxxxxxxx"`
+	if line.Client != want {
+		t.Errorf("client %q, want %q", line.Client, want)
+	}
+	if log.Len() > 1<<10 {
+		t.Errorf("a log line of %d bytes", log.Len())
+	}
+}
