@@ -58,8 +58,8 @@ func (o Outcome) String() string {
 
 // An Event reports one validated call to an observer. It never carries argument values:
 // violations hold member names, types and the schema's own values only. The names are
-// whole, as sent, and shared: a name is stored once for all the violations under it, so
-// the paths of an event hold no more name bytes than the arguments.
+// whole, as sent; violations that follow one another under a name share its bytes rather
+// than copy them.
 type Event struct {
 	Tool          string
 	Outcome       Outcome
@@ -272,7 +272,7 @@ func joinWithin(vs []Violation, f Formatter, most int) string {
 	const sep = "; "
 	room := most - 128 // leaves room for the closing note
 	msgs := make([]string, 0, len(vs))
-	size, kept := -len(sep), 0 // kept: the messages that fit with the note
+	size, kept := -len(sep), 0 // size: of the messages joined; kept: how many fit with the note
 	for _, v := range vs {
 		m := f(v)
 		if size+len(sep)+len(m) > most {

@@ -124,9 +124,10 @@ type Path []PathElem
 // String renders the path as a.b[2].c. A name that is not plain (ASCII letters, digits,
 // '_' and '-') is written ["..."], a JSON string literal in which every character a reader
 // could misread is escaped (see appendVisible), so that every path reads back to one name
-// and stays on one line. A name longer than 64 characters shows its first 32 and last 16:
-// ["aaa…"…(15952 characters not shown)…"…aaa"]; a path of more than 20 steps shows its
-// first 10 and last 10: a.b[…12 levels not shown…].c.
+// and stays on one line. A name longer than 64 characters shows its first 32 and its last
+// 16 as two literals around the count of the others, ["<first 32>"…(15952 characters
+// not shown)…"<last 16>"], which no name can be; a path of more than 20 steps shows its
+// first 10 and last 10 around the count of the others: a.b[…12 levels not shown…].c.
 func (p Path) String() string {
 	if len(p) == 1 && p[0].Index < 0 && plainName(p[0].Name) {
 		return p[0].Name
