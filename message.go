@@ -9,6 +9,8 @@ import (
 
 // A Formatter renders one violation as one line of text for the model that made the call.
 // It must not panic; the middleware recovers if it does and falls back to DefaultFormat.
+// Whatever it returns, the middleware keeps a refusal within 8 KB: the messages that do
+// not fit are counted, not shown, and the formatter is not called for them.
 type Formatter func(Violation) string
 
 // Messages renders every violation with f, in order. A nil f means DefaultFormat.
@@ -260,8 +262,10 @@ func renderValue(text string) string {
 }
 
 // clip cuts a schema value's text to a length a message can carry.
-func clip(s string) string {
-	const most = 200
+func clip(s string) string { return clipTo(s, 200) }
+
+// clipTo cuts s to at most most bytes, at a character's start, followed by "…" when cut.
+func clipTo(s string, most int) string {
 	if len(s) <= most {
 		return s
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,7 +63,9 @@ func (o Outcome) String() string {
 }
 
 // An Event reports one validated call to an observer. It never carries argument values:
-// violations hold member names, types and the schema's own values only.
+// violations hold member names, types and the schema's own values only. The names are
+// whole, as sent; violations that follow one another under a name share its bytes rather
+// than copy them.
 type Event struct {
 	Tool          string
 	Outcome       Outcome
@@ -80,23 +83,47 @@ func WithObserver(fn func(Event)) Option {
 	return func(c *config) { c.observers = append(c.observers, fn) }
 }
 
-// WithLogger logs refusals (at Info) and broken schemas (at Error) to l.
+// WithLogger logs refusals (at Info) and broken schemas (at Error) to l. A refusal's line
+// lists the kinds and paths of its first violations, as many as fit in logPaths bytes, and
+// counts the others under "more"; paths and the client's name are shown as messages show
+// names, long ones elided.
 func WithLogger(l *slog.Logger) Option {
 	return WithObserver(func(e Event) {
 		switch e.Outcome {
 		case Refused:
-			kinds := make([]string, len(e.Violations))
-			paths := make([]string, len(e.Violations))
-			for i, v := range e.Violations {
-				kinds[i], paths[i] = v.Kind.String(), v.Path.String()
+			kinds, paths := logged(e.Violations)
+			args := []any{"tool", visibleText(e.Tool), "session", visibleText(e.SessionID),
+				"client", visibleText(e.ClientName), "kinds", kinds, "paths", paths}
+			if more := counted(e.Violations[len(paths):]); more > 0 {
+				args = append(args, "more", more)
 			}
-			l.Info("mcpvalidate: tool call refused", "tool", e.Tool, "session", e.SessionID,
-				"client", e.ClientName, "kinds", kinds, "paths", paths, "duration", e.Duration)
+			l.Info("mcpvalidate: tool call refused", append(args, "duration", e.Duration)...)
 		case SchemaBroken:
-			l.Error("mcpvalidate: tool schema does not compile; calls are refused", "tool", e.Tool,
-				"session", e.SessionID, "error", e.Err)
+			l.Error("mcpvalidate: tool schema does not compile; calls are refused", "tool", visibleText(e.Tool),
+				"session", visibleText(e.SessionID), "error", e.Err)
 		}
 	})
+}
+
+// logPaths bounds the text a log line gives to the kinds and paths of violations.
+const logPaths = 4 << 10
+
+// logged returns the kinds and paths of the first violations of vs that fit in logPaths
+// bytes; a first path too long to fit is cut short.
+func logged(vs []Violation) (kinds, paths []string) {
+	used := 0
+	for _, v := range vs {
+		k, p := v.Kind.String(), v.Path.String()
+		used += len(k) + len(p) + 4 // with the quotes and spaces a handler may add
+		if used > logPaths {
+			if len(paths) > 0 {
+				break
+			}
+			p = clipTo(p, logPaths/2)
+		}
+		kinds, paths = append(kinds, k), append(paths, p)
+	}
+	return kinds, paths
 }
 
 // toolState is what the guard keeps per tool name: its counters.
@@ -229,14 +256,65 @@ const (
 	brokenSchemaText = "This tool cannot be called: its input schema is invalid. The server's operator has been told; please do not retry."
 )
 
-// render joins the messages; a panicking formatter falls back to the default style.
+// maxRefusal bounds a refusal's text, in bytes: about 2,000 tokens, little for a model's
+// context and within what log pipelines carry in one record. Twenty ordinary violations
+// take about a kilobyte, and the longest a built-in message gets from a schema (25
+// allowed values of 200 characters) fits once, so only hostile arguments or a verbose
+// formatter reach it.
+const maxRefusal = 8 << 10
+
+// render joins the messages, within maxRefusal bytes with the prefix; a panicking
+// formatter falls back to the default style.
 func (g *Guard) render(vs []Violation) (text string) {
 	defer func() {
 		if recover() != nil {
-			text = strings.Join(Messages(vs, DefaultFormat), "; ")
+			text = joinWithin(vs, DefaultFormat, maxRefusal-len(refusalPrefix))
 		}
 	}()
-	return strings.Join(Messages(vs, g.cfg.formatter), "; ")
+	return joinWithin(vs, g.cfg.formatter, maxRefusal-len(refusalPrefix))
+}
+
+// joinWithin renders vs with f, joined by "; ", in at most most bytes. When they do not
+// all fit, the first ones are kept whole (or, if even the first does not fit, its start),
+// and the text ends by saying that it was cut and how many violations it leaves out.
+// f is not called for the violations after the first that does not fit.
+func joinWithin(vs []Violation, f Formatter, most int) string {
+	const sep = "; "
+	room := most - 128 // leaves room for the closing note
+	msgs := make([]string, 0, len(vs))
+	size, kept := -len(sep), 0 // size: of the messages joined; kept: how many fit with the note
+	for _, v := range vs {
+		m := f(v)
+		if size+len(sep)+len(m) > most {
+			if kept == 0 { // not even the first message fits: keep its start
+				msgs = append(msgs, m)
+				msgs[0], kept = clipTo(msgs[0], room), 1
+			}
+			note := " (the refusal is cut at " + strconv.Itoa(maxRefusal) + " bytes)"
+			if left := counted(vs[kept:]); left > 0 {
+				note = sep + "and " + plural(left, "more violation") + " not shown" + note
+			}
+			return strings.Join(msgs[:kept], sep) + note
+		}
+		msgs = append(msgs, m)
+		if size += len(sep) + len(m); size <= room {
+			kept = len(msgs)
+		}
+	}
+	return strings.Join(msgs, sep)
+}
+
+// counted counts the violations vs stand for: one each, or Count for KindTruncated.
+func counted(vs []Violation) int {
+	n := 0
+	for _, v := range vs {
+		if v.Kind == KindTruncated {
+			n += v.Count
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // validateArguments checks raw arguments, which must form an object; absent or null

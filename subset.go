@@ -143,7 +143,7 @@ func (v *Validator) state(args []byte) *state {
 	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
 	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
 	s.path, s.keys, s.items = s.path[:0], s.keys[:0], s.items[:0]
-	s.slab = nil
+	s.slab, s.last, s.lastSegs = nil, nil, s.lastSegs[:0]
 	s.names.Reset()
 	s.applied, s.explained, s.forEngine, s.remember = 0, 0, false, false
 	if len(s.memo) > 0 {
@@ -183,9 +183,13 @@ type state struct {
 	items    [][2]int
 	moved    []Violation // scratch for reordering
 	// The paths and names of one call's violations are carved from shared blocks, made
-	// anew for each call since the violations keep them.
-	slab  []PathElem
-	names strings.Builder
+	// anew for each call since the violations keep them. A name is copied once for the
+	// violations that follow one another under it: last is the latest path carved, and
+	// lastSegs the steps it was carved from.
+	slab     []PathElem
+	names    strings.Builder
+	last     Path
+	lastSegs []seg
 
 	applied   int                    // values checked again in place (by applicators) so far
 	remember  bool                   // results are remembered: applied passed memoAfter
@@ -273,7 +277,11 @@ func (s *state) currentPath(name string, isMember bool) Path {
 	s.slab = s.slab[:len(s.slab)+n]
 	for i, e := range s.path {
 		p[i] = PathElem{Index: e.index}
-		if e.index < 0 {
+		switch {
+		case e.index >= 0:
+		case i < len(s.lastSegs) && s.lastSegs[i] == e: // the same name token
+			p[i].Name = s.last[i].Name
+		default:
 			if s.names.Cap() == 0 {
 				s.names.Grow(16)
 			}
@@ -282,6 +290,7 @@ func (s *state) currentPath(name string, isMember bool) Path {
 			p[i].Name = s.names.String()[start:]
 		}
 	}
+	s.last, s.lastSegs = p, append(s.lastSegs[:0], s.path...)
 	if isMember {
 		p[n-1] = PathElem{Name: name, Index: -1}
 	}

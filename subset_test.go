@@ -73,7 +73,7 @@ func TestSemantics(t *testing.T) {
 		{"an escaped first name is decoded", byFirstName, `{"\u006cogic":"and"}`, ""},
 		{"a first name sharing its first character", byFirstName, `{"fx":1}`,
 			"arguments must match exactly one of the alternatives in oneOf, and matches none"},
-		{"a first name beginning outside ASCII", byFirstName, `{"é":1,"field":"x"}`, "unexpected property 'é'"},
+		{"a first name beginning outside ASCII", byFirstName, `{"é":1,"field":"x"}`, `unexpected property '["é"]'`},
 		{"the empty name", byFirstName, `{"":1,"logic":"x"}`, `unexpected property '[""]'`},
 		{"exclusive bounds", `{"properties":{"n":{"exclusiveMinimum":0,"exclusiveMaximum":1}}}`, `{"n":0}`, "property 'n' must be greater than 0"},
 		{"-0 equals 0", `{"properties":{"n":{"const":0}}}`, `{"n":-0.0}`, ""},

@@ -3,7 +3,6 @@ package mcpvalidate
 import (
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -122,29 +121,43 @@ type PathElem struct {
 // Path is the location of a value inside the arguments, from the outside in.
 type Path []PathElem
 
-// String renders the path as a.b[2].c. Names that are not plain (letters, digits, '_' and
-// '-') are written ["..."] with JSON string escapes, so every path reads back unambiguously
-// and stays on one line.
+// String renders the path as a.b[2].c. A name that is not plain (ASCII letters, digits,
+// '_' and '-') is written ["..."], a JSON string literal in which every character a reader
+// could misread is escaped (see appendVisible), so that every path reads back to one name
+// and stays on one line. A name longer than 64 characters shows its first 32 and its last
+// 16 as two literals around the count of the others, ["<first 32>"…(15952 characters
+// not shown)…"<last 16>"], which no name can be; a path of more than 20 steps shows its
+// first 10 and last 10 around the count of the others: a.b[…12 levels not shown…].c.
 func (p Path) String() string {
-	var b strings.Builder
-	for i, e := range p {
-		switch {
+	if len(p) == 1 && p[0].Index < 0 && plainName(p[0].Name) {
+		return p[0].Name
+	}
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; i < len(p); i++ {
+		if len(p) > pathShown && i == pathEnds {
+			b = append(b, "[…"...)
+			b = strconv.AppendInt(b, int64(len(p)-2*pathEnds), 10)
+			b = append(b, " levels not shown…]"...)
+			i = len(p) - pathEnds
+		}
+		switch e := p[i]; {
 		case e.Index >= 0:
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(e.Index))
-			b.WriteByte(']')
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(e.Index), 10)
+			b = append(b, ']')
 		case plainName(e.Name):
 			if i > 0 {
-				b.WriteByte('.')
+				b = append(b, '.')
 			}
-			b.WriteString(e.Name)
+			b = append(b, e.Name...)
 		default:
-			b.WriteByte('[')
-			b.Write(appendJSONString(nil, e.Name))
-			b.WriteByte(']')
+			b = append(b, '[')
+			b = appendQuotedName(b, e.Name)
+			b = append(b, ']')
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // Pointer renders the path as a JSON Pointer (RFC 6901), such as /a/b/2/c.
@@ -159,18 +172,6 @@ func (p Path) Pointer() string {
 		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(e.Name))
 	}
 	return b.String()
-}
-
-func plainName(s string) bool {
-	if s == "" || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r != '_' && r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return true
 }
 
 // appendJSONString appends s as a JSON string literal that stays on one line: control

@@ -40,6 +40,8 @@ func TestCommands(t *testing.T) {
 		{"invalid from a file", []string{"check", "-schema", schema, args}, "", 1,
 			"missing required property 'location'\nproperty 'days' must be integer\nproperty 'units' must be one of ['c', 'f']\nunexpected property 'x'\n", ""},
 		{"gateway style", []string{"check", "-schema", schema, "-gateway"}, `{}`, 1, "Missing required parameter: `location`\n", ""},
+		{"a name that reads as another", []string{"check", "-schema", schema}, `{"location":"Paris","\u212a":1,"a\u202eb":2}`, 1,
+			"unexpected property '[\"\\u212a\"]'\nunexpected property '[\"a\\u202eb\"]'\n", ""},
 		{"bad schema", []string{"check", "-schema", bad}, `{}`, 2, "", `unknown type "strnig"`},
 		{"no schema", []string{"check"}, "", 2, "", "usage"},
 		{"unknown command", []string{"frobnicate"}, "", 2, "", "unknown command"},
