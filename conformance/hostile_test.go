@@ -6,10 +6,9 @@ package conformance
 // mcpvalidate.Validate and through the middleware on a real mcp-go server.
 //
 // Time goals are benchmarks (BenchmarkHostileSlope, BenchmarkHostilePattern,
-// BenchmarkHostileNestedAllOf), never timed assertions; a test only turns a hang into a
-// failure after hostileTimeout. Memory goals are assertions.
-//
-// Cases that would hang fail after hostileTimeout.
+// BenchmarkHostileNestedAllOf), never timed assertions, and no verdict depends on the clock: work
+// is bounded by counts, and a hang is caught by go test's -timeout, which prints every
+// goroutine's stack. Memory goals are assertions.
 
 import (
 	"bytes"
@@ -39,29 +38,19 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// hostileTimeout turns a hang into a failure; it is no performance goal.
-const hostileTimeout = 60 * time.Second
-
 // maxMessage bounds the length of one rendered violation for hostile schemas.
 const maxMessage = 4 << 10
 
-// finishes runs fn on its own goroutine and fails the test if it panics or has not
-// returned after hostileTimeout. fn must not call t.Fatal.
+// finishes runs fn and fails the test if it panics. It reads no clock: a hang is left to
+// go test's -timeout.
 func finishes(t testing.TB, what string, fn func()) {
 	t.Helper()
-	done := make(chan any, 1)
-	go func() {
-		defer func() { done <- recover() }()
-		fn()
-	}()
-	select {
-	case p := <-done:
-		if p != nil {
+	defer func() {
+		if p := recover(); p != nil {
 			t.Fatalf("%s panicked: %v", what, p)
 		}
-	case <-time.After(hostileTimeout):
-		t.Fatalf("%s has not finished after %v", what, hostileTimeout)
-	}
+	}()
+	fn()
 }
 
 // lineBreaks are the characters that end a line for some reader (those Python's
@@ -252,9 +241,7 @@ func TestHostileDeepNestingHugeLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), hostileTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "-test.run=^TestHostileDeepNestingHugeLimit$", "-test.count=1")
+	cmd := exec.CommandContext(t.Context(), exe, "-test.run=^TestHostileDeepNestingHugeLimit$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "MCPVALIDATE_HOSTILE_CHILD=huge-limit")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -1568,7 +1555,9 @@ func TestHostileLoad(t *testing.T) {
 			}
 		}()
 	}
-	finishes(t, "the load", wg.Wait)
+	start := time.Now()
+	wg.Wait()
+	elapsed := time.Since(start)
 	if n := wrong.Load(); n > 0 {
 		t.Errorf("%d calls got the wrong answer; first: %s", n, wrongText)
 	}
@@ -1590,11 +1579,8 @@ func TestHostileLoad(t *testing.T) {
 		}
 	}
 
-	// Nothing left running.
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// Nothing left running: the workers have returned, and HandleMessage answers a
+	// tools/call on the caller's goroutine, so no goroutine may outlive the load.
 	if n := runtime.NumGoroutine(); n > goroutines {
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines before the load, %d after:\n%s", goroutines, n, buf[:runtime.Stack(buf, true)])
@@ -1605,7 +1591,10 @@ func TestHostileLoad(t *testing.T) {
 	var heapAfter runtime.MemStats
 	runtime.ReadMemStats(&heapAfter)
 	growth := int64(heapAfter.HeapAlloc) - int64(heapBefore.HeapAlloc)
-	t.Logf("%d calls by %d goroutines; heap %d → %d bytes (%+d)", hostileLoadCalls, workers, heapBefore.HeapAlloc, heapAfter.HeapAlloc, growth)
+	// The figures, reported, never asserted: the machine may be busy.
+	t.Logf("%d calls by %d goroutines in %v (%.0f calls/s); heap %d → %d bytes (%+d)",
+		hostileLoadCalls, workers, elapsed.Round(time.Millisecond), hostileLoadCalls/elapsed.Seconds(),
+		heapBefore.HeapAlloc, heapAfter.HeapAlloc, growth)
 	if growth > 8<<20 {
 		t.Errorf("the heap grew by %d bytes over the load", growth)
 	}
