@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -150,7 +149,8 @@ func TestInProcessClient(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			var events []Event
 			srv, calls := weatherServer(t, New(WithObserver(func(e Event) { events = append(events, e) })))
-			c, err := client.NewInProcessClientWithOptions(srv, client.WithProtocolVersion(version))
+			c, err := client.NewInProcessClientWithOptions(srv, client.WithProtocolVersion(version),
+				client.WithDiscoverTimeout(-1)) // wait for server/discover, however busy the machine
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,8 +162,10 @@ func TestInProcessClient(t *testing.T) {
 			init := mcp.InitializeRequest{}
 			init.Params.ProtocolVersion = version
 			init.Params.ClientInfo = mcp.Implementation{Name: "in-process", Version: "1"}
-			if _, err := c.Initialize(ctx, init); err != nil {
+			if res, err := c.Initialize(ctx, init); err != nil {
 				t.Fatal(err)
+			} else if res.ProtocolVersion != version {
+				t.Fatalf("negotiated protocol version %s, want %s", res.ProtocolVersion, version)
 			}
 			req := mcp.CallToolRequest{}
 			req.Params.Name = "weather"
@@ -472,9 +474,8 @@ func runTask(t *testing.T, srv *server.MCPServer, name, args string) (string, bo
 	if json.Unmarshal(b, &created) != nil || created.Result.Task.TaskID == "" {
 		t.Fatalf("no task created: %s", b)
 	}
-	deadline, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	out = srv.HandleMessage(deadline, []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`))
+	// tasks/result waits for the task to end; a hang is left to go test's -timeout.
+	out = srv.HandleMessage(t.Context(), []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`))
 	b, _ = json.Marshal(out)
 	var res struct {
 		Result struct {

@@ -2,6 +2,7 @@
 
 package conformance
 
-// hostileScale divides the sizes of the largest inputs of TestHostileValuesAgreeWithOracle:
-// the race detector makes validating them, and the oracle, many times slower.
+// hostileScale divides, under the race detector, which makes validating many times
+// slower, the sizes of the largest inputs of TestHostileValuesAgreeWithOracle and
+// TestHostileLongNumbers and the number of calls of TestHostileLoad.
 const hostileScale = 1

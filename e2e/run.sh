@@ -4,6 +4,9 @@
 #   2. the official MCP Go SDK (e2e/gosdk, its own Go module)
 # each over stdio and over streamable HTTP on 127.0.0.1.
 # Needs: go, node (>= 20) and npm; node_modules is installed here with `npm ci`.
+# No step has a time limit of its own: the checks wait for events, and each suite has one
+# safety net against a hang (go test -timeout, e2e.mjs's global timeout), far beyond what a
+# busy machine needs.
 set -euo pipefail
 
 e2e_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -14,16 +17,6 @@ trap 'rm -rf "$tmp"' EXIT
 
 step() { printf '\n==> [%s] %s\n' "$(date +%T)" "$*"; }
 
-# Runs a command with a time limit where coreutils' timeout exists.
-limit() {
-  local secs=$1; shift
-  if command -v timeout >/dev/null 2>&1; then
-    timeout --kill-after=10 "$secs" "$@"
-  else
-    "$@"
-  fi
-}
-
 step "tool versions"
 go version
 echo "node $(node --version)"
@@ -31,21 +24,21 @@ echo "npm $(npm --version)"
 
 bin="$tmp/weather"
 step "building examples/weather -> $bin"
-(cd "$root_dir" && limit 180 go build -o "$bin" ./examples/weather)
+(cd "$root_dir" && go build -o "$bin" ./examples/weather)
 
 step "npm ci in e2e/node"
-(cd "$e2e_dir/node" && limit 180 npm ci --no-audit --no-fund)
+(cd "$e2e_dir/node" && npm ci --no-audit --no-fund)
 
 # Both suites run even if the first fails; the script fails if either did.
 failed=()
 
 step "node e2e/node/e2e.mjs (TypeScript SDK @modelcontextprotocol/sdk $(cd "$e2e_dir/node" && node -p 'JSON.parse(require("fs").readFileSync("node_modules/@modelcontextprotocol/sdk/package.json", "utf8")).version'))"
-if ! (cd "$e2e_dir/node" && limit 90 node e2e.mjs "$bin"); then
+if ! (cd "$e2e_dir/node" && node e2e.mjs "$bin"); then
   failed+=("node (TypeScript SDK)")
 fi
 
 step "go test in e2e/gosdk (Go SDK $(cd "$e2e_dir/gosdk" && go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk))"
-if ! (cd "$e2e_dir/gosdk" && WEATHER_BIN="$bin" limit 180 go test -count=1 -timeout 120s -v ./...); then
+if ! (cd "$e2e_dir/gosdk" && WEATHER_BIN="$bin" go test -count=1 -timeout 5m -v ./...); then
   failed+=("gosdk (Go SDK)")
 fi
 

@@ -7,6 +7,10 @@
 // servers it needs itself (the stdio one through StdioClientTransport, the HTTP one on
 // 127.0.0.1 with a free port) and always stops them, on success, failure or timeout.
 // It exits 0 when every check passes and 1 (with a message naming the check) otherwise.
+//
+// No check reads the clock: every wait ends on an event (a reply, the server accepting
+// connections or exiting). One safety net, like go test's -timeout, turns a hang into a
+// failure after GLOBAL_TIMEOUT_MS, far beyond what a busy machine needs.
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -18,9 +22,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
-const GLOBAL_TIMEOUT_MS = Number(process.env.E2E_GLOBAL_TIMEOUT_MS) || 60_000; // the whole run
-const REQUEST_TIMEOUT_MS = 10_000; // one MCP request
-const LISTEN_TIMEOUT_MS = 15_000; // the HTTP server accepting connections
+const GLOBAL_TIMEOUT_MS = Number(process.env.E2E_GLOBAL_TIMEOUT_MS) || 300_000; // the whole run
+
+// Requests wait as long as the run may: the SDK's default of 60 s would be a second clock.
+const REQUEST_OPTIONS = { timeout: GLOBAL_TIMEOUT_MS };
 
 const VALID_CALL = {
   args: { location: 'Paris', days: 2 },
@@ -90,14 +95,6 @@ function log(message) {
 // ---------------------------------------------------------------------------------------
 // Helpers.
 
-function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new CheckError(`timed out after ${ms} ms: ${what}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -117,7 +114,6 @@ function canConnect(port) {
       sock.destroy();
       resolve(ok);
     };
-    sock.setTimeout(1000, () => done(false));
     sock.once('connect', () => done(true));
     sock.once('error', () => done(false));
   });
@@ -125,7 +121,7 @@ function canConnect(port) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Starts `bin -http 127.0.0.1:PORT` and waits until it accepts TCP connections. */
+/** Starts `bin -http 127.0.0.1:PORT` and waits until it accepts TCP connections or exits. */
 async function startHttpServer(bin) {
   const port = await freePort();
   const addr = `127.0.0.1:${port}`;
@@ -143,25 +139,19 @@ async function startHttpServer(bin) {
     spawnError = err;
   });
 
-  const deadline = Date.now() + LISTEN_TIMEOUT_MS;
   for (;;) {
     if (spawnError) fail(`could not start ${bin} -http ${addr}: ${spawnError.message}`);
     if (exited) {
       fail(`${bin} -http ${addr} exited early (${JSON.stringify(exited)}); output:\n${output}`);
     }
     if (await canConnect(port)) break;
-    if (Date.now() > deadline) {
-      fail(`${bin} -http ${addr} did not accept connections within ${LISTEN_TIMEOUT_MS} ms; output:\n${output}`);
-    }
-    await sleep(50);
+    await sleep(10); // between attempts, with no deadline
   }
   const stop = async () => {
     if (exited) return;
     const gone = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    child.kill('SIGKILL');
     await gone;
-    clearTimeout(timer);
     children.delete(child);
   };
   return { url: `http://${addr}/mcp`, stop, output: () => output };
@@ -181,7 +171,7 @@ function textOf(result) {
 // The checks, the same for every transport.
 
 async function runChecks(name, client) {
-  const req = { timeout: REQUEST_TIMEOUT_MS };
+  const req = REQUEST_OPTIONS;
   const where = (what) => `[${name}] ${what}`;
 
   // tools/list
@@ -257,17 +247,17 @@ async function checkStdio(bin) {
   watchProtocolVersion('stdio', transport);
   const client = newClient();
   try {
-    const connecting = client.connect(transport, { timeout: REQUEST_TIMEOUT_MS });
+    const connecting = client.connect(transport, REQUEST_OPTIONS);
     // The transport spawns the server synchronously in start(); track it at once so that
     // a hang in initialize still ends with the server killed.
     children.add(transport);
-    await withTimeout(connecting, REQUEST_TIMEOUT_MS, '[stdio] connect');
+    await connecting;
     await runChecks('stdio', client);
   } catch (err) {
     if (stderr) err.message += `\n[stdio] server stderr:\n${stderr}`;
     throw err;
   } finally {
-    await withTimeout(client.close(), 6000, '[stdio] close').catch(() => {});
+    await client.close().catch(() => {});
     // close() normally ends the server; make sure of it (pid is null once it has exited).
     if (transport.pid != null) {
       try {
@@ -289,15 +279,15 @@ async function checkHttp(bin) {
   watchProtocolVersion('http', transport);
   const client = newClient();
   try {
-    await withTimeout(client.connect(transport, { timeout: REQUEST_TIMEOUT_MS }), REQUEST_TIMEOUT_MS, '[http] connect');
+    await client.connect(transport, REQUEST_OPTIONS);
     await runChecks('http', client);
   } catch (err) {
     const out = server.output();
     if (out) err.message += `\n[http] server output:\n${out}`;
     throw err;
   } finally {
-    await withTimeout(transport.terminateSession(), 3000, '[http] terminate session').catch(() => {});
-    await withTimeout(client.close(), 3000, '[http] close').catch(() => {});
+    await transport.terminateSession().catch(() => {});
+    await client.close().catch(() => {});
     await server.stop();
   }
 }
