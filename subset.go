@@ -3,6 +3,7 @@ package mcpvalidate
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,16 +108,21 @@ func (v *Validator) Validate(args []byte) []Violation {
 // check is the explaining pass: it finds every violation, in order, with its path.
 func (v *Validator) check(args []byte) []Violation {
 	s := v.state(args)
-	s.skipWS()
-	if v.objectRoot && s.pos < len(args) && args[s.pos] == '{' {
-		s.object(v.root, 0)
-	} else {
-		s.value(v.root, 0)
-	}
-	s.end()
+	s.root()
 	out := s.result()
 	v.release(s)
 	return out
+}
+
+// root checks the whole arguments against the whole schema.
+func (s *state) root() {
+	s.skipWS()
+	if s.v.objectRoot && s.pos < len(s.data) && s.data[s.pos] == '{' {
+		s.object(s.v.root, 0)
+	} else {
+		s.value(s.v.root, 0)
+	}
+	s.end()
 }
 
 // wellFormed checks only what holds for every schema: one JSON value, nested no deeper
@@ -142,10 +148,12 @@ func (v *Validator) state(args []byte) *state {
 	}
 	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
 	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
-	s.path, s.keys, s.items = s.path[:0], s.keys[:0], s.items[:0]
+	s.path, s.keys, s.items, s.index, s.segNames = s.path[:0], s.keys[:0], s.items[:0], s.index[:0], s.segNames[:0]
 	s.slab = nil
 	s.names.Reset()
-	s.applied, s.explained, s.forEngine, s.remember = 0, 0, false, false
+	s.forEngine, s.remember, s.counting, s.recordedDup = false, false, 0, 0
+	s.scanned, s.from, s.budget = 0, 0, rescanFree+rescanFactor*len(args)
+	s.types = typeCollector{level: -1}
 	if len(s.memo) > 0 {
 		clear(s.memo)
 	}
@@ -156,11 +164,15 @@ func (v *Validator) state(args []byte) *state {
 // hostile call made it grow.
 func (v *Validator) release(s *state) {
 	const most = 1 << 16
-	if cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.items) > most ||
-		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most {
+	if cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.index) > most || cap(s.items) > most ||
+		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most || cap(s.segNames) > most || cap(s.typeLists) > most {
 		return
 	}
 	s.data = nil
+	if len(s.typeLists) > 0 {
+		clear(s.typeLists)
+		s.typeLists = s.typeLists[:0]
+	}
 	if !v.spare.CompareAndSwap(nil, s) {
 		v.pool.Put(s)
 	}
@@ -177,22 +189,34 @@ type state struct {
 	quiet    int  // > 0 while only a verdict is needed (inside anyOf, oneOf, not, if)
 	abort    bool // a syntax error or too deep: nothing more is checked
 	path     []seg
-	buf      []byte // decoded string
-	nbuf     []byte // number digits
-	keys     []str  // member names of the objects being scanned, for duplicates
+	buf      []byte  // decoded string
+	nbuf     []byte  // number digits
+	keys     []str   // member names of the objects being scanned, for duplicates
+	index    []int32 // hash tables over keys, for objects with many names
 	items    [][2]int
 	moved    []Violation // scratch for reordering
 	// The paths and names of one call's violations are carved from shared blocks, made
-	// anew for each call since the violations keep them.
-	slab  []PathElem
-	names strings.Builder
+	// anew for each call since the violations keep them. A member's name is copied once
+	// per call, however many violations lie below it.
+	slab     []PathElem
+	names    strings.Builder
+	segNames []segName // by level of the path: where the names were copied to
 
-	applied   int                    // values checked again in place (by applicators) so far
-	remember  bool                   // results are remembered: applied passed memoAfter
-	memo      map[memoKey]memoResult // results by schema and position
-	explained int                    // alternatives re-run by explain so far
-	forEngine bool                   // refuse numbers the full engine cannot take
+	counting    int                    // > 0 while violations are counted, not recorded (explain)
+	types       typeCollector          // of the alternative being counted
+	typeLists   [][]string             // memoResult.types
+	recordedDup int                    // duplicate member names before this offset are recorded already
+	scanned     int                    // bytes scanned and jumps made, up to s.from
+	from        int                    // where the scan went on from after the last jump
+	budget      int                    // scanned beyond which results are remembered
+	remember    bool                   // results are remembered: scanned passed budget
+	memo        map[memoKey]memoResult // results by schema and position
+	forEngine   bool                   // refuse numbers the full engine cannot take
 }
+
+// segName locates the name of the member at one level of the path, whose token starts at
+// start in the arguments, in s.names: from and to.
+type segName struct{ start, from, to int }
 
 // seg is one step of the current path: a member name token or an array index. It holds
 // no pointer, so keeping the path costs no write barrier.
@@ -246,10 +270,23 @@ func (s *state) record(v *Violation, name string, isMember bool) {
 	if s.abort {
 		return // the syntax or depth violation is the whole answer
 	}
-	s.count++
-	if s.quiet > 0 || len(s.out) > s.v.cfg.maxViolations {
+	switch {
+	case s.quiet > 0:
+		s.count++
 		return
+	case s.counting > 0:
+		s.count++
+		if v.Kind == KindType && len(s.path) == s.types.level {
+			s.types.names = appendNew(s.types.names, v.Types...)
+		}
+		return
+	case len(s.out) > s.v.cfg.maxViolations:
+		s.count++
+		return
+	case s.scanned > 0 && s.listed(v, name, isMember):
+		return // found again by another pass over the value (there is none before a first jump)
 	}
+	s.count++
 	if s.out == nil {
 		s.out = make([]Violation, 0, 4) // the answer itself, unless it is truncated
 	}
@@ -274,18 +311,75 @@ func (s *state) currentPath(name string, isMember bool) Path {
 	for i, e := range s.path {
 		p[i] = PathElem{Index: e.index}
 		if e.index < 0 {
-			if s.names.Cap() == 0 {
-				s.names.Grow(16)
-			}
-			start := s.names.Len()
-			s.names.Write(e.name.text(s.data, &s.buf))
-			p[i].Name = s.names.String()[start:]
+			p[i].Name = s.segName(i)
 		}
 	}
 	if isMember {
 		p[n-1] = PathElem{Name: name, Index: -1}
 	}
 	return p
+}
+
+// segName returns the member name at level i of the path, copying it only the first time.
+func (s *state) segName(i int) string {
+	tok := s.path[i].name
+	if i < len(s.segNames) && s.segNames[i].start == tok.start {
+		return s.names.String()[s.segNames[i].from:s.segNames[i].to]
+	}
+	if s.names.Cap() == 0 {
+		s.names.Grow(16)
+	}
+	from := s.names.Len()
+	s.names.Write(tok.text(s.data, &s.buf))
+	for len(s.segNames) <= i {
+		s.segNames = append(s.segNames, segName{start: -1})
+	}
+	s.segNames[i] = segName{tok.start, from, s.names.Len()}
+	return s.names.String()[from:]
+}
+
+// segIs reports whether the member name at level i of the path is name, copying nothing.
+func (s *state) segIs(i int, name string) bool {
+	tok := s.path[i].name
+	if i < len(s.segNames) && s.segNames[i].start == tok.start {
+		return s.names.String()[s.segNames[i].from:s.segNames[i].to] == name
+	}
+	return string(tok.text(s.data, &s.buf)) == name
+}
+
+// listed reports whether the violation v, at the current path (followed by name if
+// isMember), is listed already.
+func (s *state) listed(v *Violation, name string, isMember bool) bool {
+	for i := range s.out {
+		o := &s.out[i]
+		if o.Kind == v.Kind && o.Keyword == v.Keyword && o.Limit == v.Limit && o.Name == v.Name &&
+			o.Count == v.Count && o.Detail == v.Detail && slices.Equal(o.Types, v.Types) &&
+			slices.Equal(o.Values, v.Values) && slices.Equal(o.Indexes, v.Indexes) && s.atPath(o.Path, name, isMember) {
+			return true
+		}
+	}
+	return false
+}
+
+// atPath reports whether p is the current path, followed by name if isMember. Paths that
+// differ mostly differ at the end, where it starts.
+func (s *state) atPath(p Path, name string, isMember bool) bool {
+	if isMember {
+		if len(p) != len(s.path)+1 || p[len(p)-1].Name != name || p[len(p)-1].Index >= 0 {
+			return false
+		}
+		p = p[:len(p)-1]
+	}
+	if len(p) != len(s.path) {
+		return false
+	}
+	for i := len(p) - 1; i >= 0; i-- {
+		e := s.path[i]
+		if p[i].Index != e.index || e.index < 0 && !s.segIs(i, p[i].Name) {
+			return false
+		}
+	}
+	return true
 }
 
 // value validates the value at s.pos against n (nil accepts anything) and moves past it.
@@ -298,23 +392,29 @@ func (s *state) value(n *node, depth int) bool {
 		s.syntax("unexpected end of input: a value is missing")
 		return false
 	}
-	if n == nil || s.direct(n) {
+	if s.direct(n) {
 		return s.own(n, depth) == passed
 	}
-	if s.remember {
+	if s.remember || len(s.memo) > 0 || s.counting > 0 {
 		return s.remembered(n, depth)
 	}
-	return s.evaluate(n, depth)
+	// The common case: n has applicators, and nothing is remembered yet.
+	start := s.pos
+	if ok := s.evaluate(n, depth); ok || s.quiet > 0 || s.abort {
+		return ok
+	}
+	s.recorded(n, start)
+	return false
 }
 
 // direct reports whether the value at s.pos, which is not space, goes straight to n's own
-// keywords: n has no applicators, and the value is a scalar, which costs its own length, or
-// results are not being remembered.
+// keywords (n nil: to the scanner): n has no applicators, and the value is a scalar, which
+// costs its own length, or results are not being remembered.
 func (s *state) direct(n *node) bool {
-	return !n.applicators && (!s.remember || !container[s.data[s.pos]])
+	return (n == nil || !n.applicators) && (!s.remember || !container[s.data[s.pos]])
 }
 
-// evaluate validates the value at s.pos, which is not space, against n.
+// evaluate validates the value at s.pos, which is not space, against n (nil: any value).
 func (s *state) evaluate(n *node, depth int) bool {
 	if n == nil || !n.applicators {
 		return s.own(n, depth) == passed
@@ -336,13 +436,15 @@ func (s *state) evaluate(n *node, depth int) bool {
 		return false
 	}
 	if end < 0 {
-		s.pos = start
+		s.jump(start)
 		if !s.skip(kindOf(s.data[start]), depth) {
 			return false
 		}
 		end = s.pos
 	}
-	s.pos = end
+	if s.pos != end {
+		s.jump(end)
+	}
 	return ok && r == passed
 }
 
@@ -400,9 +502,9 @@ func (s *state) own(n *node, depth int) outcome {
 			return r
 		}
 		end := s.pos
-		s.pos = start
+		s.jump(start)
 		key := s.canonical(nil)
-		s.pos = end
+		s.jump(end)
 		if c := s.setCheck(n, tObject, key); c != passed {
 			return c
 		}
@@ -685,9 +787,8 @@ func (s *state) object(n *node, depth int) outcome {
 	if work {
 		seen.init(len(n.slots))
 	}
-	keysStart := len(s.keys)
-	var names map[string]bool // set of undeclared names, once there are many
-	next := 0                 // the property expected next: members tend to come in schema order
+	names := memberNames{start: len(s.keys)}
+	next := 0 // the property expected next: members tend to come in schema order
 	ok := true
 	members := 0
 	d := s.data
@@ -742,7 +843,7 @@ func (s *state) object(n *node, depth int) outcome {
 						return failed
 					}
 				}
-			} else if !s.member(n, work, key, &seen, keysStart, &names, &next, depth) {
+			} else if !s.member(n, work, key, &seen, &names, &next, depth) {
 				ok = false
 				if s.quiet > 0 || s.abort {
 					return failed // test() restores the path and the names
@@ -761,7 +862,10 @@ func (s *state) object(n *node, depth int) outcome {
 			i = skipSpace(d, i+1)
 		}
 	}
-	s.keys = s.keys[:keysStart]
+	s.keys = s.keys[:names.start]
+	if names.size > 0 {
+		s.index = s.index[:names.base]
+	}
 	if work && (!n.settled || seen.small&n.requiredMask != n.requiredMask) && !s.closeObject(n, &seen, members, mark) {
 		ok = false
 	}
@@ -831,7 +935,7 @@ func (p *prop) at(d []byte, i int) bool {
 }
 
 // member validates one member's value; the path already names it.
-func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int, names *map[string]bool, next *int, depth int) bool {
+func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberNames, next *int, depth int) bool {
 	name := key.text(s.data, &s.buf)
 	idx := -1
 	if work {
@@ -841,7 +945,7 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int,
 	if idx >= 0 {
 		p := &n.props[idx]
 		if seen.has(p.slot) {
-			s.fail(Violation{Kind: KindDuplicate})
+			s.duplicated(key)
 			s.value(nil, depth+1)
 			return false
 		}
@@ -861,8 +965,8 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int,
 			seen.set(slot)
 		}
 	}
-	if s.duplicate(key, keysStart, names) {
-		s.fail(Violation{Kind: KindDuplicate})
+	if s.duplicate(key, names) {
+		s.duplicated(key)
 		s.value(nil, depth+1)
 		return false
 	}
@@ -903,12 +1007,23 @@ func (n *node) slotOf(name []byte) int {
 	return -1
 }
 
+// memberNames holds the undeclared member names of one object, to find repeated ones:
+// the tokens s.keys[start:], compared directly while they are few, then through a hash
+// table of their indexes, s.index[base:base+size], which lies above the tables of the
+// objects that hold this one. Names are never copied, however often a value is scanned.
+type memberNames struct {
+	start      int
+	base, size int
+}
+
+var nameSeed = maphash.MakeSeed()
+
 // duplicate reports whether an undeclared member name was already seen in this object, and
-// remembers it. Small objects compare names directly; large ones switch to a set of their own.
-func (s *state) duplicate(key str, keysStart int, names *map[string]bool) bool {
+// remembers it.
+func (s *state) duplicate(key str, names *memberNames) bool {
 	const direct = 16
-	if *names == nil {
-		others := s.keys[keysStart:]
+	if names.size == 0 {
+		others := s.keys[names.start:]
 		for _, k := range others {
 			if s.sameName(k, key) {
 				return true
@@ -916,19 +1031,63 @@ func (s *state) duplicate(key str, keysStart int, names *map[string]bool) bool {
 		}
 		s.keys = append(s.keys, key)
 		if len(others)+1 == direct {
-			*names = make(map[string]bool)
-			for _, k := range s.keys[keysStart:] {
-				(*names)[string(k.text(s.data, &s.buf))] = true
-			}
+			s.reindex(names, 4*direct)
 		}
 		return false
 	}
-	name := string(key.text(s.data, &s.buf))
-	if (*names)[name] {
-		return true
+	table := s.index[names.base : names.base+names.size]
+	mask := uint64(names.size - 1)
+	i := maphash.Bytes(nameSeed, key.text(s.data, &s.buf)) & mask
+	for ; table[i] != 0; i = (i + 1) & mask {
+		if s.sameName(s.keys[names.start+int(table[i])-1], key) {
+			return true
+		}
 	}
-	(*names)[name] = true
+	s.keys = append(s.keys, key)
+	n := len(s.keys) - names.start
+	table[i] = int32(n)
+	if 2*n > names.size {
+		s.reindex(names, 2*names.size)
+	}
 	return false
+}
+
+// reindex builds the object's table anew with size slots. The object's table, if any, is
+// the last one: the tables of the values in it are gone when its names are checked.
+func (s *state) reindex(names *memberNames, size int) {
+	base := len(s.index)
+	if names.size > 0 {
+		base = names.base
+	}
+	above := base + names.size
+	s.index = slices.Grow(s.index[:above], size)[:above+size]
+	table := s.index[above:]
+	clear(table)
+	mask := uint64(size - 1)
+	for k, key := range s.keys[names.start:] {
+		i := maphash.Bytes(nameSeed, key.text(s.data, &s.buf)) & mask
+		for table[i] != 0 {
+			i = (i + 1) & mask
+		}
+		table[i] = int32(k + 1)
+	}
+	copy(s.index[base:], table)
+	s.index = s.index[:base+size]
+	names.base, names.size = base, size
+}
+
+// duplicated records that the member name token key repeats an earlier name of its object.
+// Passes over a value made again while recording find its duplicates again; but every
+// recording pass covers what it reaches in full, from left to right, and a quiet pass that
+// succeeds proves there is none, so a duplicate before the last one recorded was recorded.
+func (s *state) duplicated(key str) {
+	if s.quiet == 0 && s.counting == 0 {
+		if key.start < s.recordedDup {
+			return
+		}
+		s.recordedDup = key.start + 1
+	}
+	s.fail(Violation{Kind: KindDuplicate})
 }
 
 func (s *state) sameName(a, b str) bool {
@@ -1051,10 +1210,10 @@ func (n *node) item(i int) *node {
 // equalItems finds the first two equal items among the given spans.
 func (s *state) equalItems(spans [][2]int) (int, int, bool) {
 	end := s.pos
-	defer func() { s.pos = end }()
+	defer s.jump(end)
 	keys := make(map[string]int, len(spans))
 	for i, sp := range spans {
-		s.pos = sp[0]
+		s.jump(sp[0])
 		k := string(s.canonical(nil))
 		if j, ok := keys[k]; ok {
 			return j, i, true
