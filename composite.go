@@ -26,7 +26,7 @@ func (s *state) applicators(n *node, start, end, depth int) (bool, int) {
 	}
 	inPlace := func(sub *node) {
 		s.jump(start)
-		passed := s.value(sub, depth)
+		passed := s.inPlace(sub, depth)
 		found(passed)
 		ok = ok && passed
 	}
@@ -104,6 +104,31 @@ func (s *state) applicators(n *node, start, end, depth int) (bool, int) {
 		}
 	}
 	return ok, end
+}
+
+// inPlace checks the value at s.pos, where it starts, against sub, which an applicator
+// applies in place. While recording, a schema without applicators is remembered too when
+// it fails there, as applicators are (see remembered): another applicator may apply it at
+// the same place, and its failures must be recorded once.
+func (s *state) inPlace(sub *node, depth int) bool {
+	for sub != nil && sub.refOnly {
+		sub = sub.ref
+	}
+	if sub == nil || sub.applicators || s.quiet > 0 || s.counting > 0 {
+		return s.value(sub, depth)
+	}
+	start := s.pos
+	if len(s.memo) > 0 {
+		if r, hit := s.memo[memoKey{sub, start}]; hit && r.flags&memoRecorded != 0 {
+			s.jump(r.end)
+			return false
+		}
+	}
+	if ok := s.value(sub, depth); ok || s.abort {
+		return ok
+	}
+	s.recorded(sub, start)
+	return false
 }
 
 // notValues describes a "not" schema that excludes a plain list of values.
@@ -224,14 +249,16 @@ func (s *state) remembered(n *node, depth int) bool {
 	return ok
 }
 
-// recorded remembers that the violations of the value at start against n, an applicator,
-// are recorded: reached again, n records nothing more there. It is kept out of line, off
-// the path of valid values.
+// recorded remembers that the violations of the value at start against n are recorded:
+// reached again, n records nothing more there. It is kept out of line, off the path of
+// valid values.
 //
 //go:noinline
 func (s *state) recorded(n *node, start int) {
-	if len(s.memo) < memoFree+len(s.data)/memoSpacing {
-		s.keep(memoKey{n, start}, memoResult{flags: memoRecorded}, false)
+	if key := (memoKey{n, start}); len(s.memo) < memoFree+len(s.data)/memoSpacing {
+		r := s.memo[key]
+		r.flags |= memoRecorded
+		s.keep(key, r, false)
 	}
 }
 

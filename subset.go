@@ -189,10 +189,10 @@ type state struct {
 	quiet    int  // > 0 while only a verdict is needed (inside anyOf, oneOf, not, if)
 	abort    bool // a syntax error or too deep: nothing more is checked
 	path     []seg
-	buf      []byte  // decoded string
-	nbuf     []byte  // number digits
-	keys     []str   // member names of the objects being scanned, for duplicates
-	index    []int32 // hash tables over keys, for objects with many names
+	buf      []byte      // decoded string
+	nbuf     []byte      // number digits
+	keys     []memberKey // member names of the objects being scanned, for duplicates
+	index    []int32     // hash tables over keys, for objects with many names
 	items    [][2]int
 	moved    []Violation // scratch for reordering
 	// The paths and names of one call's violations are carved from shared blocks, made
@@ -945,7 +945,11 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberN
 	if idx >= 0 {
 		p := &n.props[idx]
 		if seen.has(p.slot) {
-			s.duplicated(key)
+			// A declared name joins the names of the object when it first repeats.
+			if s.find(key, names) < 0 {
+				s.keys[len(s.keys)-1].repeated = true
+				s.duplicated(key)
+			}
 			s.value(nil, depth+1)
 			return false
 		}
@@ -965,8 +969,11 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberN
 			seen.set(slot)
 		}
 	}
-	if s.duplicate(key, names) {
-		s.duplicated(key)
+	if j := s.find(key, names); j >= 0 {
+		if k := &s.keys[j]; !k.repeated {
+			k.repeated = true
+			s.duplicated(key)
+		}
 		s.value(nil, depth+1)
 		return false
 	}
@@ -1007,49 +1014,65 @@ func (n *node) slotOf(name []byte) int {
 	return -1
 }
 
-// memberNames holds the undeclared member names of one object, to find repeated ones:
-// the tokens s.keys[start:], compared directly while they are few, then through a hash
-// table of their indexes, s.index[base:base+size], which lies above the tables of the
-// objects that hold this one. Names are never copied, however often a value is scanned.
+// memberNames holds the undeclared member names of one object, and the declared ones
+// that repeat, to find repeated names: the tokens s.keys[start:], compared directly while
+// they are few, then through a hash table of their indexes, s.index[base:base+size], which
+// lies above the tables of the objects that hold this one. Names are never copied,
+// however often a value is scanned.
 type memberNames struct {
 	start      int
 	base, size int
 }
 
+// A memberKey is a member name of an object being scanned: its token, flattened.
+type memberKey struct {
+	start, end    int
+	escaped, high bool
+	repeated      bool // the name appeared again and was reported
+}
+
+func newMemberKey(t str) memberKey {
+	return memberKey{start: t.start, end: t.end, escaped: t.escaped, high: t.high}
+}
+
+func (k memberKey) token() str {
+	return str{start: k.start, end: k.end, escaped: k.escaped, high: k.high}
+}
+
 var nameSeed = maphash.MakeSeed()
 
-// duplicate reports whether an undeclared member name was already seen in this object, and
-// remembers it.
-func (s *state) duplicate(key str, names *memberNames) bool {
+// find returns the index in s.keys of the earlier member of the object named key, or -1
+// after adding key to the object's names.
+func (s *state) find(key str, names *memberNames) int {
 	const direct = 16
 	if names.size == 0 {
 		others := s.keys[names.start:]
-		for _, k := range others {
-			if s.sameName(k, key) {
-				return true
+		for j, k := range others {
+			if s.sameName(k.token(), key) {
+				return names.start + j
 			}
 		}
-		s.keys = append(s.keys, key)
+		s.keys = append(s.keys, newMemberKey(key))
 		if len(others)+1 == direct {
 			s.reindex(names, 4*direct)
 		}
-		return false
+		return -1
 	}
 	table := s.index[names.base : names.base+names.size]
 	mask := uint64(names.size - 1)
 	i := maphash.Bytes(nameSeed, key.text(s.data, &s.buf)) & mask
 	for ; table[i] != 0; i = (i + 1) & mask {
-		if s.sameName(s.keys[names.start+int(table[i])-1], key) {
-			return true
+		if j := names.start + int(table[i]) - 1; s.sameName(s.keys[j].token(), key) {
+			return j
 		}
 	}
-	s.keys = append(s.keys, key)
+	s.keys = append(s.keys, newMemberKey(key))
 	n := len(s.keys) - names.start
 	table[i] = int32(n)
 	if 2*n > names.size {
 		s.reindex(names, 2*names.size)
 	}
-	return false
+	return -1
 }
 
 // reindex builds the object's table anew with size slots. The object's table, if any, is
@@ -1065,7 +1088,7 @@ func (s *state) reindex(names *memberNames, size int) {
 	clear(table)
 	mask := uint64(size - 1)
 	for k, key := range s.keys[names.start:] {
-		i := maphash.Bytes(nameSeed, key.text(s.data, &s.buf)) & mask
+		i := maphash.Bytes(nameSeed, key.token().text(s.data, &s.buf)) & mask
 		for table[i] != 0 {
 			i = (i + 1) & mask
 		}
@@ -1076,10 +1099,11 @@ func (s *state) reindex(names *memberNames, size int) {
 	names.base, names.size = base, size
 }
 
-// duplicated records that the member name token key repeats an earlier name of its object.
-// Passes over a value made again while recording find its duplicates again; but every
-// recording pass covers what it reaches in full, from left to right, and a quiet pass that
-// succeeds proves there is none, so a duplicate before the last one recorded was recorded.
+// duplicated records that the member name token key repeats an earlier name of its object,
+// for the first time. Passes over a value made again while recording find its duplicates
+// again; but every recording pass covers what it reaches in full, from left to right, and
+// a quiet pass that succeeds proves there is none, so a duplicate before the last one
+// recorded was recorded.
 func (s *state) duplicated(key str) {
 	if s.quiet == 0 && s.counting == 0 {
 		if key.start < s.recordedDup {
