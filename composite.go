@@ -11,8 +11,9 @@ package mcpvalidate
 // The work is bounded: every jump back to a value's start is counted with the bytes
 // scanned, and once a call has scanned more than a few times its size, results are
 // remembered per schema and position, so that no schema is checked twice at one place,
-// however deeply applicators nest. A failure recorded by an applicator is remembered from
-// the start, so that it is recorded once however often the value is reached.
+// however deeply applicators nest. A failure recorded in place (by an applicator, or by a
+// schema an applicator applies) is remembered from the start, so that it is recorded once
+// however often the value is reached.
 
 // applicators checks n's applicators against the value at start. end is where the value
 // ends, or -1 when not known yet; it returns the verdict and the end if some complete pass
@@ -119,9 +120,8 @@ func (s *state) inPlace(sub *node, depth int) bool {
 	}
 	start := s.pos
 	if len(s.memo) > 0 {
-		if r, hit := s.memo[memoKey{sub, start}]; hit && r.flags&memoRecorded != 0 {
-			s.jump(r.end)
-			return false
+		if r, hit := s.memo[memoKey{sub, start}]; hit && s.recall(&r) {
+			return r.flags&memoValid != 0
 		}
 	}
 	if ok := s.value(sub, depth); ok || s.abort {
@@ -235,7 +235,8 @@ func (s *state) remembered(n *node, depth int) bool {
 	}
 	work := s.work()
 	ok := s.evaluate(n, depth)
-	if s.abort || !s.remember && (ok || s.quiet > 0 || n == nil || !n.applicators) || !s.worth(work) {
+	// Before results are remembered, only applicators come here (see direct).
+	if s.abort || !s.remember && (ok || s.quiet > 0) || !s.worth(work) {
 		return ok
 	}
 	r := s.memo[key]
@@ -255,7 +256,7 @@ func (s *state) remembered(n *node, depth int) bool {
 //
 //go:noinline
 func (s *state) recorded(n *node, start int) {
-	if key := (memoKey{n, start}); len(s.memo) < memoFree+len(s.data)/memoSpacing {
+	if key := (memoKey{n, start}); s.memoRoom() {
 		r := s.memo[key]
 		r.flags |= memoRecorded
 		s.keep(key, r, false)
@@ -296,7 +297,12 @@ func (s *state) work() int {
 
 // worth reports whether a result that took from work to now is worth remembering.
 func (s *state) worth(work int) bool {
-	return s.work()-work >= memoWorth || len(s.memo) < memoFree+len(s.data)/memoSpacing
+	return s.work()-work >= memoWorth || s.memoRoom()
+}
+
+// memoRoom reports whether the memo takes results that cost little.
+func (s *state) memoRoom() bool {
+	return len(s.memo) < memoFree+len(s.data)/memoSpacing
 }
 
 // keep remembers r, the result of the check that ended at s.pos.

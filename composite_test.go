@@ -2,9 +2,12 @@ package mcpvalidate
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/suite"
 )
 
 // nest returns a schema of levels applicators, each applying the one below it through
@@ -127,4 +130,46 @@ func TestApplicatorWorkIsLinear(t *testing.T) {
 			t.Logf("%d bytes of arguments: %.1f bytes scanned and jumps per byte", size, float64(scanned)/float64(size))
 		})
 	}
+}
+
+// checkRemembering is check with every result remembered from the start.
+func (v *Validator) checkRemembering(args []byte) []Violation {
+	s := v.state(args)
+	s.remember = true
+	s.root()
+	out := s.result()
+	v.release(s)
+	return out
+}
+
+// TestRememberingChangesNothing: remembering results is only a shortcut. Over every case
+// of the conformance corpora, and nests of every applicator over arguments with and
+// without duplicate names, checking with every result remembered from the start gives
+// the same violations as checking without.
+func TestRememberingChangesNothing(t *testing.T) {
+	groups := corpusGroups(t, func(*Validator) bool { return true })
+	for _, n := range nestings {
+		for _, leaf := range []string{`{"type":"object","required":["zz"]}`, `{"properties":{"m1":{"type":"string"}}}`} {
+			v, err := Compile([]byte(nest(6, leaf, n.tmpl)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := quickGroup{name: n.name + " over " + leaf, v: v}
+			for _, args := range []string{`{}`, `{"m0":1,"m1":2}`, `{"m1":"x","m1":"y","m0":[{"a":1,"a":2}]}`, `[1]`} {
+				g.tests = append(g.tests, suite.Test{Description: args, Data: []byte(args)})
+			}
+			groups = append(groups, g)
+		}
+	}
+	checked := 0
+	for _, g := range groups {
+		for _, tc := range g.tests {
+			want, got := g.v.check(tc.Data), g.v.checkRemembering(tc.Data)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s / %s:\nremembering %q\n    without %q", g.name, tc.Description, Messages(got, nil), Messages(want, nil))
+			}
+			checked++
+		}
+	}
+	t.Logf("%d cases", checked)
 }
