@@ -197,7 +197,7 @@ const (
 	// memo holds fewer than memoFree entries and one per memoSpacing bytes of arguments:
 	// checking such a value again costs little, and the memo stays a fraction of the call.
 	memoWorth   = 256
-	memoFree    = 64
+	memoFree    = 1024
 	memoSpacing = 64
 )
 

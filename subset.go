@@ -1028,7 +1028,8 @@ type memberNames struct {
 type memberKey struct {
 	start, end    int
 	escaped, high bool
-	repeated      bool // the name appeared again and was reported
+	repeated      bool   // the name appeared again and was reported
+	hash          uint32 // of the decoded name, once the object has a table
 }
 
 func newMemberKey(t str) memberKey {
@@ -1059,20 +1060,29 @@ func (s *state) find(key str, names *memberNames) int {
 		return -1
 	}
 	table := s.index[names.base : names.base+names.size]
-	mask := uint64(names.size - 1)
-	i := maphash.Bytes(nameSeed, key.text(s.data, &s.buf)) & mask
-	for ; table[i] != 0; i = (i + 1) & mask {
-		if j := names.start + int(table[i]) - 1; s.sameName(s.keys[j].token(), key) {
+	mask := uint32(names.size - 1)
+	h := s.nameHash(key)
+	for i := h & mask; ; i = (i + 1) & mask {
+		if table[i] == 0 {
+			table[i] = int32(len(s.keys) - names.start + 1)
+			break
+		}
+		if j := names.start + int(table[i]) - 1; s.keys[j].hash == h && s.sameName(s.keys[j].token(), key) {
 			return j
 		}
 	}
-	s.keys = append(s.keys, newMemberKey(key))
-	n := len(s.keys) - names.start
-	table[i] = int32(n)
-	if 2*n > names.size {
+	k := newMemberKey(key)
+	k.hash = h
+	s.keys = append(s.keys, k)
+	if n := len(s.keys) - names.start; 2*n > names.size {
 		s.reindex(names, 2*names.size)
 	}
 	return -1
+}
+
+// nameHash hashes the decoded member name key.
+func (s *state) nameHash(key str) uint32 {
+	return uint32(maphash.Bytes(nameSeed, key.text(s.data, &s.buf)))
 }
 
 // reindex builds the object's table anew with size slots. The object's table, if any, is
@@ -1086,9 +1096,13 @@ func (s *state) reindex(names *memberNames, size int) {
 	s.index = slices.Grow(s.index[:above], size)[:above+size]
 	table := s.index[above:]
 	clear(table)
-	mask := uint64(size - 1)
-	for k, key := range s.keys[names.start:] {
-		i := maphash.Bytes(nameSeed, key.token().text(s.data, &s.buf)) & mask
+	mask := uint32(size - 1)
+	for k := range s.keys[names.start:] {
+		key := &s.keys[names.start+k]
+		if names.size == 0 {
+			key.hash = s.nameHash(key.token())
+		}
+		i := key.hash & mask
 		for table[i] != 0 {
 			i = (i + 1) & mask
 		}
