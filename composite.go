@@ -180,12 +180,13 @@ func (s *state) refusesFirstMember(sub *node, start int) bool {
 }
 
 // jump moves the scan to i: back to the start of a value to check it again, or past a value
-// whose result is known. It counts the bytes scanned since the last jump, and the jump
-// itself; past the call's budget, results are remembered from then on.
+// whose result is known. The work of the call, bytes scanned and jumps made, is s.pos
+// until the first jump; each jump adds itself and the bytes its move will scan again, or
+// takes off those it skips. Past the call's budget, results are remembered from then on.
 func (s *state) jump(i int) {
-	s.scanned += s.pos - s.from + 1
-	s.pos, s.from = i, i
-	if s.scanned > s.budget {
+	s.rescanned += s.pos + 1 - i
+	s.pos = i
+	if s.pos+s.rescanned > s.budget {
 		s.remember = true
 	}
 }
@@ -292,7 +293,7 @@ func (s *state) counted(n *node, key memoKey, depth int) bool {
 
 // work returns the bytes scanned and jumps made so far in the call.
 func (s *state) work() int {
-	return s.scanned + s.pos - s.from
+	return s.pos + s.rescanned
 }
 
 // worth reports whether a result that took from work to now is worth remembering.

@@ -152,7 +152,7 @@ func (v *Validator) state(args []byte) *state {
 	s.slab = nil
 	s.names.Reset()
 	s.forEngine, s.remember, s.counting, s.recordedDup = false, false, 0, 0
-	s.scanned, s.from, s.budget = 0, 0, rescanFree+rescanFactor*len(args)
+	s.rescanned, s.budget = 0, rescanFree+rescanFactor*len(args)
 	s.types = typeCollector{level: -1}
 	if len(s.memo) > 0 {
 		clear(s.memo)
@@ -206,10 +206,9 @@ type state struct {
 	types       typeCollector          // of the alternative being counted
 	typeLists   [][]string             // memoResult.types
 	recordedDup int                    // duplicate member names before this offset are recorded already
-	scanned     int                    // bytes scanned and jumps made, up to s.from
-	from        int                    // where the scan went on from after the last jump
-	budget      int                    // scanned beyond which results are remembered
-	remember    bool                   // results are remembered: scanned passed budget
+	rescanned   int                    // the work of the call beyond s.pos (see jump); > 0 after a jump
+	budget      int                    // work beyond which results are remembered
+	remember    bool                   // results are remembered: the work passed the budget
 	memo        map[memoKey]memoResult // results by schema and position
 	forEngine   bool                   // refuse numbers the full engine cannot take
 }
@@ -283,7 +282,7 @@ func (s *state) record(v *Violation, name string, isMember bool) {
 	case len(s.out) > s.v.cfg.maxViolations:
 		s.count++
 		return
-	case s.scanned > 0 && s.listed(v, name, isMember):
+	case s.rescanned > 0 && s.listed(v, name, isMember):
 		return // found again by another pass over the value (there is none before a first jump)
 	}
 	s.count++
