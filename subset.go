@@ -319,10 +319,13 @@ func (s *state) currentPath(name string, isMember bool) Path {
 	return p
 }
 
-// segName returns the member name at level i of the path, copying it only the first time.
+// segName returns the member name at level i of the path. A long name is copied only the
+// first time, however many violations lie below it; a short one costs less to copy again
+// than to look up.
 func (s *state) segName(i int) string {
 	tok := s.path[i].name
-	if i < len(s.segNames) && s.segNames[i].start == tok.start {
+	long := tok.end-tok.start >= 64
+	if long && i < len(s.segNames) && s.segNames[i].start == tok.start {
 		return s.names.String()[s.segNames[i].from:s.segNames[i].to]
 	}
 	if s.names.Cap() == 0 {
@@ -330,10 +333,12 @@ func (s *state) segName(i int) string {
 	}
 	from := s.names.Len()
 	s.names.Write(tok.text(s.data, &s.buf))
-	for len(s.segNames) <= i {
-		s.segNames = append(s.segNames, segName{start: -1})
+	if long {
+		for len(s.segNames) <= i {
+			s.segNames = append(s.segNames, segName{start: -1})
+		}
+		s.segNames[i] = segName{tok.start, from, s.names.Len()}
 	}
-	s.segNames[i] = segName{tok.start, from, s.names.Len()}
 	return s.names.String()[from:]
 }
 
