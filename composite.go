@@ -192,8 +192,8 @@ func (s *state) jump(i int) {
 }
 
 const (
-	rescanFree   = 256 // bytes and jumps a call may scan again before results are remembered,
-	rescanFactor = 4   // and per byte of its arguments
+	rescanFree   = 64 // bytes and jumps a call may scan again before results are remembered,
+	rescanFactor = 4  // and per byte of its arguments
 	// A result that cost less than memoWorth bytes and jumps is remembered only while the
 	// memo holds fewer than memoFree entries and one per memoSpacing bytes of arguments:
 	// checking such a value again costs little, and the memo stays a fraction of the call.
