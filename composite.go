@@ -1,9 +1,19 @@
 package mcpvalidate
 
-import "slices"
-
 // Applicators ($ref, allOf, anyOf, oneOf, not, if/then/else) look at a value more than
-// once: each re-scans the value's bytes from start.
+// once: each re-scans the value's bytes from its start, in one of three modes:
+//
+//   - quiet (s.quiet > 0): only a verdict is needed, and a check stops at the first failure;
+//   - counting (s.counting > 0): every violation is counted and none recorded, to learn how
+//     close an alternative comes;
+//   - recording: violations are recorded with their paths, each once.
+//
+// The work is bounded: every jump back to a value's start is counted with the bytes
+// scanned, and once a call has scanned more than a few times its size, results are
+// remembered per schema and position, so that no schema is checked twice at one place,
+// however deeply applicators nest. A failure recorded in place (by an applicator, or by a
+// schema an applicator applies) is remembered from the start, so that it is recorded once
+// however often the value is reached.
 
 // applicators checks n's applicators against the value at start. end is where the value
 // ends, or -1 when not known yet; it returns the verdict and the end if some complete pass
@@ -16,9 +26,8 @@ func (s *state) applicators(n *node, start, end, depth int) (bool, int) {
 		}
 	}
 	inPlace := func(sub *node) {
-		s.count1()
-		s.pos = start
-		passed := s.value(sub, depth)
+		s.jump(start)
+		passed := s.inPlace(sub, depth)
 		found(passed)
 		ok = ok && passed
 	}
@@ -47,7 +56,9 @@ func (s *state) applicators(n *node, start, end, depth int) (bool, int) {
 			if s.quiet > 0 {
 				return false, end
 			}
-			s.explain(n.anyOf, "anyOf", start, depth)
+			if e := s.explain(n.anyOf, "anyOf", start, depth); end < 0 {
+				end = e
+			}
 		}
 	}
 	if len(n.oneOf) > 0 {
@@ -70,7 +81,9 @@ func (s *state) applicators(n *node, start, end, depth int) (bool, int) {
 			if s.quiet > 0 {
 				return false, end
 			}
-			s.explain(n.oneOf, "oneOf", start, depth)
+			if e := s.explain(n.oneOf, "oneOf", start, depth); end < 0 {
+				end = e
+			}
 		case matches > 1:
 			ok = false
 			s.fail(Violation{Kind: KindManyMatch, Keyword: "oneOf", Indexes: []int{first[0], first[1]}})
@@ -94,6 +107,30 @@ func (s *state) applicators(n *node, start, end, depth int) (bool, int) {
 	return ok, end
 }
 
+// inPlace checks the value at s.pos, where it starts, against sub, which an applicator
+// applies in place. While recording, a schema without applicators is remembered too when
+// it fails there, as applicators are (see remembered): another applicator may apply it at
+// the same place, and its failures must be recorded once.
+func (s *state) inPlace(sub *node, depth int) bool {
+	for sub != nil && sub.refOnly {
+		sub = sub.ref
+	}
+	if sub == nil || sub.applicators || s.quiet > 0 || s.counting > 0 {
+		return s.value(sub, depth)
+	}
+	start := s.pos
+	if len(s.memo) > 0 {
+		if r, hit := s.memo[memoKey{sub, start}]; hit && s.recall(&r) {
+			return r.flags&memoValid != 0
+		}
+	}
+	if ok := s.value(sub, depth); ok || s.abort {
+		return ok
+	}
+	s.recorded(sub, start)
+	return false
+}
+
 // notValues describes a "not" schema that excludes a plain list of values.
 func notValues(n *node) []string {
 	if n.konst != nil {
@@ -105,16 +142,19 @@ func notValues(n *node) []string {
 // test reports whether the value at start is valid against sub, recording nothing. On
 // success s.pos is where the value ends.
 func (s *state) test(sub *node, start, depth int) bool {
-	s.count1()
 	if s.refusesFirstMember(sub, start) {
 		return false
 	}
-	path, items, keys, count := len(s.path), len(s.items), len(s.keys), s.count
+	// A quiet check may stop early, leaving path segments, names and items behind.
+	path, items, keys, index, count := len(s.path), len(s.items), len(s.keys), len(s.index), s.count
+	s.jump(start)
 	s.quiet++
-	s.pos = start
 	ok := s.value(sub, depth)
 	s.quiet--
 	s.path, s.items, s.keys, s.count = s.path[:path], s.items[:items], s.keys[:keys], count
+	if len(s.index) > index {
+		s.index = s.index[:index]
+	}
 	return ok
 }
 
@@ -139,130 +179,227 @@ func (s *state) refusesFirstMember(sub *node, start int) bool {
 	return c >= ' ' && c != '\\' && !sub.leads[c]
 }
 
-// count1 counts one value checked again in place. Past a budget that grows with the
-// arguments, results are remembered per schema and position: applicators that reach the
-// same schema at the same place more than once, nested in each other, then cost linear
-// time rather than exponential, while ordinary schemas never pay for the memo.
-func (s *state) count1() {
-	if s.applied++; s.applied > memoAfter+len(s.data)/4 && !s.remember {
+// jump moves the scan to i: back to the start of a value to check it again, or past a value
+// whose result is known. The work of the call, bytes scanned and jumps made, is s.pos
+// until the first jump; each jump adds itself and the bytes its move will scan again, or
+// takes off those it skips. Past the call's budget, results are remembered from then on.
+func (s *state) jump(i int) {
+	s.rescanned += s.pos + 1 - i
+	s.pos = i
+	if s.pos+s.rescanned > s.budget {
 		s.remember = true
-		if s.memo == nil {
-			s.memo = make(map[memoKey]memoResult)
-		}
 	}
-}
-
-type memoKey struct {
-	n   *node
-	pos int
-}
-
-// memoResult is what checking a value against a schema gave. A verdict found under quiet
-// has no violations (full is false); it can answer a later check only if it passed.
-type memoResult struct {
-	ok    bool
-	end   int
-	full  bool
-	vs    []Violation
-	count int
-}
-
-// remembered validates like evaluate, answering from the memo when it can.
-func (s *state) remembered(n *node, depth int) bool {
-	key := memoKey{n, s.pos}
-	if r, hit := s.memo[key]; hit && (r.ok || r.full || s.quiet > 0) {
-		if s.quiet == 0 {
-			for _, v := range r.vs {
-				if len(s.out) <= s.v.cfg.maxViolations {
-					s.out = append(s.out, v)
-				}
-			}
-			s.count += r.count
-		}
-		if r.ok || r.full {
-			s.pos = r.end
-		}
-		return r.ok
-	}
-	mark, count := len(s.out), s.count
-	ok := s.evaluate(n, depth)
-	if s.abort {
-		return ok
-	}
-	r := memoResult{ok: ok, end: s.pos, full: s.quiet == 0}
-	if r.full {
-		r.vs, r.count = slices.Clone(s.out[mark:]), s.count-count
-	}
-	s.memo[key] = r
-	return ok
 }
 
 const (
-	memoAfter     = 64   // values checked again in place, beyond len(args)/4, before results are remembered
-	explainBudget = 1000 // alternatives re-run to explain failures in one call
+	rescanFree   = 64 // bytes and jumps a call may scan again before results are remembered,
+	rescanFactor = 4  // and per byte of its arguments
+	// A result that cost less than memoWorth bytes and jumps is remembered only while the
+	// memo holds fewer than memoFree entries and one per memoSpacing bytes of arguments:
+	// checking such a value again costs little, and the memo stays a fraction of the call.
+	memoWorth   = 256
+	memoFree    = 1024
+	memoSpacing = 64
 )
 
-// explain reports why a value matches none of the alternatives: the violations of the
-// alternative that came closest, or one violation when none stands out.
-func (s *state) explain(alts []*node, keyword string, start, depth int) {
-	if s.abort {
-		return
+type memoKey struct {
+	n   *node // nil: any value, when only syntax and member names are checked
+	pos int
+}
+
+// memoResult is what checking a value against a schema gave. The verdict and, when the
+// value is valid, its end are always known; a failure is known further as flags say.
+type memoResult struct {
+	end   int
+	count int   // violations counted (memoCounted)
+	types int32 // when counted: 1 + the index in s.typeLists of the types a violation at the value itself asked for; 0: none
+	flags uint8
+}
+
+const (
+	memoValid    = 1 << iota
+	memoCounted  // count and types are known
+	memoRecorded // the violations are recorded already
+)
+
+// remembered validates the value at s.pos, which is not space, against n (nil: any value),
+// answering from the memo when it can.
+func (s *state) remembered(n *node, depth int) bool {
+	key := memoKey{n, s.pos}
+	if len(s.memo) > 0 {
+		if r, hit := s.memo[key]; hit && s.recall(&r) {
+			return r.flags&memoValid != 0
+		}
 	}
+	if s.counting > 0 && s.quiet == 0 {
+		return s.counted(n, key, depth)
+	}
+	work := s.work()
+	ok := s.evaluate(n, depth)
+	// Before results are remembered, only applicators come here (see direct).
+	if s.abort || !s.remember && (ok || s.quiet > 0) || !s.worth(work) {
+		return ok
+	}
+	r := s.memo[key]
+	switch {
+	case ok:
+		r.flags |= memoValid
+	case s.quiet == 0:
+		r.flags |= memoRecorded
+	}
+	s.keep(key, r, ok)
+	return ok
+}
+
+// recorded remembers that the violations of the value at start against n are recorded:
+// reached again, n records nothing more there. It is kept out of line, off the path of
+// valid values.
+//
+//go:noinline
+func (s *state) recorded(n *node, start int) {
+	if key := (memoKey{n, start}); s.memoRoom() {
+		r := s.memo[key]
+		r.flags |= memoRecorded
+		s.keep(key, r, false)
+	}
+}
+
+// counted is remembered while counting: it also gathers the types asked for by violations
+// at the value itself.
+func (s *state) counted(n *node, key memoKey, depth int) bool {
+	count, outer, work := s.count, s.types, s.work()
+	s.types = typeCollector{level: len(s.path)}
+	ok := s.evaluate(n, depth)
+	types := s.types.names
+	if s.types = outer; outer.level == len(s.path) {
+		s.types.names = appendNew(s.types.names, types...)
+	}
+	if s.abort || !s.remember || !s.worth(work) {
+		return ok
+	}
+	r := s.memo[key]
+	r.flags |= memoCounted
+	if ok {
+		r.flags |= memoValid
+	}
+	r.count = s.count - count
+	if types != nil {
+		s.typeLists = append(s.typeLists, types)
+		r.types = int32(len(s.typeLists))
+	}
+	s.keep(key, r, ok)
+	return ok
+}
+
+// work returns the bytes scanned and jumps made so far in the call.
+func (s *state) work() int {
+	return s.pos + s.rescanned
+}
+
+// worth reports whether a result that took from work to now is worth remembering.
+func (s *state) worth(work int) bool {
+	return s.work()-work >= memoWorth || s.memoRoom()
+}
+
+// memoRoom reports whether the memo takes results that cost little.
+func (s *state) memoRoom() bool {
+	return len(s.memo) < memoFree+len(s.data)/memoSpacing
+}
+
+// keep remembers r, the result of the check that ended at s.pos.
+func (s *state) keep(key memoKey, r memoResult, ok bool) {
+	if ok || s.quiet == 0 {
+		r.end = s.pos
+	}
+	if s.memo == nil {
+		s.memo = make(map[memoKey]memoResult)
+	}
+	s.memo[key] = r
+}
+
+// recall answers a check from its remembered result r if that result is enough in the
+// current mode, moving past the value when it is.
+func (s *state) recall(r *memoResult) bool {
+	switch {
+	case r.flags&memoValid != 0:
+	case s.quiet > 0:
+		return true // the verdict is all a quiet check needs
+	case s.counting > 0:
+		if r.flags&memoCounted == 0 {
+			return false
+		}
+		s.count += r.count
+		if r.types > 0 && s.types.level == len(s.path) {
+			s.types.names = appendNew(s.types.names, s.typeLists[r.types-1]...)
+		}
+	case r.flags&memoRecorded == 0:
+		return false
+	}
+	s.jump(r.end)
+	return true
+}
+
+// A typeCollector gathers, while alternatives are counted, the types asked for by the type
+// violations of the value at one level of the path: an alternative that has one does not
+// accept the value's type.
+type typeCollector struct {
+	level int // len(s.path) at the value; -1: none
+	names []string
+}
+
+// explain reports why the value at start matches none of the alternatives: the violations
+// of the alternative that came closest, or one violation when none stands out. Each
+// alternative is first counted, recording nothing; only the closest one is checked again
+// to record its violations. It returns where the value ends when a pass in the caller's
+// mode found it, else -1.
+func (s *state) explain(alts []*node, keyword string, start, depth int) int {
+	end := -1
 	type attempt struct {
-		vs    []Violation
 		count int
 		typed bool // the value has a type this alternative accepts
 		keyed bool // a member that the alternative fixes by const or enum is present and valid
 	}
-	if s.explained += len(alts); s.explained > explainBudget {
-		s.fail(Violation{Kind: KindNoMatch, Keyword: keyword}) // too costly to say more
-		return
-	}
-	mark, count := len(s.out), s.count
-	here := len(s.path)
-	best := -1
-	var tries []attempt
+	var b attempt
+	best, ties := -1, 0
 	var types []string
 	for i, sub := range alts {
-		s.pos = start
-		if s.value(sub, depth); s.abort {
-			return // the syntax or depth violation is the whole answer: keep it
+		s.jump(start)
+		count, outer := s.count, s.types
+		s.types = typeCollector{level: len(s.path)}
+		s.counting++
+		s.value(sub, depth)
+		s.counting--
+		a := attempt{count: s.count - count, typed: s.types.names == nil}
+		types = appendNew(types, s.types.names...)
+		s.count, s.types = count, outer
+		if s.abort {
+			return -1 // the syntax or depth violation is the whole answer
 		}
-		a := attempt{vs: append([]Violation(nil), s.out[mark:]...), count: s.count - count, typed: true}
-		s.out, s.count = s.out[:mark], count
-		for _, v := range a.vs {
-			if v.Kind == KindType && len(v.Path) == here {
-				a.typed = false
-				types = appendNew(types, v.Types...)
-			}
+		if s.counting > 0 && end < 0 {
+			end = s.pos
 		}
 		a.keyed = a.typed && s.discriminated(sub, start, depth)
-		tries = append(tries, a)
-		if best < 0 || better(a.keyed, a.typed, a.count, tries[best].keyed, tries[best].typed, tries[best].count) {
-			best = i
-		}
-	}
-	b := tries[best]
-	tie := false
-	for i, a := range tries {
-		if i != best && a.keyed == b.keyed && a.typed == b.typed && a.count == b.count {
-			tie = true
+		switch {
+		case best < 0 || better(a.keyed, a.typed, a.count, b.keyed, b.typed, b.count):
+			best, b, ties = i, a, 0
+		case a == b:
+			ties++
 		}
 	}
 	switch {
 	case !b.typed:
 		s.fail(Violation{Kind: KindType, Keyword: "type", Types: types})
-	case tie && !b.keyed:
+	case ties > 0 && !b.keyed:
 		s.fail(Violation{Kind: KindNoMatch, Keyword: keyword})
+	case s.counting > 0:
+		s.count += b.count
 	default:
-		for _, v := range b.vs {
-			s.count++
-			if len(s.out) <= s.v.cfg.maxViolations {
-				s.out = append(s.out, v)
-			}
+		s.jump(start)
+		if s.value(alts[best], depth); !s.abort {
+			end = s.pos
 		}
-		s.count += b.count - len(b.vs)
 	}
+	return end
 }
 
 func better(keyed, typed bool, count int, bKeyed, bTyped bool, bCount int) bool {
@@ -275,7 +412,12 @@ func better(keyed, typed bool, count int, bKeyed, bTyped bool, bCount int) bool 
 	return count < bCount
 }
 
+// appendNew adds to list the items it does not hold. Both hold no repeats; a list made from
+// items alone shares their memory and cannot write into it.
 func appendNew(list []string, items ...string) []string {
+	if list == nil {
+		return items[:len(items):len(items)]
+	}
 	for _, it := range items {
 		found := false
 		for _, l := range list {
@@ -290,18 +432,25 @@ func appendNew(list []string, items ...string) []string {
 
 // discriminated reports whether the object at start has a member that sub pins down with
 // const or enum and whose value sub accepts: the mark of the alternative the caller meant.
+// It records nothing.
 func (s *state) discriminated(sub *node, start, depth int) bool {
 	for sub != nil && sub.refOnly {
 		sub = sub.ref
 	}
-	if sub == nil || len(sub.props) == 0 {
+	if sub == nil || len(sub.props) == 0 || s.data[start] != '{' {
 		return false
 	}
-	s.pos = start
-	if s.peek() != '{' {
-		return false
-	}
-	s.pos++
+	path, items, keys, index, count := len(s.path), len(s.items), len(s.keys), len(s.index), s.count
+	s.quiet++
+	found := s.pinned(sub, start, depth)
+	s.quiet--
+	s.path, s.items, s.keys, s.index, s.count = s.path[:path], s.items[:items], s.keys[:keys], s.index[:index], count
+	return found
+}
+
+// pinned does the work of discriminated, quietly, on an object scanned before.
+func (s *state) pinned(sub *node, start, depth int) bool {
+	s.jump(start + 1)
 	for s.peek() == '"' {
 		key, _ := s.readString()
 		s.expect(':', "")
@@ -312,12 +461,16 @@ func (s *state) discriminated(sub *node, start, depth int) bool {
 			for p != nil && p.refOnly {
 				p = p.ref
 			}
-			if p != nil && (p.konst != nil || p.enum != nil) && s.test(p, valueStart, depth+1) {
-				return true
+			if p != nil && (p.konst != nil || p.enum != nil) {
+				if s.test(p, valueStart, depth+1) {
+					return true
+				}
+				s.jump(valueStart)
 			}
 		}
-		s.pos = valueStart
-		s.skip(kindOf(s.data[s.pos]), depth+1)
+		if !s.value(nil, depth+1) {
+			return false
+		}
 		if s.peek() == ',' {
 			s.pos++
 		}

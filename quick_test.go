@@ -107,6 +107,12 @@ type quickGroup struct {
 }
 
 func quickGroups(tb testing.TB) []quickGroup {
+	return corpusGroups(tb, func(v *Validator) bool { return v.root.quick })
+}
+
+// corpusGroups returns the groups of the conformance corpora whose schema the subset
+// compiles and keep takes.
+func corpusGroups(tb testing.TB, keep func(*Validator) bool) []quickGroup {
 	files, err := filepath.Glob("conformance/testdata/*-public.json")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no corpus: %v", err)
@@ -119,7 +125,7 @@ func quickGroups(tb testing.TB) []quickGroup {
 		}
 		for _, g := range groups {
 			v, err := Compile(g.Schema)
-			if err != nil || v.full != nil || !v.root.quick {
+			if err != nil || v.full != nil || !keep(v) {
 				continue
 			}
 			out = append(out, quickGroup{name: filepath.Base(f) + " / " + g.Description, v: v, tests: g.Tests})

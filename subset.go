@@ -3,6 +3,7 @@ package mcpvalidate
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,16 +108,21 @@ func (v *Validator) Validate(args []byte) []Violation {
 // check is the explaining pass: it finds every violation, in order, with its path.
 func (v *Validator) check(args []byte) []Violation {
 	s := v.state(args)
-	s.skipWS()
-	if v.objectRoot && s.pos < len(args) && args[s.pos] == '{' {
-		s.object(v.root, 0)
-	} else {
-		s.value(v.root, 0)
-	}
-	s.end()
+	s.root()
 	out := s.result()
 	v.release(s)
 	return out
+}
+
+// root checks the whole arguments against the whole schema.
+func (s *state) root() {
+	s.skipWS()
+	if s.v.objectRoot && s.pos < len(s.data) && s.data[s.pos] == '{' {
+		s.object(s.v.root, 0)
+	} else {
+		s.value(s.v.root, 0)
+	}
+	s.end()
 }
 
 // wellFormed checks only what holds for every schema: one JSON value, nested no deeper
@@ -142,10 +148,13 @@ func (v *Validator) state(args []byte) *state {
 	}
 	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
 	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
-	s.path, s.keys, s.items = s.path[:0], s.keys[:0], s.items[:0]
-	s.slab, s.last, s.lastSegs = nil, nil, s.lastSegs[:0]
+	clear(s.segNames) // they hold the last call's names
+	s.path, s.keys, s.items, s.index, s.segNames = s.path[:0], s.keys[:0], s.items[:0], s.index[:0], s.segNames[:0]
+	s.slab = nil
 	s.names.Reset()
-	s.applied, s.explained, s.forEngine, s.remember = 0, 0, false, false
+	s.forEngine, s.remember, s.counting, s.recordedDup = false, false, 0, 0
+	s.rescanned, s.budget = 0, rescanFree+rescanFactor*len(args)
+	s.types = typeCollector{level: -1}
 	if len(s.memo) > 0 {
 		clear(s.memo)
 	}
@@ -156,11 +165,15 @@ func (v *Validator) state(args []byte) *state {
 // hostile call made it grow.
 func (v *Validator) release(s *state) {
 	const most = 1 << 16
-	if cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.items) > most ||
-		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most {
+	if cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.index) > most || cap(s.items) > most ||
+		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most || cap(s.segNames) > most || cap(s.typeLists) > most {
 		return
 	}
 	s.data = nil
+	if len(s.typeLists) > 0 {
+		clear(s.typeLists)
+		s.typeLists = s.typeLists[:0]
+	}
 	if !v.spare.CompareAndSwap(nil, s) {
 		v.pool.Put(s)
 	}
@@ -177,25 +190,35 @@ type state struct {
 	quiet    int  // > 0 while only a verdict is needed (inside anyOf, oneOf, not, if)
 	abort    bool // a syntax error or too deep: nothing more is checked
 	path     []seg
-	buf      []byte // decoded string
-	nbuf     []byte // number digits
-	keys     []str  // member names of the objects being scanned, for duplicates
+	buf      []byte      // decoded string
+	nbuf     []byte      // number digits
+	keys     []memberKey // member names of the objects being scanned, for duplicates
+	index    []int32     // hash tables over keys, for objects with many names
 	items    [][2]int
 	moved    []Violation // scratch for reordering
 	// The paths and names of one call's violations are carved from shared blocks, made
-	// anew for each call since the violations keep them. A name is copied once for the
-	// violations that follow one another under it: last is the latest path carved, and
-	// lastSegs the steps it was carved from.
+	// anew for each call since the violations keep them. A member's name is copied once
+	// per call, however many violations lie below it.
 	slab     []PathElem
 	names    strings.Builder
-	last     Path
-	lastSegs []seg
+	segNames []segName // by level of the path: where the names were copied to
 
-	applied   int                    // values checked again in place (by applicators) so far
-	remember  bool                   // results are remembered: applied passed memoAfter
-	memo      map[memoKey]memoResult // results by schema and position
-	explained int                    // alternatives re-run by explain so far
-	forEngine bool                   // refuse numbers the full engine cannot take
+	counting    int                    // > 0 while violations are counted, not recorded (explain)
+	types       typeCollector          // of the alternative being counted
+	typeLists   [][]string             // memoResult.types
+	recordedDup int                    // duplicate member names before this offset are recorded already
+	rescanned   int                    // the work of the call beyond s.pos (see jump); > 0 after a jump
+	budget      int                    // work beyond which results are remembered
+	remember    bool                   // results are remembered: the work passed the budget
+	memo        map[memoKey]memoResult // results by schema and position
+	forEngine   bool                   // refuse numbers the full engine cannot take
+}
+
+// segName is the copy in s.names of the long member name at one level of the path, whose
+// token starts at start in the arguments; every violation below it shares that copy.
+type segName struct {
+	start int
+	name  string
 }
 
 // seg is one step of the current path: a member name token or an array index. It holds
@@ -250,10 +273,23 @@ func (s *state) record(v *Violation, name string, isMember bool) {
 	if s.abort {
 		return // the syntax or depth violation is the whole answer
 	}
-	s.count++
-	if s.quiet > 0 || len(s.out) > s.v.cfg.maxViolations {
+	switch {
+	case s.quiet > 0:
+		s.count++
 		return
+	case s.counting > 0:
+		s.count++
+		if v.Kind == KindType && len(s.path) == s.types.level {
+			s.types.names = appendNew(s.types.names, v.Types...)
+		}
+		return
+	case len(s.out) > s.v.cfg.maxViolations:
+		s.count++
+		return
+	case s.rescanned > 0 && s.listed(v, name, isMember):
+		return // found again by another pass over the value (there is none before a first jump)
 	}
+	s.count++
 	if s.out == nil {
 		s.out = make([]Violation, 0, 4) // the answer itself, unless it is truncated
 	}
@@ -277,24 +313,82 @@ func (s *state) currentPath(name string, isMember bool) Path {
 	s.slab = s.slab[:len(s.slab)+n]
 	for i, e := range s.path {
 		p[i] = PathElem{Index: e.index}
-		switch {
-		case e.index >= 0:
-		case i < len(s.lastSegs) && s.lastSegs[i] == e: // the same name token
-			p[i].Name = s.last[i].Name
-		default:
-			if s.names.Cap() == 0 {
-				s.names.Grow(16)
-			}
-			start := s.names.Len()
-			s.names.Write(e.name.text(s.data, &s.buf))
-			p[i].Name = s.names.String()[start:]
+		if e.index < 0 {
+			p[i].Name = s.segName(i)
 		}
 	}
-	s.last, s.lastSegs = p, append(s.lastSegs[:0], s.path...)
 	if isMember {
 		p[n-1] = PathElem{Name: name, Index: -1}
 	}
 	return p
+}
+
+// segName returns the member name at level i of the path. A long name is copied only the
+// first time, however many violations lie below it; a short one costs less to copy again
+// than to look up.
+func (s *state) segName(i int) string {
+	tok := s.path[i].name
+	long := tok.end-tok.start >= 64
+	if long && i < len(s.segNames) && s.segNames[i].start == tok.start {
+		return s.segNames[i].name
+	}
+	if s.names.Cap() == 0 {
+		s.names.Grow(16)
+	}
+	from := s.names.Len()
+	s.names.Write(tok.text(s.data, &s.buf))
+	name := s.names.String()[from:]
+	if long {
+		for len(s.segNames) <= i {
+			s.segNames = append(s.segNames, segName{start: -1})
+		}
+		s.segNames[i] = segName{tok.start, name}
+	}
+	return name
+}
+
+// segIs reports whether the member name at level i of the path is name, copying nothing.
+func (s *state) segIs(i int, name string) bool {
+	tok := s.path[i].name
+	if i < len(s.segNames) && s.segNames[i].start == tok.start {
+		return s.segNames[i].name == name
+	}
+	return string(tok.text(s.data, &s.buf)) == name
+}
+
+// listed reports whether the violation v, at the current path (followed by name if
+// isMember), is listed already.
+func (s *state) listed(v *Violation, name string, isMember bool) bool {
+	for i := range s.out {
+		o := &s.out[i]
+		if o.Kind == v.Kind && o.Keyword == v.Keyword && o.Limit == v.Limit && o.Name == v.Name &&
+			o.Count == v.Count && o.Detail == v.Detail && slices.Equal(o.Types, v.Types) &&
+			slices.Equal(o.Values, v.Values) && slices.Equal(o.Indexes, v.Indexes) && s.atPath(o.Path, name, isMember) {
+			return true
+		}
+	}
+	return false
+}
+
+// atPath reports whether p is the current path, followed by name if isMember. Paths that
+// differ mostly differ at the end, where it starts.
+func (s *state) atPath(p Path, name string, isMember bool) bool {
+	if isMember {
+		if len(p) != len(s.path)+1 || p[len(p)-1].Name != name || p[len(p)-1].Index >= 0 {
+			return false
+		}
+		p = p[:len(p)-1]
+	}
+	if len(p) != len(s.path) {
+		return false
+	}
+	for i := len(p) - 1; i >= 0; i-- {
+		e := s.path[i]
+		if p[i].Index != e.index || e.index < 0 && !s.segIs(i, p[i].Name) {
+			return false
+		}
+	}
+	return true
 }
 
 // value validates the value at s.pos against n (nil accepts anything) and moves past it.
@@ -307,23 +401,29 @@ func (s *state) value(n *node, depth int) bool {
 		s.syntax("unexpected end of input: a value is missing")
 		return false
 	}
-	if n == nil || s.direct(n) {
+	if s.direct(n) {
 		return s.own(n, depth) == passed
 	}
-	if s.remember {
+	if s.remember || len(s.memo) > 0 || s.counting > 0 {
 		return s.remembered(n, depth)
 	}
-	return s.evaluate(n, depth)
+	// The common case: n has applicators, and nothing is remembered yet.
+	start := s.pos
+	if ok := s.evaluate(n, depth); ok || s.quiet > 0 || s.abort {
+		return ok
+	}
+	s.recorded(n, start)
+	return false
 }
 
 // direct reports whether the value at s.pos, which is not space, goes straight to n's own
-// keywords: n has no applicators, and the value is a scalar, which costs its own length, or
-// results are not being remembered.
+// keywords (n nil: to the scanner): n has no applicators, and the value is a scalar, which
+// costs its own length, or results are not being remembered.
 func (s *state) direct(n *node) bool {
-	return !n.applicators && (!s.remember || !container[s.data[s.pos]])
+	return (n == nil || !n.applicators) && (!s.remember || !container[s.data[s.pos]])
 }
 
-// evaluate validates the value at s.pos, which is not space, against n.
+// evaluate validates the value at s.pos, which is not space, against n (nil: any value).
 func (s *state) evaluate(n *node, depth int) bool {
 	if n == nil || !n.applicators {
 		return s.own(n, depth) == passed
@@ -345,13 +445,15 @@ func (s *state) evaluate(n *node, depth int) bool {
 		return false
 	}
 	if end < 0 {
-		s.pos = start
+		s.jump(start)
 		if !s.skip(kindOf(s.data[start]), depth) {
 			return false
 		}
 		end = s.pos
 	}
-	s.pos = end
+	if s.pos != end {
+		s.jump(end)
+	}
 	return ok && r == passed
 }
 
@@ -409,9 +511,9 @@ func (s *state) own(n *node, depth int) outcome {
 			return r
 		}
 		end := s.pos
-		s.pos = start
+		s.jump(start)
 		key := s.canonical(nil)
-		s.pos = end
+		s.jump(end)
 		if c := s.setCheck(n, tObject, key); c != passed {
 			return c
 		}
@@ -694,9 +796,8 @@ func (s *state) object(n *node, depth int) outcome {
 	if work {
 		seen.init(len(n.slots))
 	}
-	keysStart := len(s.keys)
-	var names map[string]bool // set of undeclared names, once there are many
-	next := 0                 // the property expected next: members tend to come in schema order
+	names := memberNames{start: len(s.keys)}
+	next := 0 // the property expected next: members tend to come in schema order
 	ok := true
 	members := 0
 	d := s.data
@@ -751,7 +852,7 @@ func (s *state) object(n *node, depth int) outcome {
 						return failed
 					}
 				}
-			} else if !s.member(n, work, key, &seen, keysStart, &names, &next, depth) {
+			} else if !s.member(n, work, key, &seen, &names, &next, depth) {
 				ok = false
 				if s.quiet > 0 || s.abort {
 					return failed // test() restores the path and the names
@@ -770,7 +871,10 @@ func (s *state) object(n *node, depth int) outcome {
 			i = skipSpace(d, i+1)
 		}
 	}
-	s.keys = s.keys[:keysStart]
+	s.keys = s.keys[:names.start]
+	if names.size > 0 {
+		s.index = s.index[:names.base]
+	}
 	if work && (!n.settled || seen.small&n.requiredMask != n.requiredMask) && !s.closeObject(n, &seen, members, mark) {
 		ok = false
 	}
@@ -840,7 +944,7 @@ func (p *prop) at(d []byte, i int) bool {
 }
 
 // member validates one member's value; the path already names it.
-func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int, names *map[string]bool, next *int, depth int) bool {
+func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberNames, next *int, depth int) bool {
 	name := key.text(s.data, &s.buf)
 	idx := -1
 	if work {
@@ -850,7 +954,11 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int,
 	if idx >= 0 {
 		p := &n.props[idx]
 		if seen.has(p.slot) {
-			s.fail(Violation{Kind: KindDuplicate})
+			// A declared name joins the names of the object when it first repeats.
+			if s.find(key, names) < 0 {
+				s.keys[len(s.keys)-1].repeated = true
+				s.duplicated(key)
+			}
 			s.value(nil, depth+1)
 			return false
 		}
@@ -870,8 +978,11 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, keysStart int,
 			seen.set(slot)
 		}
 	}
-	if s.duplicate(key, keysStart, names) {
-		s.fail(Violation{Kind: KindDuplicate})
+	if j := s.find(key, names); j >= 0 {
+		if k := &s.keys[j]; !k.repeated {
+			k.repeated = true
+			s.duplicated(key)
+		}
 		s.value(nil, depth+1)
 		return false
 	}
@@ -912,32 +1023,118 @@ func (n *node) slotOf(name []byte) int {
 	return -1
 }
 
-// duplicate reports whether an undeclared member name was already seen in this object, and
-// remembers it. Small objects compare names directly; large ones switch to a set of their own.
-func (s *state) duplicate(key str, keysStart int, names *map[string]bool) bool {
+// memberNames holds the undeclared member names of one object, and the declared ones
+// that repeat, to find repeated names: the tokens s.keys[start:], compared directly while
+// they are few, then through a hash table of their indexes, s.index[base:base+size], which
+// lies above the tables of the objects that hold this one. Names are never copied,
+// however often a value is scanned.
+type memberNames struct {
+	start      int
+	base, size int
+}
+
+// A memberKey is a member name of an object being scanned: its token, flattened.
+type memberKey struct {
+	start, end    int
+	escaped, high bool
+	repeated      bool   // the name appeared again and was reported
+	hash          uint32 // of the decoded name, once the object has a table
+}
+
+func newMemberKey(t str) memberKey {
+	return memberKey{start: t.start, end: t.end, escaped: t.escaped, high: t.high}
+}
+
+func (k memberKey) token() str {
+	return str{start: k.start, end: k.end, escaped: k.escaped, high: k.high}
+}
+
+var nameSeed = maphash.MakeSeed()
+
+// find returns the index in s.keys of the earlier member of the object named key, or -1
+// after adding key to the object's names.
+func (s *state) find(key str, names *memberNames) int {
 	const direct = 16
-	if *names == nil {
-		others := s.keys[keysStart:]
-		for _, k := range others {
-			if s.sameName(k, key) {
-				return true
+	if names.size == 0 {
+		others := s.keys[names.start:]
+		for j, k := range others {
+			if s.sameName(k.token(), key) {
+				return names.start + j
 			}
 		}
-		s.keys = append(s.keys, key)
+		s.keys = append(s.keys, newMemberKey(key))
 		if len(others)+1 == direct {
-			*names = make(map[string]bool)
-			for _, k := range s.keys[keysStart:] {
-				(*names)[string(k.text(s.data, &s.buf))] = true
-			}
+			s.reindex(names, 4*direct)
 		}
-		return false
+		return -1
 	}
-	name := string(key.text(s.data, &s.buf))
-	if (*names)[name] {
-		return true
+	table := s.index[names.base : names.base+names.size]
+	mask := uint32(names.size - 1)
+	h := s.nameHash(key)
+	for i := h & mask; ; i = (i + 1) & mask {
+		if table[i] == 0 {
+			table[i] = int32(len(s.keys) - names.start + 1)
+			break
+		}
+		if j := names.start + int(table[i]) - 1; s.keys[j].hash == h && s.sameName(s.keys[j].token(), key) {
+			return j
+		}
 	}
-	(*names)[name] = true
-	return false
+	k := newMemberKey(key)
+	k.hash = h
+	s.keys = append(s.keys, k)
+	if n := len(s.keys) - names.start; 2*n > names.size {
+		s.reindex(names, 2*names.size)
+	}
+	return -1
+}
+
+// nameHash hashes the decoded member name key.
+func (s *state) nameHash(key str) uint32 {
+	return uint32(maphash.Bytes(nameSeed, key.text(s.data, &s.buf)))
+}
+
+// reindex builds the object's table anew with size slots. The object's table, if any, is
+// the last one: the tables of the values in it are gone when its names are checked.
+func (s *state) reindex(names *memberNames, size int) {
+	base := len(s.index)
+	if names.size > 0 {
+		base = names.base
+	}
+	above := base + names.size
+	s.index = slices.Grow(s.index[:above], size)[:above+size]
+	table := s.index[above:]
+	clear(table)
+	mask := uint32(size - 1)
+	for k := range s.keys[names.start:] {
+		key := &s.keys[names.start+k]
+		if names.size == 0 {
+			key.hash = s.nameHash(key.token())
+		}
+		i := key.hash & mask
+		for table[i] != 0 {
+			i = (i + 1) & mask
+		}
+		table[i] = int32(k + 1)
+	}
+	copy(s.index[base:], table)
+	s.index = s.index[:base+size]
+	names.base, names.size = base, size
+}
+
+// duplicated records that the member name token key repeats an earlier name of its object,
+// for the first time. Passes over a value made again while recording find its duplicates
+// again; but every recording pass covers what it reaches in full, from left to right, and
+// a quiet pass that succeeds proves there is none, so a duplicate before the last one
+// recorded was recorded.
+func (s *state) duplicated(key str) {
+	if s.quiet == 0 && s.counting == 0 {
+		if key.start < s.recordedDup {
+			return
+		}
+		s.recordedDup = key.start + 1
+	}
+	s.fail(Violation{Kind: KindDuplicate})
 }
 
 func (s *state) sameName(a, b str) bool {
@@ -1060,10 +1257,10 @@ func (n *node) item(i int) *node {
 // equalItems finds the first two equal items among the given spans.
 func (s *state) equalItems(spans [][2]int) (int, int, bool) {
 	end := s.pos
-	defer func() { s.pos = end }()
+	defer s.jump(end)
 	keys := make(map[string]int, len(spans))
 	for i, sp := range spans {
-		s.pos = sp[0]
+		s.jump(sp[0])
 		k := string(s.canonical(nil))
 		if j, ok := keys[k]; ok {
 			return j, i, true
