@@ -1,0 +1,169 @@
+package conformance
+
+// Hostile input for the full engine: refusals of schemas that santhosh-tekuri/jsonschema
+// validates, with long member names, deep paths and many failing values. The engine's own
+// error tree costs what it costs (a few hundred bytes per failing value, plus 16 bytes per
+// level of its path); what mcpvalidate adds to turn it into ordered violations must stay
+// linear in the size of the arguments and within the engine's own cost.
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate"
+	"github.com/mcpvalidate/mcpvalidate/internal/suite"
+)
+
+// allocated returns the heap bytes one call of fn allocates, averaged over runs calls after
+// a first one.
+func allocated(fn func(), runs int) uint64 {
+	fn()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		fn()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / uint64(runs)
+}
+
+// sizeName writes a size as 16KB or 1MB.
+func sizeName(n int) string {
+	if n >= 1<<20 {
+		return strconv.Itoa(n>>20) + "MB"
+	}
+	return strconv.Itoa(n>>10) + "KB"
+}
+
+// zeros returns a JSON array of n zeros.
+func zeros(n int) string {
+	return "[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]"
+}
+
+// nestNames wraps inner in levels objects, each with one member whose name is n bytes long.
+func nestNames(levels, n int, inner string) string {
+	var b strings.Builder
+	for i := range levels {
+		b.WriteString(`{"` + strings.Repeat(string(rune('a'+i%26)), n) + `":`)
+	}
+	b.WriteString(inner)
+	b.WriteString(strings.Repeat("}", levels))
+	return b.String()
+}
+
+// fullShape is a refusal by the full engine whose arguments grow with size.
+type fullShape struct {
+	name   string
+	schema string
+	args   func(size int) string
+	first  mcpvalidate.Kind // the first violation listed
+}
+
+// recursive goes to the full engine (patternProperties) and wants strings under any number
+// of objects and arrays.
+const recursive = `{"$defs":{"n":{"type":["object","array"],"additionalProperties":{"$ref":"#/$defs/n"},"items":{"type":"string"}}},"$ref":"#/$defs/n","patternProperties":{"^z":{}}}`
+
+func fullShapes() []fullShape {
+	return []fullShape{
+		// The issue's case: one long name over many values, one violation.
+		{"long-name-over-values", `{"type":"object","required":["q"],"patternProperties":{"^z":{}}}`,
+			func(n int) string { return `{"` + strings.Repeat("a", n/2) + `":` + zeros(n/8) + `}` }, mcpvalidate.KindRequired},
+		{"failing-items", `{"properties":{"a":{"items":{"type":"string"}}},"patternProperties":{"^z":{}}}`,
+			func(n int) string { return `{"a":` + zeros(n/2) + `}` }, mcpvalidate.KindType},
+		// 60 levels of long names, then failing items: every failure's path repeats them.
+		{"deep-long-names-failing-items", recursive,
+			func(n int) string { return nestNames(60, n/240, zeros(n/4)) }, mcpvalidate.KindType},
+		{"undeclared-members", `{"patternProperties":{"^z":{}},"additionalProperties":false}`,
+			func(n int) string {
+				var b strings.Builder
+				b.WriteString("{")
+				for i := 0; b.Len() < n; i++ {
+					if i > 0 {
+						b.WriteString(",")
+					}
+					b.WriteString(`"m` + strconv.Itoa(i) + `":0`)
+				}
+				return b.String() + "}"
+			}, mcpvalidate.KindAdditional},
+		{"enum-failures", `{"patternProperties":{"^z":{}},"properties":{"a":{"items":{"enum":[` +
+			strings.TrimSuffix(strings.Repeat(`"some allowed value",`, 50), ",") + `]}}}}`,
+			func(n int) string { return `{"a":` + zeros(n/2) + `}` }, mcpvalidate.KindEnum},
+		{"anyOf-failures", `{"patternProperties":{"^z":{}},"properties":{"a":{"items":{"anyOf":[{"type":"string"},{"type":"object","required":["k"]}]}}}}`,
+			func(n int) string { return `{"a":` + zeros(n/2) + `}` }, mcpvalidate.KindType},
+	}
+}
+
+// TestHostileFullRefusalMemory: a refusal by the full engine allocates, beyond what the
+// engine itself allocates to decode and validate the arguments, at most as much again plus
+// 4 bytes per byte of arguments; and its cost per byte does not grow with the size of the
+// arguments (16 times the arguments, at most 1.25 times the bytes per byte). The engine
+// allocates little for the issue's case, one long name over many values: there a refusal
+// of a megabyte allocates at most 20 bytes per byte.
+func TestHostileFullRefusalMemory(t *testing.T) {
+	// The engine allocates several hundred bytes per failing value: the sizes stay small
+	// where it validates every value.
+	sizes := map[string][2]int{"long-name-over-values": {64 << 10, 1 << 20}}
+	for _, sh := range fullShapes() {
+		t.Run(sh.name, func(t *testing.T) {
+			v := mustCompile(t, sh.schema)
+			if v.FullEngine() == "" {
+				t.Fatal("the schema does not go to the full engine")
+			}
+			oracle, err := compileOracle(suite.Group{Schema: []byte(sh.schema)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pair, ok := sizes[sh.name]
+			if !ok {
+				pair = [2]int{4 << 10, 64 << 10}
+			}
+			var perByte [2]float64
+			for i, size := range pair {
+				args := []byte(sh.args(size))
+				var vs []mcpvalidate.Violation
+				finishes(t, "Validate", func() { vs = v.Validate(args) })
+				if len(vs) == 0 || vs[0].Kind != sh.first {
+					t.Fatalf("%d bytes: got %s, want a first violation of kind %v", len(args), describe(vs[:min(len(vs), 3)]), sh.first)
+				}
+				ours := allocated(func() { v.Validate(args) }, 2)
+				engine := allocated(func() { oracleValidate(oracle, args) }, 2)
+				s := uint64(len(args))
+				t.Logf("%d bytes: %.1f bytes allocated per byte, the engine alone %.1f", s, float64(ours)/float64(s), float64(engine)/float64(s))
+				if ours > 2*engine+4*s {
+					t.Fatalf("%d bytes: a refusal allocates %d bytes, more than twice the engine's %d plus 4 per byte", s, ours, engine)
+				}
+				perByte[i] = float64(ours) / float64(s)
+			}
+			if perByte[1] > 1.25*perByte[0] {
+				t.Errorf("bytes allocated per byte of arguments grow from %.1f to %.1f for 16 times the arguments", perByte[0], perByte[1])
+			}
+			if sh.name == "long-name-over-values" && perByte[1] > 20 {
+				t.Errorf("a refusal of %d bytes allocates %.1f bytes per byte, more than 20", pair[1], perByte[1])
+			}
+		})
+	}
+}
+
+// BenchmarkHostileFullRefusal: refusals by the full engine from 1 KB to 1 MB of arguments;
+// ns/op and B/op should grow 16 times per step (MB/s stays flat).
+func BenchmarkHostileFullRefusal(b *testing.B) {
+	for _, sh := range fullShapes()[:3] {
+		v := mustCompile(b, sh.schema)
+		for _, size := range []int{1 << 10, 16 << 10, 256 << 10, 1 << 20} {
+			b.Run(sh.name+"/"+sizeName(size), func(b *testing.B) {
+				args := []byte(sh.args(size))
+				if v.Validate(args) == nil {
+					b.Fatal("the arguments are valid")
+				}
+				b.SetBytes(int64(len(args)))
+				b.ReportAllocs()
+				for b.Loop() {
+					v.Validate(args)
+				}
+			})
+		}
+	}
+}
