@@ -8,6 +8,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"runtime"
 	"slices"
@@ -245,6 +246,64 @@ func BenchmarkHostileFormat(b *testing.B) {
 					v.Validate(args)
 				}
 			})
+		}
+	}
+}
+
+// TestOwnIDReferences: a $ref to the schema's own $id, absolute or relative, or to the $id
+// of a resource inside it, points into the schema itself: the call {"p":"x"} passes and
+// {"p":1} is refused at p, on whichever engine the schema goes to, as santhosh-tekuri
+// decides. A $ref to any other document is refused at compile time, at the $ref.
+func TestOwnIDReferences(t *testing.T) {
+	cases := []struct {
+		name, schema string
+		full         bool // the schema needs the full engine (nested $id)
+	}{
+		{"absolute", `{"$id":"https://example.com/tool.json","$defs":{"a":{"type":"string"}},"properties":{"p":{"$ref":"https://example.com/tool.json#/$defs/a"}}}`, false},
+		{"relative to the $id", `{"$id":"https://example.com/tool.json","$defs":{"a":{"type":"string"}},"properties":{"p":{"$ref":"tool.json#/$defs/a"}}}`, false},
+		{"fragment under an $id with a path", `{"$id":"https://example.com/dir/tool.json","$defs":{"a":{"type":"string"}},"properties":{"p":{"$ref":"#/$defs/a"}}}`, false},
+		{"relative $id", `{"$id":"tool.json","$defs":{"a":{"type":"string"}},"properties":{"p":{"$ref":"tool.json#/$defs/a"}}}`, false},
+		{"urn", `{"$id":"urn:example:tool","$defs":{"a":{"type":"string"}},"properties":{"p":{"$ref":"urn:example:tool#/$defs/a"}}}`, false},
+		{"draft-07", `{"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://example.com/tool.json","definitions":{"a":{"type":"string"}},"properties":{"p":{"$ref":"https://example.com/tool.json#/definitions/a"}}}`, false},
+		{"nested resource", `{"$id":"https://example.com/tool.json","$defs":{"a":{"$id":"a.json","type":"string"}},"properties":{"p":{"$ref":"a.json"}}}`, true},
+		{"nested resource elsewhere", `{"$id":"https://example.com/tool.json","$defs":{"a":{"$id":"https://other.example/a.json","type":"string"}},"properties":{"p":{"$ref":"https://other.example/a.json"}}}`, true},
+		{"fragment inside a nested resource", `{"$id":"https://example.com/tool.json","$defs":{"b":{"$id":"b/","$defs":{"x":{"type":"string"}},"$ref":"#/$defs/x"}},"properties":{"p":{"$ref":"b/"}}}`, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := mustCompile(t, c.schema)
+			if full := v.FullEngine() != ""; full != c.full {
+				t.Errorf("full engine: %v, want %v (%s)", full, c.full, v.FullEngine())
+			}
+			oracle, err := compileOracle(suite.Group{Schema: []byte(c.schema)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range []string{`{"p":"x"}`, `{"p":1}`} {
+				vs := v.Validate([]byte(args))
+				ve, err := oracleValidate(oracle, []byte(args))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (vs == nil) != (ve == nil) {
+					t.Errorf("%s: %s, the oracle says valid=%v", args, describe(vs), ve == nil)
+				}
+			}
+			if vs := v.Validate([]byte(`{"p":1}`)); len(vs) != 1 || vs[0].Kind != mcpvalidate.KindType || vs[0].Path.String() != "p" {
+				t.Errorf(`{"p":1}: %s, want one type violation at p`, describe(vs))
+			}
+		})
+	}
+	remote := []struct{ schema, at string }{
+		{`{"$id":"https://example.com/tool.json","properties":{"p":{"$ref":"other.json#/$defs/a"}}}`, "#/properties/p/$ref"},
+		{`{"properties":{"p":{"$ref":"https://example.com/tool.json#/$defs/a"}}}`, "#/properties/p/$ref"},
+		{`{"$id":"https://example.com/tool.json","$defs":{"a":{"$ref":"https://example.org/tool.json"}},"properties":{"p":{"$ref":"#/$defs/a"}}}`, "#/$defs/a/$ref"},
+	}
+	for _, c := range remote {
+		_, err := mcpvalidate.Compile([]byte(c.schema))
+		var se *mcpvalidate.SchemaError
+		if !errors.As(err, &se) || se.Location != c.at || !strings.Contains(se.Reason, "remote references are never fetched") {
+			t.Errorf("%s: %v, want a SchemaError at %s about a remote reference", c.schema, err, c.at)
 		}
 	}
 }
