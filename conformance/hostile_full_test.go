@@ -1,10 +1,12 @@
 package conformance
 
-// Hostile input for the full engine: refusals of schemas that santhosh-tekuri/jsonschema
-// validates, with long member names, deep paths and many failing values. The engine's own
-// error tree costs what it costs (a few hundred bytes per failing value, plus 16 bytes per
-// level of its path); what mcpvalidate adds to turn it into ordered violations must stay
-// linear in the size of the arguments and within the engine's own cost.
+// Hostile input for what the full engine does: refusals of schemas that
+// santhosh-tekuri/jsonschema validates, with long member names, deep paths and many failing
+// values; the format checks both engines share; references through the schema's own $id.
+// The engine's own error tree costs what it costs (a few hundred bytes per failing value,
+// plus 16 bytes per level of its path); what mcpvalidate adds to turn it into ordered
+// violations must stay linear in the size of the arguments and within the engine's own
+// cost. Memory goals are assertions, time goals benchmarks.
 
 import (
 	"encoding/json"
