@@ -124,7 +124,7 @@ func TestHostileFullRefusalMemory(t *testing.T) {
 			}
 			pair, ok := sizes[sh.name]
 			if !ok {
-				pair = [2]int{4 << 10 / hostileScale, 64 << 10 / hostileScale}
+				pair = [2]int{4 << 10, 64 << 10}
 			}
 			var perByte [2]float64
 			for i, size := range pair {
