@@ -13,7 +13,8 @@ import (
 // tree as it parses: a few hundred bytes per byte of pattern, 5 KB for each \pL, and, inside
 // a class, a search of the rest of the pattern for ":]" after every "[:", which makes
 // "[" followed by many "[:" quadratic (256 KB took 2.5 s). validRegex follows the same
-// grammar in one pass over the string, with a stack of open groups as its only memory.
+// grammar in one pass over the string, with a stack of open groups as its only memory:
+// 32 bytes a group.
 //
 // Its verdict is Go's on every pattern that stays well within Go's limits on nesting
 // (1,000 levels of tree), program size (3.3 million instructions) and class runes (33
@@ -34,7 +35,6 @@ const (
 // validRegex reports whether regexp.Compile accepts s.
 func validRegex(s string) bool {
 	r := regexScan{s: s, repeats: 1, colon: -1, brace: -1, angle: -1}
-	r.groups.push(regexGroup{})
 	return r.scan()
 }
 
@@ -42,7 +42,8 @@ func validRegex(s string) bool {
 type regexScan struct {
 	s          string
 	i          int
-	groups     regexStack // open groups, the whole pattern first
+	cur        regexGroup // the innermost open group, or the whole pattern
+	outer      regexStack // the groups around it, the whole pattern first
 	captures   int        // open capturing groups
 	fold       bool       // the case-folding flag, (?i)
 	lastRepeat bool       // the previous token was a repetition
@@ -59,16 +60,15 @@ type regexScan struct {
 	colon, brace, angle int
 }
 
-// regexStack holds the open groups in blocks that never move, so that deep nesting costs
-// the size of its groups once.
+// regexStack holds the open groups around the innermost one, in blocks that never move, so
+// that deep nesting costs the size of its groups once.
 type regexStack struct {
 	n      int
-	first  [16]regexGroup
-	blocks [][]regexGroup // groups from 16 on, 1,024 a block
+	first  [16]regexFrame
+	blocks [][]regexFrame // groups from 16 on, 1,024 a block
 }
 
-func (st *regexStack) top() *regexGroup {
-	i := st.n - 1
+func (st *regexStack) at(i int) *regexFrame {
 	if i < len(st.first) {
 		return &st.first[i]
 	}
@@ -76,12 +76,37 @@ func (st *regexStack) top() *regexGroup {
 	return &st.blocks[i/1024][i%1024]
 }
 
-func (st *regexStack) push(g regexGroup) {
+func (st *regexStack) push(f regexFrame) {
 	if i := st.n - len(st.first); i >= 0 && i/1024 == len(st.blocks) {
-		st.blocks = append(st.blocks, make([]regexGroup, 1024))
+		st.blocks = append(st.blocks, make([]regexFrame, 1024))
 	}
 	st.n++
-	*st.top() = g
+	*st.at(st.n - 1) = f
+}
+
+func (st *regexStack) pop() regexFrame {
+	st.n--
+	return *st.at(st.n)
+}
+
+// regexFrame is a group waiting for the group inside it to close: what a regexGroup holds
+// but its last item, which the inner group will follow.
+type regexFrame struct {
+	capture, fold, altMerg bool
+	items                  uint8 // 0, 1, or 2 for more
+	empties, alts, run     int32
+	alt, before            regexKids
+}
+
+// suspend keeps g in a frame while a group inside it is open.
+func (g *regexGroup) suspend() regexFrame {
+	return regexFrame{g.capture, g.fold, g.altMerg, uint8(min(g.items, 2)), g.empties, g.alts, g.run,
+		g.alt, g.before.add(g.last, regexConcat)}
+}
+
+func (f regexFrame) resume() regexGroup {
+	return regexGroup{capture: f.capture, fold: f.fold, altMerg: f.altMerg, items: int32(f.items),
+		empties: f.empties, alts: f.alts, run: f.run, alt: f.alt, before: f.before}
 }
 
 // regexGroup is an open group and what has been parsed in it: finished alternatives, then
@@ -108,7 +133,7 @@ type regexGroup struct {
 // one, an alternation likewise, and merges adjacent literals. Sizes and runes stop one
 // past Go's limits.
 type regexSub struct {
-	height int32
+	height int16
 	reps   int16
 	op     regexOp
 	size   int32
@@ -135,7 +160,7 @@ var regexAtom = regexSub{height: 1, size: 1}
 
 // regexKids sums up the children of a node of Go's tree.
 type regexKids struct {
-	height int32 // of the tallest
+	height int16 // of the tallest: never far past the limit of 1,000, which stops the scan
 	reps   int16
 	size   int32
 }
@@ -161,17 +186,17 @@ func (r *regexScan) scan() bool {
 		}
 		r.lastRepeat = repeat
 	}
-	if r.groups.n > 1 {
+	if r.outer.n > 0 {
 		return false // a group is never closed
 	}
-	r.finish(r.groups.top())
+	r.finish(&r.cur)
 	return r.withinLimits()
 }
 
 // token reads one token; it reports whether the token was a repetition, and whether it
 // was well-formed.
 func (r *regexScan) token() (repeat, ok bool) {
-	s, g := r.s, r.groups.top()
+	s, g := r.s, &r.cur
 	switch c := s[r.i]; c {
 	case '(':
 		if r.i+1 < len(s) && s[r.i+1] == '?' {
@@ -312,38 +337,39 @@ func (r *regexScan) open(capture, fold bool) bool {
 			return false
 		}
 	}
-	top := r.groups.top()
-	if !capture && r.groups.n > 1 && !top.capture && top.items == 0 && top.alts == 0 && top.fold == r.fold && fold == r.fold {
+	top := &r.cur
+	if !capture && r.outer.n > 0 && !top.capture && top.items == 0 && top.alts == 0 && top.fold == r.fold && fold == r.fold {
 		top.empties++
 		return true
 	}
-	r.groups.push(regexGroup{capture: capture, fold: r.fold})
+	r.outer.push(top.suspend())
+	r.cur = regexGroup{capture: capture, fold: r.fold}
 	r.fold = fold
 	return true
 }
 
 func (r *regexScan) close() bool {
-	if r.groups.n == 1 {
+	if r.outer.n == 0 {
 		return false // unexpected )
 	}
-	g := r.groups.top()
+	g := &r.cur
 	sub := r.finish(g)
 	r.fold = g.fold
 	capture := g.capture
 	if g.empties > 0 {
 		g.empties-- // g is now the enclosing group, empty until sub
 	} else {
-		r.groups.n--
+		r.cur = r.outer.pop().resume()
 	}
 	switch {
 	case capture:
 		r.captures--
-		r.push(r.groups.top(), r.node(regexSub{height: sub.height + 1, reps: sub.reps, size: sizeOf(int64(sub.size) + 2)}))
+		r.push(&r.cur, r.node(regexSub{height: sub.height + 1, reps: sub.reps, size: sizeOf(int64(sub.size) + 2)}))
 	case sub.op == regexLiteral:
 		r.literals(sub.size)
 	default:
 		r.runes += int64(sub.runes) // pushed again
-		r.push(r.groups.top(), sub)
+		r.push(&r.cur, sub)
 	}
 	return r.withinLimits()
 }
@@ -427,7 +453,7 @@ func (r *regexScan) atom(runes int64, class bool) {
 	if class {
 		sub.op = regexClass
 	}
-	r.push(r.groups.top(), sub)
+	r.push(&r.cur, sub)
 }
 
 // literal adds one literal character.
@@ -436,7 +462,7 @@ func (r *regexScan) literal() { r.literals(1) }
 // literals adds a literal node of n characters: Go merges adjacent literal nodes, but a
 // repetition applies to the last one alone.
 func (r *regexScan) literals(n int32) {
-	g := r.groups.top()
+	g := &r.cur
 	r.runes += int64(n)
 	if g.run == 0 {
 		r.push(g, r.node(regexAtom))
@@ -454,7 +480,7 @@ func (r *regexScan) repetition(op byte, lo, hi int) bool {
 	if r.i < len(r.s) && r.s[r.i] == '?' {
 		r.i++
 	}
-	g := r.groups.top()
+	g := &r.cur
 	if r.lastRepeat || g.items == 0 {
 		return false // a repetition of a repetition, or of nothing
 	}
