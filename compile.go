@@ -188,12 +188,23 @@ type compiler struct {
 	nodes   map[string]*node // by JSON Pointer
 	pending []pendingRef
 	outside *SchemaError // first keyword outside the subset
+	// The document's resources, by their URI without fragment: the whole document, under
+	// fullURL and under its own $id, and each schema with an $id inside it. base is the URI
+	// of the resource being compiled, which a $ref is resolved against.
+	resources map[string]resource
+	base      *url.URL
+}
+
+type resource struct {
+	ptr string
+	v   any
 }
 
 type pendingRef struct {
-	n   *node
-	ref string
-	loc string
+	n    *node
+	ref  string
+	loc  string
+	base *url.URL
 }
 
 // parseSchema decodes JSON keeping the order of object members, which the subset needs
@@ -280,14 +291,15 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 // compileSubset compiles the parsed schema into nodes. outside names the first keyword the
 // subset does not implement, if any.
 func compileSubset(root any, cfg config, d *dialect) (n *node, outside *SchemaError, err error) {
-	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}}
+	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}, base: documentURL}
+	c.resources = map[string]resource{documentURL.String(): {"", root}}
 	if n, err = c.schema(root, ""); err != nil {
 		return nil, nil, err
 	}
 	for len(c.pending) > 0 {
 		p := c.pending[0]
 		c.pending = c.pending[1:]
-		if p.n.ref, err = c.resolve(p.ref, p.loc); err != nil {
+		if p.n.ref, err = c.resolve(p); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -324,8 +336,20 @@ func (c *compiler) schema(v any, ptr string) (*node, error) {
 	return nil, schemaErr(ptr, "a schema must be an object or a boolean, not %s", jsonKind(v))
 }
 
+// documentURL is the URI the whole document is known by, as the full engine knows it.
+var documentURL, _ = url.Parse(fullURL)
+
 func (c *compiler) keywords(n *node, o *object, ptr string) error {
-	if r, ok := o.get("$ref"); ok && c.d.refOverrides {
+	r, hasRef := o.get("$ref")
+	if id, ok := o.get("$id"); ok && !(hasRef && c.d.refOverrides) {
+		base, err := c.identify(id, o, ptr)
+		if err != nil {
+			return err
+		}
+		defer func(outer *url.URL) { c.base = outer }(c.base)
+		c.base = base
+	}
+	if hasRef && c.d.refOverrides {
 		if err := c.addRef(n, r, ptr); err != nil {
 			return err
 		}
@@ -497,7 +521,6 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 	if n.ifn == nil {
 		n.then, n.elsen = nil, nil
 	}
-	_, hasRef := o.get("$ref")
 	n.ownless = !n.ownWork()
 	n.refOnly = hasRef && n.ownless && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil
 	n.stringWork = n.enum != nil || n.konst != nil || n.minLength >= 0 || n.maxLength >= 0 ||
@@ -661,30 +684,60 @@ func (c *compiler) schemaList(v any, ptr string) ([]*node, error) {
 	return out, nil
 }
 
+// identify records the schema o at ptr, whose $id is id, as a resource, and returns its
+// URI, the base of the references inside it. An $id that is only a fragment (an anchor,
+// before 2019-09) names no resource: the base stays.
+func (c *compiler) identify(id any, o *object, ptr string) (*url.URL, error) {
+	s, ok := id.(string)
+	if !ok {
+		return nil, schemaErr(ptr+"/$id", "$id must be a string")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, schemaErr(ptr+"/$id", "$id %q is not a valid URI reference", s)
+	}
+	u = c.base.ResolveReference(u)
+	u.Fragment, u.RawFragment = "", ""
+	c.resources[u.String()] = resource{ptr, o}
+	return u, nil
+}
+
 func (c *compiler) addRef(n *node, v any, ptr string) error {
 	ref, ok := v.(string)
 	if !ok {
 		return schemaErr(ptr+"/$ref", "$ref must be a string")
 	}
-	if !strings.HasPrefix(ref, "#") {
-		return schemaErr(ptr+"/$ref", "$ref %q is not local: remote references are never fetched", ref)
-	}
-	if ref != "#" && !strings.HasPrefix(ref, "#/") {
-		c.noteOutside("$ref to an anchor", ptr+"/$ref")
-		return nil
-	}
-	c.pending = append(c.pending, pendingRef{n: n, ref: ref, loc: ptr + "/$ref"})
+	c.pending = append(c.pending, pendingRef{n: n, ref: ref, loc: ptr + "/$ref", base: c.base})
 	return nil
 }
 
-// resolve finds the schema a local $ref points at, compiling it when first reached.
-func (c *compiler) resolve(ref, loc string) (*node, error) {
-	frag, err := url.PathUnescape(ref[1:])
+// resolve finds the schema a $ref points at, compiling it when first reached. The $ref is
+// resolved against the URI of the resource it stands in; it must point into this document:
+// the whole, or a resource inside it with its own $id. Remote documents are never fetched.
+func (c *compiler) resolve(p pendingRef) (*node, error) {
+	ref, loc := p.ref, p.loc
+	u, err := url.Parse(ref)
 	if err != nil {
+		return nil, schemaErr(loc, "$ref %q is not a valid URI reference", ref)
+	}
+	u = p.base.ResolveReference(u)
+	frag := u.EscapedFragment()
+	u.Fragment, u.RawFragment = "", ""
+	res, ok := c.resources[u.String()]
+	if !ok {
+		return nil, schemaErr(loc, "$ref %q points at %s, another document: remote references are never fetched", ref, u)
+	}
+	if frag != "" && frag[0] != '/' {
+		c.noteOutside("$ref to an anchor", loc)
+		return nil, nil
+	}
+	if frag, err = url.PathUnescape(frag); err != nil {
 		return nil, schemaErr(loc, "$ref %q is not a valid URI fragment", ref)
 	}
-	v := c.root
-	ptr := ""
+	defer func(outer *url.URL) { c.base = outer }(c.base)
+	c.base = u
+	v := res.v
+	ptr := res.ptr
 	if frag != "" {
 		for _, tok := range strings.Split(frag[1:], "/") {
 			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)

@@ -148,11 +148,16 @@ func isHex(c byte) bool {
 // are decoded into buf.
 func (t str) text(data []byte, buf *[]byte) []byte {
 	raw := data[t.start:t.end]
-	if !t.escaped && (!t.high || utf8.Valid(raw)) {
+	if t.verbatim(data) {
 		return raw
 	}
 	*buf = decodeString(raw, (*buf)[:0])
 	return *buf
+}
+
+// verbatim reports whether the string's text is its bytes as written.
+func (t str) verbatim(data []byte) bool {
+	return !t.escaped && (!t.high || utf8.Valid(data[t.start:t.end]))
 }
 
 // decodeString decodes the inside of a well-formed JSON string literal.
