@@ -67,8 +67,9 @@ func nestingCases(valid bool) []nestingCase {
 	return append(cases, nestingCase{"long-names/" + verdict, nameTree, func(size int) []byte { return longNames(size, bottom) }})
 }
 
-// allocated returns the bytes one validation of args allocates, on a validator of its own.
-func allocated(t *testing.T, schema string, args []byte) uint64 {
+// coldAllocation returns the bytes the first validation of args under a freshly compiled
+// schema allocates, with no pooled state to lean on.
+func coldAllocation(t *testing.T, schema string, args []byte) uint64 {
 	v := mustCompile(t, schema)
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -88,7 +89,7 @@ func TestHostileNestingMemory(t *testing.T) {
 			var bytes uint64
 			for _, next := range []int{16 << 10, 64 << 10, 1 << 20} {
 				args := c.args(next)
-				n := allocated(t, c.schema, args)
+				n := coldAllocation(t, c.schema, args)
 				if per := float64(n) / float64(len(args)); per > 20 {
 					t.Fatalf("%d bytes of arguments: %d bytes allocated, %.1f per byte", len(args), n, per)
 				}
