@@ -94,15 +94,10 @@ func appendVisible(b []byte, s string) []byte {
 		stable := string(it.Next()) == s[start:it.Pos()]
 		for _, r := range s[start:it.Pos()] {
 			before := len(b)
+			e, short := shortEscape(r)
 			switch {
-			case r == '"' || r == '\\':
-				b = append(b, '\\', byte(r))
-			case r == '\n':
-				b = append(b, '\\', 'n')
-			case r == '\r':
-				b = append(b, '\\', 'r')
-			case r == '\t':
-				b = append(b, '\\', 't')
+			case short:
+				b = append(b, '\\', e)
 			case ' ' <= r && r < utf8.RuneSelf && r != 0x7f:
 				b = append(b, byte(r))
 				escaped = false

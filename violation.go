@@ -182,15 +182,11 @@ func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
+		if e, ok := shortEscape(r); ok {
+			b = append(b, '\\', e)
+			continue
+		}
 		switch {
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r == '\t':
-			b = append(b, '\\', 't')
 		case r < 0x20 || 0x7f <= r && r <= 0x9f || r == 0x2028 || r == 0x2029:
 			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 		default:
@@ -198,4 +194,19 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 	}
 	return append(b, '"')
+}
+
+// shortEscape returns the letter of r's two-character JSON escape, if it has one.
+func shortEscape(r rune) (byte, bool) {
+	switch r {
+	case '"', '\\':
+		return byte(r), true
+	case '\n':
+		return 'n', true
+	case '\r':
+		return 'r', true
+	case '\t':
+		return 't', true
+	}
+	return 0, false
 }
