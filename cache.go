@@ -54,7 +54,7 @@ type schemaCache struct {
 // unless WithCacheBudget says otherwise.
 const DefaultCacheBudget = 64 << 20
 
-// Estimated bytes held. A compilation holds about 10 to 60 times its schema's text
+// Estimated bytes held. A compilation holds about 8 to 60 times its schema's text
 // (measured on the seed's schemas, a recursive filter tree and a 5,000-value enum) and
 // keeps the text as its key; a binding keeps the tool's own schema values alive.
 func compiledCost(text string) int64 { return 2048 + 24*int64(len(text)) }

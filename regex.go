@@ -713,27 +713,23 @@ func (r *regexScan) charEscape() (rune, bool) {
 
 // hexEscape reads the digits of \xHH or \x{H...} starting at s[t].
 func (r *regexScan) hexEscape(t int) (rune, bool) {
-	s := r.s
-	if t >= len(s) {
+	if t >= len(r.s) {
 		return 0, false
 	}
-	c, size := utf8.DecodeRuneInString(s[t:])
-	if c == utf8.RuneError && size == 1 {
-		return 0, false
+	next := func() (rune, bool) { // the rune at t, if there is a valid one
+		c, size := utf8.DecodeRuneInString(r.s[t:])
+		t += size
+		return c, size > 0 && (c != utf8.RuneError || size > 1)
 	}
-	t += size
+	c, _ := next()
 	if c == '{' {
 		var v rune
 		digits := 0
 		for {
-			if t >= len(s) {
+			c, ok := next()
+			if !ok {
 				return 0, false
 			}
-			c, size := utf8.DecodeRuneInString(s[t:])
-			if c == utf8.RuneError && size == 1 {
-				return 0, false
-			}
-			t += size
 			if c == '}' {
 				break
 			}
@@ -749,15 +745,12 @@ func (r *regexScan) hexEscape(t int) (rune, bool) {
 		r.i = t
 		return v, digits > 0
 	}
-	c2, size := utf8.DecodeRuneInString(s[t:])
-	if c2 == utf8.RuneError && size == 1 {
-		return 0, false
-	}
+	c2, _ := next()
 	x, y := unhex(c), unhex(c2)
 	if x < 0 || y < 0 {
 		return 0, false
 	}
-	r.i = t + size
+	r.i = t
 	return x*16 + y, true
 }
 
