@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -38,12 +39,13 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 // handler before any middleware runs, so a tool registered again in between (by another
 // goroutine, or by a tool filter) leaves the middleware looking at a newer registration
 // than the handler it wraps. Registered last, the middleware wraps the handler itself and
-// sees that: a call whose handler is no longer registered is refused, and the model asked
-// to call again. When other tool middleware runs inside it, it cannot see the handler; if
-// such a server registers tools again while serving, bind each handler to its schema with
-// Handler.
+// sees that, from the first call: a call whose handler is no longer registered is refused,
+// and the model asked to call again. When other tool middleware runs inside it, it cannot
+// see the handler; if such a server registers tools again while serving, bind each handler
+// to its schema with Handler.
 func (g *Guard) Middleware() server.ToolHandlerMiddleware {
-	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	var mw server.ToolHandlerMiddleware
+	mw = func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		if g.bound(next) {
 			return next // it checks its own schema
 		}
@@ -58,6 +60,8 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 			return next(ctx, req)
 		}
 	}
+	g.placement.ours.Store(funcPointer(mw), true)
+	return mw
 }
 
 // Handler binds a tool's handler to the tool's inputSchema, for servers that register tools
@@ -89,10 +93,48 @@ type checkedKey struct{ g *Guard }
 // boundCode is the code of every handler Handler returns: one function literal's.
 var boundCode atomic.Uintptr
 
-// placement is what the adapter learns of where a guard's middleware stands.
+// placement is what the adapter knows of where a guard's middleware stands.
 type placement struct {
-	innermost atomic.Pointer[server.MCPServer] // the last server on which it wrapped a registered handler
+	ours      sync.Map                         // the guard's middleware values, by funcPointer
+	innermost atomic.Pointer[server.MCPServer] // where last cannot read: the last server on which it wrapped a registered handler
 	binds     atomic.Bool                      // Handler has bound a handler to its schema
+}
+
+// mcp-go keeps a server's tool middleware in an unexported slice, in the order they run,
+// under a lock, where last reads them. A release that keeps them elsewhere leaves the
+// adapter to learn its place from the handlers it wraps.
+var middlewareList = func() (at struct {
+	list, lock uintptr
+	ok         bool
+}) {
+	t := reflect.TypeFor[server.MCPServer]()
+	l, okList := t.FieldByName("toolHandlerMiddlewares")
+	m, okLock := t.FieldByName("toolMiddlewareMu")
+	at.list, at.lock = l.Offset, m.Offset
+	at.ok = okList && okLock && l.Type == reflect.TypeFor[[]server.ToolHandlerMiddleware]() &&
+		m.Type == reflect.TypeFor[sync.RWMutex]()
+	return at
+}()
+
+// last reports whether the guard's middleware runs last on srv, next to the handler.
+func (g *Guard) last(srv *server.MCPServer) bool {
+	switch at := &middlewareList; {
+	case srv == nil:
+		return false
+	case !at.ok:
+		return g.placement.innermost.Load() == srv
+	default:
+		mu := (*sync.RWMutex)(unsafe.Add(unsafe.Pointer(srv), at.lock))
+		mu.RLock()
+		mws := *(*[]server.ToolHandlerMiddleware)(unsafe.Add(unsafe.Pointer(srv), at.list))
+		var p unsafe.Pointer
+		if len(mws) > 0 {
+			p = funcPointer(mws[len(mws)-1])
+		}
+		mu.RUnlock()
+		_, ours := g.placement.ours.Load(p)
+		return ours
+	}
 }
 
 func (g *Guard) bound(next server.ToolHandlerFunc) bool {
@@ -128,18 +170,18 @@ func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.
 	session := server.ClientSessionFromContext(ctx)
 	srv := server.ServerFromContext(ctx)
 	st, ok := findTool(srv, session, req.Params.Name)
-	switch in := &g.placement.innermost; {
+	switch {
 	case !ok && srv == nil:
 		info := g.callInfo(session, req.Params.Name)
 		return g.decide(info, g.tool(req.Params.Name), outsideServer, nil, nil, false), nil
 	case !ok:
 		// Deleted since mcp-go chose its handler.
 		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil
-	case sameFunc(st.Handler, next):
-		if in.Load() != srv {
+	case funcPointer(st.Handler) == funcPointer(next):
+		if in := &g.placement.innermost; in.Load() != srv {
 			in.Store(srv)
 		}
-	case sameCode(st.Handler, next) || srv != nil && in.Load() == srv:
+	case sameCode(st.Handler, next) || g.last(srv):
 		// The handler about to run is not the one registered now: the tool was registered
 		// again after mcp-go chose it, and the handler's own schema is not known here.
 		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil
@@ -148,10 +190,10 @@ func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.
 	return g.checkTool(session, req, c), c
 }
 
-// sameFunc reports whether f and g are the same func value: the same closure, or the same
-// function.
-func sameFunc(f, g server.ToolHandlerFunc) bool {
-	return *(*unsafe.Pointer)(unsafe.Pointer(&f)) == *(*unsafe.Pointer)(unsafe.Pointer(&g))
+// funcPointer identifies a func value: its closure, or its function. Two func values are
+// the same func when their pointers are equal.
+func funcPointer[F server.ToolHandlerFunc | server.ToolHandlerMiddleware](f F) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&f))
 }
 
 // sameCode reports whether f and g run the same code: closures of one function literal.

@@ -3,6 +3,7 @@ package mcpvalidate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -53,60 +54,61 @@ var attack = map[string]any{"amount": 1000000, "to": "attacker"}
 func TestToolRegisteredAgainDuringACall(t *testing.T) {
 	cases := []struct {
 		name    string
-		warm    bool // a call before the attack shows the middleware where it stands
 		replace func(srv *server.MCPServer, session server.ClientSession, loose *transfers)
 		want    string
 	}{
-		{"again, by a handler of other code", true, func(srv *server.MCPServer, _ server.ClientSession, _ *transfers) {
+		{"again, by a handler of other code", func(srv *server.MCPServer, _ server.ClientSession, _ *transfers) {
 			srv.AddTool(transferTool(looseTransfer), looseHandler)
 		}, replacedText},
-		{"again, by a closure of the same code, on the first call", false, func(srv *server.MCPServer, _ server.ClientSession, loose *transfers) {
+		{"again, by a closure of the same code", func(srv *server.MCPServer, _ server.ClientSession, loose *transfers) {
 			srv.AddTool(transferTool(looseTransfer), newTransferHandler(loose, -1))
 		}, replacedText},
-		{"removed", true, func(srv *server.MCPServer, _ server.ClientSession, _ *transfers) {
+		{"removed", func(srv *server.MCPServer, _ server.ClientSession, _ *transfers) {
 			srv.DeleteTools("transfer")
 		}, replacedText},
-		{"shadowed by a session tool", true, func(srv *server.MCPServer, s server.ClientSession, _ *transfers) {
+		{"shadowed by a session tool", func(srv *server.MCPServer, s server.ClientSession, _ *transfers) {
 			if err := srv.AddSessionTool(s.SessionID(), transferTool(looseTransfer), looseHandler); err != nil {
 				panic(err)
 			}
 		}, replacedText},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var strict, loose transfers
-			var armed atomic.Bool
-			var srv *server.MCPServer
-			session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
-			srv = server.NewMCPServer("bank", "1",
-				server.WithToolHandlerMiddleware(Middleware()),
-				server.WithToolFilter(func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-					if armed.CompareAndSwap(true, false) {
-						c.replace(srv, session, &loose)
-					}
-					return tools
-				}))
-			if err := srv.RegisterSession(context.Background(), session); err != nil {
-				t.Fatal(err)
-			}
-			srv.AddTool(transferTool(strictTransfer), newTransferHandler(&strict, 100))
-			if c.warm {
-				if text, isErr := invoke(t, srv, session, "transfer", map[string]any{"amount": 5, "to": "bob"}); isErr {
-					t.Fatalf("valid call refused: %s", text)
+		for _, warm := range []bool{false, true} { // a call before the attack, or none
+			t.Run(fmt.Sprintf("%s/warm=%v", c.name, warm), func(t *testing.T) {
+				var strict, loose transfers
+				var armed atomic.Bool
+				var srv *server.MCPServer
+				session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
+				srv = server.NewMCPServer("bank", "1",
+					server.WithToolHandlerMiddleware(Middleware()),
+					server.WithToolFilter(func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+						if armed.CompareAndSwap(true, false) {
+							c.replace(srv, session, &loose)
+						}
+						return tools
+					}))
+				if err := srv.RegisterSession(context.Background(), session); err != nil {
+					t.Fatal(err)
 				}
-			}
-			armed.Store(true)
-			text, isErr := invoke(t, srv, session, "transfer", attack)
-			if strict.unchecked.Load() != 0 {
-				t.Fatal("the strict handler ran on an amount its schema refuses")
-			}
-			if !isErr || text != c.want {
-				t.Errorf("got %q (isError %v), want %q", text, isErr, c.want)
-			}
-			if _, isErr := invoke(t, srv, session, "transfer", attack); c.name != "removed" && isErr {
-				t.Error("the call again, to the new registration, was refused")
-			}
-		})
+				srv.AddTool(transferTool(strictTransfer), newTransferHandler(&strict, 100))
+				if warm {
+					if text, isErr := invoke(t, srv, session, "transfer", map[string]any{"amount": 5, "to": "bob"}); isErr {
+						t.Fatalf("valid call refused: %s", text)
+					}
+				}
+				armed.Store(true)
+				text, isErr := invoke(t, srv, session, "transfer", attack)
+				if strict.unchecked.Load() != 0 {
+					t.Fatal("the strict handler ran on an amount its schema refuses")
+				}
+				if !isErr || text != c.want {
+					t.Errorf("got %q (isError %v), want %q", text, isErr, c.want)
+				}
+				if _, isErr := invoke(t, srv, session, "transfer", attack); c.name != "removed" && isErr {
+					t.Error("the call again, to the new registration, was refused")
+				}
+			})
+		}
 	}
 }
 
@@ -161,6 +163,38 @@ func TestBoundHandlerInnermost(t *testing.T) {
 	invoke(t, srv, nil, "transfer", attack)
 	if s := g.Stats(); len(s) != 1 || s[0].Accepted != 1 || s[0].Refused != 1 || strict.ran.Load() != 1 {
 		t.Errorf("stats %+v, handler ran %d times", s, strict.ran.Load())
+	}
+}
+
+// TestMiddlewarePlacement: the guard knows, from the server, whether its middleware runs
+// last, next to the handler, whatever was added before or after it.
+func TestMiddlewarePlacement(t *testing.T) {
+	pass := func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
+	g, other := New(), New()
+	cases := []struct {
+		name string
+		mws  []server.ToolHandlerMiddleware
+		last bool
+	}{
+		{"alone", []server.ToolHandlerMiddleware{g.Middleware()}, true},
+		{"after another", []server.ToolHandlerMiddleware{pass, g.Middleware()}, true},
+		{"before another", []server.ToolHandlerMiddleware{g.Middleware(), pass}, false},
+		{"before another guard's", []server.ToolHandlerMiddleware{g.Middleware(), other.Middleware()}, false},
+		{"none", nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := server.NewMCPServer("bank", "1")
+			srv.Use(c.mws...)
+			if got := g.last(srv); got != c.last {
+				t.Errorf("last = %v, want %v", got, c.last)
+			}
+		})
+	}
+	srv := server.NewMCPServer("bank", "1", server.WithToolHandlerMiddleware(g.Middleware()))
+	srv.Use(pass)
+	if g.last(srv) {
+		t.Error("middleware added later with Use runs inside the guard's, which is not last")
 	}
 }
 
