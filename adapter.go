@@ -51,7 +51,7 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 		}
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			text, checked := g.check(ctx, req, next)
-			if text != "" {
+			if text != "" && !g.cfg.reportOnly {
 				return mcp.NewToolResultError(text), nil
 			}
 			if checked != nil && g.placement.binds.Load() {
@@ -76,7 +76,7 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 	bound := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := g.compiled(&tool, key)
 		if ctx.Value(checkedKey{g}) != c {
-			if text := g.checkTool(server.ClientSessionFromContext(ctx), req, c); text != "" {
+			if text := g.checkTool(server.ClientSessionFromContext(ctx), req, c); text != "" && !g.cfg.reportOnly {
 				return mcp.NewToolResultError(text), nil
 			}
 		}
@@ -152,7 +152,7 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 	key := keyOf(&tool)
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
 		c := g.compiled(&tool, key)
-		if text := g.checkTool(server.ClientSessionFromContext(ctx), req, c); text != "" {
+		if text := g.checkTool(server.ClientSessionFromContext(ctx), req, c); text != "" && !g.cfg.reportOnly {
 			return &mcp.CreateTaskResult{
 				Content: []mcp.Content{mcp.NewTextContent(text)},
 				IsError: true,

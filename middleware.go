@@ -75,6 +75,9 @@ type Event struct {
 	Violations    []Violation // Refused: why
 	Err           error       // SchemaBroken: the compile error
 	Duration      time.Duration
+	// ReportOnly: the guard runs WithReportOnly, so a call Refused or SchemaBroken was
+	// not refused: its handler ran.
+	ReportOnly bool
 }
 
 // WithObserver calls fn after every validated call, on the caller's goroutine. fn must be
@@ -83,7 +86,8 @@ func WithObserver(fn func(Event)) Option {
 	return func(c *config) { c.observers = append(c.observers, fn) }
 }
 
-// WithLogger logs refusals (at Info) and broken schemas (at Error) to l. A refusal's line
+// WithLogger logs refusals (at Info) and broken schemas (at Error) to l, saying so when
+// they only report (WithReportOnly). A refusal's line
 // lists the kinds and paths of its first violations, as many as fit in logPaths bytes, and
 // counts the others under "more"; paths and the client's name are shown as messages show
 // names, long ones elided.
@@ -97,10 +101,17 @@ func WithLogger(l *slog.Logger) Option {
 			if more := counted(e.Violations[len(paths):]); more > 0 {
 				args = append(args, "more", more)
 			}
-			l.Info("mcpvalidate: tool call refused", append(args, "duration", e.Duration)...)
+			msg := "mcpvalidate: tool call refused"
+			if e.ReportOnly {
+				msg = "mcpvalidate: tool call would be refused; it ran (report-only)"
+			}
+			l.Info(msg, append(args, "duration", e.Duration)...)
 		case SchemaBroken:
-			l.Error("mcpvalidate: tool schema does not compile; calls are refused", "tool", visibleText(e.Tool),
-				"session", visibleText(e.SessionID), "error", e.Err)
+			msg := "mcpvalidate: tool schema does not compile; calls are refused"
+			if e.ReportOnly {
+				msg = "mcpvalidate: tool schema does not compile; calls would be refused and run (report-only)"
+			}
+			l.Error(msg, "tool", visibleText(e.Tool), "session", visibleText(e.SessionID), "error", e.Err)
 		}
 	})
 }
@@ -128,12 +139,13 @@ func logged(vs []Violation) (kinds, paths []string) {
 
 // toolState is what the guard keeps per tool name: its counters.
 type toolState struct {
-	accepted atomic.Uint64
-	refused  atomic.Uint64
-	broken   atomic.Uint64
-	repaired atomic.Uint64 // accepted calls that followed refusals in the same session
-	retries  atomic.Uint64 // the refusals those accepted calls repaired
-	seen     atomic.Uint64 // names.tick when last called
+	accepted   atomic.Uint64
+	refused    atomic.Uint64
+	broken     atomic.Uint64
+	repaired   atomic.Uint64 // accepted calls that followed refusals in the same session
+	retries    atomic.Uint64 // the refusals those accepted calls repaired
+	unenforced atomic.Uint64 // refused or broken calls whose handler ran: WithReportOnly
+	seen       atomic.Uint64 // names.tick when last called
 }
 
 // names bounds how many tool names have counters of their own. Tools that come and go
@@ -191,6 +203,7 @@ func (g *Guard) retireNames() {
 		r.broken.Add(t.broken.Load())
 		r.repaired.Add(t.repaired.Load())
 		r.retries.Add(t.retries.Load())
+		r.unenforced.Add(t.unenforced.Load())
 		g.names.count--
 	}
 }
@@ -361,15 +374,23 @@ func (g *Guard) observe(info callInfo, t *toolState, o Outcome, vs []Violation, 
 		}
 	case Refused:
 		t.refused.Add(1)
-		g.repairs.refuse(info)
+		if g.cfg.reportOnly {
+			t.unenforced.Add(1) // the model was told nothing, so no retry repairs it
+		} else {
+			g.repairs.refuse(info)
+		}
 	case SchemaBroken:
 		t.broken.Add(1)
+		if g.cfg.reportOnly {
+			t.unenforced.Add(1)
+		}
 	}
 	if len(g.cfg.observers) == 0 {
 		return
 	}
 	e := Event{Tool: info.tool, Outcome: o, SessionID: info.session, ClientName: info.client,
-		ClientVersion: info.clientVersion, Violations: vs, Err: err, Duration: time.Since(start)}
+		ClientVersion: info.clientVersion, Violations: vs, Err: err, Duration: time.Since(start),
+		ReportOnly: g.cfg.reportOnly}
 	for _, fn := range g.cfg.observers {
 		g.safely(fn, e)
 	}
@@ -424,6 +445,9 @@ type ToolStats struct {
 	Broken   uint64 // calls refused because the schema does not compile
 	Repaired uint64 // accepted calls that came after refusals of the same tool in the same session
 	Retries  uint64 // the refusals that those accepted calls repaired
+	// Unenforced counts the calls of Refused and Broken that ran anyway: all of them under
+	// WithReportOnly, none otherwise.
+	Unenforced uint64
 }
 
 // CallsPerAccepted is the repair ratio: calls made for each accepted call (1 is perfect).
@@ -461,5 +485,6 @@ func (g *Guard) Stats() []ToolStats {
 
 func (t *toolState) stats(name string) ToolStats {
 	return ToolStats{Tool: name, Accepted: t.accepted.Load(), Refused: t.refused.Load(),
-		Broken: t.broken.Load(), Repaired: t.repaired.Load(), Retries: t.retries.Load()}
+		Broken: t.broken.Load(), Repaired: t.repaired.Load(), Retries: t.retries.Load(),
+		Unenforced: t.unenforced.Load()}
 }

@@ -431,30 +431,46 @@ func TestGatewayStyleAndPanickingFormatter(t *testing.T) {
 }
 
 func TestTaskTools(t *testing.T) {
-	g := New()
-	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
-	var ran atomic.Int64
-	tool := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema))
-	tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
-	srv.AddTaskTool(tool, g.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
-		ran.Add(1)
-		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent("done")}}, nil
-	}))
-	hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
-	hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
-	srv.AddTool(hybrid, forecast(&ran))
+	for _, reportOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reportOnly=%v", reportOnly), func(t *testing.T) {
+			var opts []Option
+			if reportOnly {
+				opts = append(opts, WithReportOnly())
+			}
+			g := New(opts...)
+			srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
+			var ran atomic.Int64
+			tool := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema))
+			tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
+			srv.AddTaskTool(tool, g.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+				ran.Add(1)
+				return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent("done")}}, nil
+			}))
+			hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
+			hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+			srv.AddTool(hybrid, forecast(&ran))
 
-	for _, name := range []string{"weather", "hybrid"} {
-		text, isErr := runTask(t, srv, name, `{"location":"Paris","days":"two"}`)
-		if !isErr || text != "Invalid arguments: property 'days' must be integer" {
-			t.Errorf("%s: %q isError=%v", name, text, isErr)
-		}
-		if text, isErr := runTask(t, srv, name, `{"location":"Paris","days":2}`); isErr || text == "" {
-			t.Errorf("%s valid: %q", name, text)
-		}
-	}
-	if ran.Load() != 2 {
-		t.Errorf("handlers ran %d times, want 2 (the valid calls)", ran.Load())
+			for _, name := range []string{"weather", "hybrid"} {
+				text, isErr := runTask(t, srv, name, `{"location":"Paris","days":"two"}`)
+				refused := isErr && text == "Invalid arguments: property 'days' must be integer"
+				if refused == reportOnly || !refused && isErr {
+					t.Errorf("%s: %q isError=%v", name, text, isErr)
+				}
+				if text, isErr := runTask(t, srv, name, `{"location":"Paris","days":2}`); isErr || text == "" {
+					t.Errorf("%s valid: %q", name, text)
+				}
+			}
+			want := int64(2) // the valid calls
+			if reportOnly {
+				want = 4
+			}
+			if ran.Load() != want {
+				t.Errorf("handlers ran %d times, want %d", ran.Load(), want)
+			}
+			if st := g.Stats(); len(st) != 2 || st[0].Refused != 1 || st[1].Refused != 1 {
+				t.Errorf("stats %+v: want one refusal per tool", st)
+			}
+		})
 	}
 }
 
@@ -627,5 +643,81 @@ func TestLoggerReportsRefusalsAndBrokenSchemas(t *testing.T) {
 	}
 	if strings.Count(out, "\n") != 2 || strings.Contains(out, "two") {
 		t.Errorf("want two lines (accepted calls are not logged) and no argument values:\n%s", out)
+	}
+}
+
+// TestReportOnly runs the same calls through an enforcing guard and a report-only one: the
+// report-only server runs every handler, and its events, log lines and counters report the
+// same refusals, marked as having run.
+func TestReportOnly(t *testing.T) {
+	type run struct {
+		events []Event
+		log    strings.Builder
+		calls  atomic.Int64
+		texts  []string
+		stats  []ToolStats
+	}
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"weather", map[string]any{"location": 12, "days": "x"}},
+		{"weather", map[string]any{"location": "Paris"}},
+		{"broken", map[string]any{}},
+	}
+	do := func(opts ...Option) *run {
+		r := &run{}
+		g := New(append(opts, WithObserver(func(e Event) { r.events = append(r.events, e) }),
+			WithLogger(slog.New(slog.NewTextHandler(&r.log, nil))))...)
+		srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()))
+		srv.AddTool(mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema)), forecast(&r.calls))
+		srv.AddTool(mcp.NewToolWithRawSchema("broken", "", json.RawMessage(`{"type":"strnig"}`)), forecast(&r.calls))
+		session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
+		if err := srv.RegisterSession(context.Background(), session); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range calls {
+			text, _ := invoke(t, srv, session, c.tool, c.args)
+			r.texts = append(r.texts, text)
+		}
+		r.stats = g.Stats()
+		return r
+	}
+	enforce, report := do(), do(WithReportOnly())
+	if enforce.calls.Load() != 1 || report.calls.Load() != int64(len(calls)) {
+		t.Errorf("handlers ran %d times enforcing, %d report-only; want 1 and %d", enforce.calls.Load(), report.calls.Load(), len(calls))
+	}
+	if !strings.HasPrefix(report.texts[0], "Sunny in") || !strings.HasPrefix(enforce.texts[0], refusalPrefix) {
+		t.Errorf("answers to the invalid call: enforcing %q, report-only %q", enforce.texts[0], report.texts[0])
+	}
+	if len(enforce.events) != len(calls) || len(report.events) != len(calls) {
+		t.Fatalf("%d and %d events, want %d", len(enforce.events), len(report.events), len(calls))
+	}
+	for i, e := range enforce.events {
+		r := report.events[i]
+		if e.ReportOnly || !r.ReportOnly {
+			t.Errorf("event %d: ReportOnly %v enforcing, %v report-only", i, e.ReportOnly, r.ReportOnly)
+		}
+		if r.Outcome != e.Outcome || !reflect.DeepEqual(r.Violations, e.Violations) || (r.Err == nil) != (e.Err == nil) {
+			t.Errorf("event %d differs: enforcing %+v, report-only %+v", i, e, r)
+		}
+	}
+	for _, want := range []string{`msg="mcpvalidate: tool call would be refused; it ran (report-only)" tool=weather`,
+		"kinds=\"[type type]\" paths=\"[days location]\"", "calls would be refused and run (report-only)"} {
+		if !strings.Contains(report.log.String(), want) {
+			t.Errorf("report-only log lacks %q:\n%s", want, report.log.String())
+		}
+	}
+	wantStats := func(unenforced uint64) []ToolStats {
+		return []ToolStats{{Tool: "broken", Broken: 1, Unenforced: unenforced}, {Tool: "weather", Accepted: 1, Refused: 1, Unenforced: unenforced}}
+	}
+	// A refusal the model never saw is not repaired by the next call.
+	if want := wantStats(1); !reflect.DeepEqual(report.stats, want) {
+		t.Errorf("report-only stats %+v, want %+v", report.stats, want)
+	}
+	want := wantStats(0)
+	want[1].Repaired, want[1].Retries = 1, 1
+	if !reflect.DeepEqual(enforce.stats, want) {
+		t.Errorf("enforcing stats %+v, want %+v", enforce.stats, want)
 	}
 }

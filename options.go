@@ -12,6 +12,7 @@ type config struct {
 	formatter     Formatter
 	observers     []func(Event)
 	cacheBudget   int64
+	reportOnly    bool
 }
 
 const (
@@ -86,3 +87,9 @@ func WithCacheBudget(bytes int64) Option {
 		}
 	}
 }
+
+// WithReportOnly lets every call reach its handler: a call that would be refused is only
+// reported, to the observers, the logger and Stats, as it would be in enforcing mode, and
+// marked as having run (Event.ReportOnly, ToolStats.Unenforced). It is the first step of a
+// rollout on a live server: see which calls would be refused, and why, before refusing them.
+func WithReportOnly() Option { return func(c *config) { c.reportOnly = true } }
