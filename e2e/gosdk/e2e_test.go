@@ -119,6 +119,40 @@ func TestStdio(t *testing.T) {
 	}
 }
 
+// TestReportOnly runs the server with -report-only over stdio: an invalid call reaches the
+// tool, and the server logs that it would have been refused.
+func TestReportOnly(t *testing.T) {
+	ctx := t.Context()
+	cmd := exec.Command(weatherBin, "-report-only")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			_ = cmd.Process.Kill() // an error here means it is already gone
+		}
+	})
+	session, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect over stdio: %v\nserver stderr:\n%s", err, stderr.String())
+	}
+	bad := badCalls[0]
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: bad.args})
+	if err != nil {
+		t.Fatalf("call %v: %v", bad.args, err)
+	}
+	if got := textOf(t, res); res.IsError || !strings.HasPrefix(got, "Paris: sunny") {
+		t.Errorf("call %v: IsError %v, text %q; want the tool's own answer", bad.args, res.IsError, got)
+	}
+	// Closing the session ends the server and waits for it, so its stderr is complete.
+	if err := session.Close(); err != nil {
+		t.Logf("closing the session: %v", err)
+	}
+	const want = `msg="mcpvalidate: tool call would be refused; it ran (report-only)" tool=weather`
+	if log := stderr.String(); !strings.Contains(log, want) || !strings.Contains(log, "paths=[days]") {
+		t.Errorf("server stderr lacks %q with paths=[days]:\n%s", want, log)
+	}
+}
+
 func TestStreamableHTTP(t *testing.T) {
 	ctx := t.Context()
 

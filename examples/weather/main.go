@@ -1,6 +1,7 @@
 // Command weather is an MCP server with one tool, weather, whose calls are validated by
 // mcpvalidate before the handler runs. It serves stdio by default, or streamable HTTP at
-// /mcp with -http 127.0.0.1:PORT.
+// /mcp with -http 127.0.0.1:PORT. With -report-only, no call is refused: calls that would be
+// are logged to stderr, the first step of switching validation on for a live server.
 package main
 
 import (
@@ -8,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -20,9 +22,14 @@ import (
 
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP at /mcp on this address (such as 127.0.0.1:8080) instead of stdio")
+	reportOnly := flag.Bool("report-only", false, "run every call; log to stderr the calls that would be refused")
 	flag.Parse()
 
-	srv := newServer()
+	opts := []mcpvalidate.Option{mcpvalidate.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
+	if *reportOnly {
+		opts = append(opts, mcpvalidate.WithReportOnly())
+	}
+	srv := newServer(opts...)
 	if err := mcpvalidate.CheckServer(srv); err != nil {
 		log.Fatal(err)
 	}
@@ -46,9 +53,9 @@ func main() {
 }
 
 // newServer builds the seed's server: the weather tool, wrapped in one line.
-func newServer() *server.MCPServer {
+func newServer(opts ...mcpvalidate.Option) *server.MCPServer {
 	srv := server.NewMCPServer("weather", "1.0.0",
-		server.WithToolHandlerMiddleware(mcpvalidate.Middleware()))
+		server.WithToolHandlerMiddleware(mcpvalidate.Middleware(opts...)))
 	srv.AddTool(mcp.NewTool("weather",
 		mcp.WithDescription("Weather forecast for a city"),
 		mcp.WithString("location", mcp.Required(), mcp.Description("City name")),
