@@ -339,6 +339,26 @@ func (s *state) recall(r *memoResult) bool {
 	return true
 }
 
+// itemTypes lists the types that alternatives allowing arrays give their items, so that a
+// type violation can say what the array holds; nil when none states them.
+func itemTypes(alts []*node) []string {
+	var out []string
+	for _, a := range alts {
+		for a != nil && a.refOnly {
+			a = a.ref
+		}
+		if a == nil || a.types&tArray == 0 || a.items == nil {
+			continue
+		}
+		it := a.items
+		for it.refOnly {
+			it = it.ref
+		}
+		out = appendNew(out, it.typeNames...)
+	}
+	return out
+}
+
 // A typeCollector gathers, while alternatives are counted, the types asked for by the type
 // violations of the value at one level of the path: an alternative that has one does not
 // accept the value's type.
@@ -388,7 +408,7 @@ func (s *state) explain(alts []*node, keyword string, start, depth int) int {
 	}
 	switch {
 	case !b.typed:
-		s.fail(Violation{Kind: KindType, Keyword: "type", Types: types})
+		s.fail(Violation{Kind: KindType, Keyword: "type", Types: types, Items: itemTypes(alts)})
 	case ties > 0 && !b.keyed:
 		s.fail(Violation{Kind: KindNoMatch, Keyword: keyword})
 	case s.counting > 0:

@@ -140,7 +140,7 @@ func (l *linter) schema(v any, ptr, name string, ancestors []string) {
 	}
 	if p, ok := o.get("pattern"); ok {
 		if p, ok := p.(string); ok && looseAnchors(p) {
-			l.add(ptr+"/pattern", "loose-anchors", "the anchors bind only the first and last alternatives: "+strconv.Quote(p)+" accepts any string that starts with the first or ends with the last; group them: ^(?:A|B)$")
+			l.add(ptr+"/pattern", "loose-anchors", "the anchors bind only the first and last alternatives: "+patternText(p)+" accepts any string that starts with the first or ends with the last; group them: ^(?:A|B)$")
 		}
 	}
 	if req, ok := o.get("required"); ok {

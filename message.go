@@ -2,6 +2,7 @@ package mcpvalidate
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -34,25 +35,25 @@ func Messages(vs []Violation, f Formatter) []string {
 //
 // Paths into nested values read customer.addresses[2].zip_code.
 func DefaultFormat(v Violation) string {
-	p := v.Path.String()
+	p := quoted(v.Path)
 	switch v.Kind {
 	case KindSyntax:
 		return "arguments are not valid JSON: " + v.Detail + " at offset " + strconv.Itoa(v.Offset)
 	case KindTruncated:
 		return "and " + plural(v.Count, "more violation")
 	case KindRequired:
-		return "missing required property '" + p + "'"
+		return "missing required property " + p
 	case KindDependentRequired:
-		return "missing required property '" + p + "' (required when '" + sibling(v.Path, v.Name) + "' is present)"
+		return "missing required property " + p + " (required when " + quoted(sibling(v.Path, v.Name)) + " is present)"
 	case KindAdditional:
-		return "unexpected property '" + p + "'"
+		return "unexpected property " + p
 	case KindAdditionalItem:
-		return "unexpected item '" + p + "': at most " + plural(atoi(v.Limit), "item") + " allowed"
+		return "unexpected item " + p + ": at most " + plural(atoi(v.Limit), "item") + " allowed"
 	case KindDuplicate:
-		return "property '" + p + "' appears more than once"
+		return "property " + p + " appears more than once"
 	}
 	if len(v.Path) > 0 {
-		return "property '" + p + "' " + predicate(v)
+		return "property " + p + " " + predicate(v)
 	}
 	if v.Kind == KindType {
 		return "arguments must be " + withArticles(v.Types)
@@ -76,7 +77,7 @@ func DefaultFormat(v Violation) string {
 //
 // Other failures read "Invalid value for `path`: " followed by what the value must be.
 func GatewayFormat(v Violation) string {
-	p := "`" + v.Path.String() + "`"
+	p := "`" + subject(v.Path) + "`"
 	switch v.Kind {
 	case KindSyntax:
 		return "arguments are not valid JSON: " + v.Detail + " at offset " + strconv.Itoa(v.Offset)
@@ -85,7 +86,7 @@ func GatewayFormat(v Violation) string {
 	case KindRequired:
 		return "Missing required parameter: " + p
 	case KindDependentRequired:
-		return "Missing required parameter: " + p + " (required with `" + sibling(v.Path, v.Name) + "`)"
+		return "Missing required parameter: " + p + " (required with `" + subject(sibling(v.Path, v.Name)) + "`)"
 	case KindAdditional, KindAdditionalItem:
 		return "Unknown parameter: " + p
 	case KindDuplicate:
@@ -94,7 +95,7 @@ func GatewayFormat(v Violation) string {
 		if len(v.Path) == 0 {
 			return "expected " + withArticles(v.Types)
 		}
-		return "Invalid type for " + p + ": expected " + orList(v.Types)
+		return "Invalid type for " + p + ": expected " + orList(arrayOf(v.Types, v.Items))
 	}
 	if len(v.Path) == 0 {
 		return "Invalid arguments: " + predicate(v)
@@ -106,7 +107,7 @@ func GatewayFormat(v Violation) string {
 func predicate(v Violation) string {
 	switch v.Kind {
 	case KindType:
-		return "must be " + orList(v.Types)
+		return "must be " + orList(arrayOf(v.Types, v.Items))
 	case KindEnum:
 		return "must be one of " + valueList(v.Values)
 	case KindConst:
@@ -116,7 +117,7 @@ func predicate(v Violation) string {
 	case KindMaxLength:
 		return "must be at most " + plural(atoi(v.Limit), "character") + " long"
 	case KindPattern:
-		return "must match the pattern " + renderValue(string(appendJSONString(nil, v.Limit)))
+		return "must match the pattern " + patternText(v.Limit)
 	case KindFormat:
 		return "must be a valid " + v.Limit
 	case KindMinimum:
@@ -167,12 +168,31 @@ func predicate(v Violation) string {
 	return "is invalid (" + v.Kind.String() + ")"
 }
 
-func sibling(p Path, name string) string {
+// subject is the text of the path a message is about, a.b[2]; a top-level name that is
+// not plain is its JSON string literal alone, "a.b", not a path's ["a.b"].
+func subject(p Path) string {
+	if len(p) == 1 && p[0].Index < 0 && !plainName(p[0].Name) {
+		return string(appendQuotedName(nil, p[0].Name))
+	}
+	return p.String()
+}
+
+// quoted is the subject in single quotes, unless it is a string literal, which quotes itself.
+func quoted(p Path) string {
+	s := subject(p)
+	if strings.HasPrefix(s, `"`) {
+		return s
+	}
+	return "'" + s + "'"
+}
+
+// sibling is the path of the member name beside the last step of p.
+func sibling(p Path, name string) Path {
 	s := append(Path(nil), p...)
 	if len(s) > 0 {
 		s = s[:len(s)-1]
 	}
-	return append(s, PathElem{Name: name, Index: -1}).String()
+	return append(s, PathElem{Name: name, Index: -1})
 }
 
 func first(s []string) string {
@@ -208,6 +228,20 @@ func joinList(items []string, conj string) string {
 		return items[0]
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
+}
+
+// arrayOf writes "array" in types as "array of strings", or "array (of string or
+// integer)", when items names what it holds.
+func arrayOf(types, items []string) []string {
+	i := slices.Index(types, "array")
+	if i < 0 || len(items) == 0 {
+		return types
+	}
+	held := "array of " + items[0] + "s"
+	if len(items) > 1 {
+		held = "array (of " + orList(items) + ")"
+	}
+	return slices.Replace(slices.Clone(types), i, i+1, held)
 }
 
 func withArticles(types []string) string {
@@ -259,6 +293,21 @@ func renderValue(text string) string {
 	q := appendJSONString(nil, s)
 	inner := strings.ReplaceAll(string(q[1:len(q)-1]), `\"`, `"`)
 	return "'" + clip(strings.ReplaceAll(inner, "'", `\'`)) + "'"
+}
+
+// patternText shows a pattern as the schema states it, in single quotes: '^\d{4}$'. Only
+// what would not print, or not on one line, is escaped as \uXXXX, which no RE2 pattern
+// can hold as text (RE2 has no \u escape).
+func patternText(p string) string {
+	var b []byte
+	for _, r := range p {
+		if r < ' ' || r == 0x7f || r >= utf8.RuneSelf && invisible(r) {
+			b = appendEscape(b, r)
+		} else {
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return "'" + clip(string(b)) + "'"
 }
 
 // clip cuts a schema value's text to a length a message can carry.

@@ -48,7 +48,7 @@ func TestSemantics(t *testing.T) {
 		{"nested path", `{"type":"object","properties":{"customer":{"type":"object","properties":{"addresses":{"type":"array","items":{"type":"object","properties":{"zip_code":{"type":"string"}}}}}}}}`,
 			`{"customer":{"addresses":[{},{},{"zip_code":12345}]}}`, "property 'customer.addresses[2].zip_code' must be string"},
 		{"names that are not plain are quoted", `{"properties":{"a.b":{"type":"string"},"x":{"properties":{"line\nbreak":{"type":"string"}}}}}`,
-			`{"a.b":1,"x":{"line\nbreak":2}}`, `property '["a.b"]' must be string | property 'x["line\nbreak"]' must be string`},
+			`{"a.b":1,"x":{"line\nbreak":2}}`, `property "a.b" must be string | property 'x["line\nbreak"]' must be string`},
 		{"nested order: required first at each level, then wire order", `{"properties":{"o":{"properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["z"]}},"required":["r"]}`,
 			`{"o":{"b":1,"a":2}}`, "missing required property 'r' | missing required property 'o.z' | property 'o.b' must be string | property 'o.a' must be string"},
 		{"required listed before properties", `{"required":["b","a"],"properties":{"a":{"type":"string"},"c":{},"b":{"type":"string"}}}`,
@@ -73,8 +73,8 @@ func TestSemantics(t *testing.T) {
 		{"an escaped first name is decoded", byFirstName, `{"\u006cogic":"and"}`, ""},
 		{"a first name sharing its first character", byFirstName, `{"fx":1}`,
 			"arguments must match exactly one of the alternatives in oneOf, and matches none"},
-		{"a first name beginning outside ASCII", byFirstName, `{"é":1,"field":"x"}`, `unexpected property '["é"]'`},
-		{"the empty name", byFirstName, `{"":1,"logic":"x"}`, `unexpected property '[""]'`},
+		{"a first name beginning outside ASCII", byFirstName, `{"é":1,"field":"x"}`, `unexpected property "é"`},
+		{"the empty name", byFirstName, `{"":1,"logic":"x"}`, `unexpected property ""`},
 		{"exclusive bounds", `{"properties":{"n":{"exclusiveMinimum":0,"exclusiveMaximum":1}}}`, `{"n":0}`, "property 'n' must be greater than 0"},
 		{"-0 equals 0", `{"properties":{"n":{"const":0}}}`, `{"n":-0.0}`, ""},
 		{"duplicate names", `{"type":"object"}`, `{"a":1,"a":2}`, "property 'a' appears more than once"},
@@ -98,6 +98,11 @@ func TestSemantics(t *testing.T) {
 		{"a lone surrogate is one character", `{"properties":{"s":{"maxLength":1}}}`, `{"s":"\ud800"}`, ""},
 		{"pattern is not anchored", `{"properties":{"s":{"pattern":"b+"}}}`, `{"s":"abbc"}`, ""},
 		{"pattern: $ does not match before a newline", `{"properties":{"s":{"pattern":"^a$"}}}`, `{"s":"a\n"}`, "property 's' must match the pattern '^a$'"},
+		{"a pattern reads as the schema states it", `{"properties":{"y":{"pattern":"^\\d{4}$"},"z":{"pattern":"^a\u200bb\\s$"}}}`, `{"y":"x","z":"x"}`,
+			`property 'y' must match the pattern '^\d{4}$' | property 'z' must match the pattern '^a\u200bb\s$'`},
+		{"alternatives over types say what an array holds", `{"properties":{"vars":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"ids":{"oneOf":[{"type":"integer"},{"$ref":"#/$defs/list"}]}},"$defs":{"list":{"type":"array","items":{"type":["integer","string"]}}}}`,
+			`{"vars":5,"ids":true}`, "property 'vars' must be string or array of strings | property 'ids' must be integer or array (of integer or string)"},
+		{"alternatives over types without item types", `{"properties":{"v":{"anyOf":[{"type":"string"},{"type":"array"}]}}}`, `{"v":5}`, "property 'v' must be string or array"},
 		{"items after prefixItems", `{"properties":{"t":{"prefixItems":[{"type":"string"}],"items":false}}}`, `{"t":["a",1]}`, "unexpected item 't[1]': at most 1 item allowed"},
 		{"counts", `{"properties":{"a":{"minItems":2},"o":{"maxProperties":1}}}`, `{"a":[1],"o":{"x":1,"y":2}}`, "property 'a' must have at least 2 items | property 'o' must have at most 1 property"},
 		{"false schema", `{"properties":{"no":false}}`, `{"no":1}`, "property 'no' is not allowed"},
@@ -243,6 +248,12 @@ func TestGatewayFormat(t *testing.T) {
 	}
 	if got := GatewayFormat(notAnObject); got != "expected an object" {
 		t.Errorf("root: %q", got)
+	}
+	v, _ = Compile([]byte(`{"properties":{"a.b":{"type":"integer"},"p":{"pattern":"^\\w+$"},"v":{"oneOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]}}}`))
+	got = strings.Join(Messages(v.Validate([]byte(`{"a.b":"x","p":"-","v":1}`)), GatewayFormat), " | ")
+	want = "Invalid type for `\"a.b\"`: expected integer | Invalid value for `p`: must match the pattern '^\\w+$' | Invalid type for `v`: expected string or array of strings"
+	if got != want {
+		t.Errorf("\n got %q\nwant %q", got, want)
 	}
 }
 

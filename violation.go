@@ -26,7 +26,9 @@ const (
 	KindAdditionalItem
 	// KindForbidden: the schema at Path is false: no value is allowed there.
 	KindForbidden
-	// KindType: the value at Path has the wrong type; Types lists the types allowed.
+	// KindType: the value at Path has the wrong type; Types lists the types allowed. When
+	// the types are those of anyOf or oneOf alternatives, Items lists the types those that
+	// allow an array give its items, where they state them.
 	KindType
 	// KindEnum: the value at Path is not one of Values (JSON texts).
 	KindEnum
@@ -103,6 +105,7 @@ type Violation struct {
 	Path    Path     // where in the arguments; empty for the arguments themselves
 	Keyword string   // the schema keyword that failed, such as "enum" or "required"
 	Types   []string // KindType, KindNot: JSON Schema type names
+	Items   []string // KindType: type names of the items of an array allowed in Types
 	Values  []string // KindEnum, KindConst, KindNot: allowed (or, for KindNot, excluded) values as JSON text
 	Limit   string   // the bound, pattern or format name, as the schema gives it
 	Name    string   // KindDependentRequired: the member that requires the missing one
