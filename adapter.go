@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"sync"
@@ -50,41 +51,99 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 			return next // it checks its own schema
 		}
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			text, checked := g.check(ctx, req, next)
-			if text != "" && !g.cfg.reportOnly {
-				return mcp.NewToolResultError(text), nil
+			vd, checked, out := g.check(ctx, req, next)
+			if g.refused(vd) {
+				return g.refusal(vd), nil
 			}
 			if checked != nil && g.placement.binds.Load() {
 				ctx = context.WithValue(ctx, checkedKey{g}, checked) // a Handler inside needs not check again
 			}
-			return next(ctx, req)
+			if out == nil {
+				return next(ctx, req)
+			}
+			return g.checkResult(ctx, req, out, next)
 		}
 	}
 	g.placement.ours.Store(funcPointer(mw), true)
 	return mw
 }
 
-// Handler binds a tool's handler to the tool's inputSchema, for servers that register tools
-// again while serving and run other tool middleware inside the guard's:
+// Handler binds a tool's handler to the tool's inputSchema (and, under
+// WithOutputValidation, its outputSchema), for servers that register tools again while
+// serving and run other tool middleware inside the guard's:
 //
 //	srv.AddTool(tool, guard.Handler(tool, handler))
 //
 // The handler then checks its calls against tool's schema itself, wherever the middleware
 // stands; where the middleware has already checked the same schema, it does not check again.
 func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHandlerFunc {
-	key := keyOf(&tool)
+	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
 	bound := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := g.compiled(&tool, key)
-		if ctx.Value(checkedKey{g}) != c {
-			if text := g.checkTool(server.ClientSessionFromContext(ctx), req, c); text != "" && !g.cfg.reportOnly {
-				return mcp.NewToolResultError(text), nil
-			}
+		if ctx.Value(checkedKey{g}) == c {
+			return h(ctx, req) // the middleware checked both
 		}
-		return h(ctx, req)
+		session := server.ClientSessionFromContext(ctx)
+		if vd := g.checkTool(session, req, c); g.refused(vd) {
+			return g.refusal(vd), nil
+		}
+		out, vd := g.resultValidator(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name), &tool)
+		switch {
+		case g.refused(vd):
+			return g.refusal(vd), nil
+		case out == nil:
+			return h(ctx, req)
+		}
+		return g.checkResult(ctx, req, out, h)
 	}
 	g.placement.binds.Store(true)
 	boundCode.Store(reflect.ValueOf(bound).Pointer())
 	return bound
+}
+
+// checkResult runs h and, when its result is a success, checks the result's structured
+// content against the outputSchema's validator out: a result that does not match is
+// replaced by an error result that says the tool failed.
+func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
+	res, err := h(ctx, req)
+	if err != nil || res == nil || res.IsError {
+		return res, err
+	}
+	content, err := structuredContent(res.RawStructuredContent, res.StructuredContent)
+	if err != nil {
+		return nil, err
+	}
+	info := g.callInfo(server.ClientSessionFromContext(ctx), req.Params.Name)
+	if vd := g.decideResult(info, g.tool(req.Params.Name), out, content); g.refused(vd) {
+		return g.refusal(vd), nil
+	}
+	return res, nil
+}
+
+// structuredContent is the JSON text mcp-go sends as a result's structuredContent: the raw
+// bytes when it has them, else the value marshalled; nil when the result has none.
+func structuredContent(raw json.RawMessage, value any) ([]byte, error) {
+	if len(raw) > 0 {
+		return raw, nil
+	}
+	if value == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(value)
+	if err != nil {
+		return nil, fmt.Errorf("mcpvalidate: the tool's structuredContent cannot be marshalled: %w", err)
+	}
+	return b, nil
+}
+
+// refusal is the tool result that answers a refused call: isError, the verdict's text, and
+// its violations as data in _meta.
+func (g *Guard) refusal(vd verdict) *mcp.CallToolResult {
+	res := mcp.NewToolResultError(vd.text)
+	if m := g.meta(vd); m != nil {
+		res.Meta = &mcp.Meta{AdditionalFields: map[string]any{MetaKey: m}}
+	}
+	return res
 }
 
 // checkedKey marks a call's context with the compilation the middleware checked it against.
@@ -149,34 +208,54 @@ func (g *Guard) bound(next server.ToolHandlerFunc) bool {
 // A call with invalid arguments completes its task at once with an isError result that
 // tasks/result returns; the handler is not called.
 func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.TaskToolHandlerFunc {
-	key := keyOf(&tool)
+	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
+	failed := func(vd verdict) *mcp.CreateTaskResult {
+		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent(vd.text)}, IsError: true}
+	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
-		c := g.compiled(&tool, key)
-		if text := g.checkTool(server.ClientSessionFromContext(ctx), req, c); text != "" && !g.cfg.reportOnly {
-			return &mcp.CreateTaskResult{
-				Content: []mcp.Content{mcp.NewTextContent(text)},
-				IsError: true,
-			}, nil
+		session := server.ClientSessionFromContext(ctx)
+		if vd := g.checkTool(session, req, g.compiled(&tool, key)); g.refused(vd) {
+			return failed(vd), nil
 		}
-		return h(ctx, req)
+		info, t := g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)
+		out, vd := g.resultValidator(info, t, &tool)
+		switch {
+		case g.refused(vd):
+			return failed(vd), nil
+		case out == nil:
+			return h(ctx, req)
+		}
+		res, err := h(ctx, req)
+		if err != nil || res == nil || res.IsError {
+			return res, err
+		}
+		content, err := structuredContent(nil, res.StructuredContent)
+		if err != nil {
+			return nil, err
+		}
+		if vd := g.decideResult(info, t, out, content); g.refused(vd) {
+			return failed(vd), nil
+		}
+		return res, nil
 	}
 }
 
 // check validates one call against the schema registered with next, the handler mcp-go
 // chose: the session's tool of that name if there is one, else the server's. It returns
-// the refusal's text ("" when accepted) and the compilation it checked against (nil when
-// it could not bind the registration to next).
-func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) (string, *compiled) {
+// the verdict, the compilation it checked against (nil when it could not bind the
+// registration to next), and the validator of the tool's outputSchema when the result is
+// to be checked.
+func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) (verdict, *compiled, *Validator) {
 	session := server.ClientSessionFromContext(ctx)
 	srv := server.ServerFromContext(ctx)
 	st, ok := findTool(srv, session, req.Params.Name)
 	switch {
 	case !ok && srv == nil:
 		info := g.callInfo(session, req.Params.Name)
-		return g.decide(info, g.tool(req.Params.Name), outsideServer, nil, nil, false), nil
+		return g.decide(info, g.tool(req.Params.Name), outsideServer, nil, nil, false), nil, nil
 	case !ok:
 		// Deleted since mcp-go chose its handler.
-		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil
+		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil, nil
 	case funcPointer(st.Handler) == funcPointer(next):
 		if in := &g.placement.innermost; in.Load() != srv {
 			in.Store(srv)
@@ -184,10 +263,45 @@ func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.
 	case sameCode(st.Handler, next) || g.last(srv):
 		// The handler about to run is not the one registered now: the tool was registered
 		// again after mcp-go chose it, and the handler's own schema is not known here.
-		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil
+		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil, nil
 	}
-	c := g.compiled(&st.Tool, keyOf(&st.Tool))
-	return g.checkTool(session, req, c), c
+	c := g.compiled(&st.Tool, keyOf(st.Tool.RawInputSchema, &st.Tool.InputSchema))
+	vd := g.checkTool(session, req, c)
+	if !g.cfg.outputs || !declaresOutput(&st.Tool) || g.refused(vd) {
+		return vd, c, nil
+	}
+	out, broken := g.resultValidator(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name), &st.Tool)
+	if broken.text != "" {
+		return broken, c, nil
+	}
+	return vd, c, out
+}
+
+// resultValidator returns the validator of the tool's outputSchema when results are
+// checked and the tool declares one, else nil; and, when that schema does not compile,
+// the verdict that refuses the call, as a broken input schema does.
+func (g *Guard) resultValidator(info callInfo, ts *toolState, t *mcp.Tool) (*Validator, verdict) {
+	if !g.cfg.outputs || !declaresOutput(t) {
+		return nil, verdict{}
+	}
+	key := keyOf(t.RawOutputSchema, (*mcp.ToolInputSchema)(&t.OutputSchema))
+	key.output = true
+	c := g.schemas.lookup(key)
+	if c == nil {
+		text, err := outputSchemaOf(t)
+		c = g.schemas.bind(key, [2]any{t.RawOutputSchema, t.OutputSchema}, text, err)
+	}
+	return g.usable(info, ts, c)
+}
+
+// declaresOutput reports whether tools/list advertises an outputSchema for t.
+func declaresOutput(t *mcp.Tool) bool { return t.RawOutputSchema != nil || t.OutputSchema.Type != "" }
+
+func outputSchemaOf(t *mcp.Tool) ([]byte, error) {
+	if t.RawOutputSchema != nil {
+		return t.RawOutputSchema, nil
+	}
+	return json.Marshal(t.OutputSchema)
 }
 
 // funcPointer identifies a func value: its closure, or its function. Two func values are
@@ -211,7 +325,7 @@ func (g *Guard) compiled(tool *mcp.Tool, key schemaKey) *compiled {
 	return g.schemas.bind(key, [2]any{tool.RawInputSchema, tool.InputSchema}, text, err)
 }
 
-func (g *Guard) checkTool(session server.ClientSession, req mcp.CallToolRequest, c *compiled) string {
+func (g *Guard) checkTool(session server.ClientSession, req mcp.CallToolRequest, c *compiled) verdict {
 	info := g.callInfo(session, req.Params.Name)
 	raw := req.Params.RawArguments
 	return g.decide(info, g.tool(req.Params.Name), c, raw, req.Params.Arguments, len(raw) > 0)
@@ -256,12 +370,14 @@ type schemaKey struct {
 	rawLen, requiredLen, orderLen                 int
 	typ                                           string
 	additionalBool                                int8 // 1 false, 2 true
+	output                                        bool // an outputSchema, which mcp-go marshals its own way
 }
 
-func keyOf(t *mcp.Tool) schemaKey {
-	s := &t.InputSchema
+// keyOf keys a schema given as raw bytes or as mcp-go's schema struct (an outputSchema
+// converted to the input schema's type, which has the same fields).
+func keyOf(raw json.RawMessage, s *mcp.ToolInputSchema) schemaKey {
 	k := schemaKey{
-		raw: unsafe.Pointer(unsafe.SliceData(t.RawInputSchema)), rawLen: len(t.RawInputSchema),
+		raw: unsafe.Pointer(unsafe.SliceData(raw)), rawLen: len(raw),
 		props: mapPointer(s.Properties), defs: mapPointer(s.Defs),
 		required: unsafe.Pointer(unsafe.SliceData(s.Required)), requiredLen: len(s.Required),
 		order: unsafe.Pointer(unsafe.SliceData(s.PropertyOrder)), orderLen: len(s.PropertyOrder),
@@ -306,9 +422,10 @@ func schemaOf(t *mcp.Tool) ([]byte, error) {
 	return json.Marshal(s)
 }
 
-// CheckServer compiles the inputSchema of every tool registered on srv and returns every
-// problem at once (nil when all compile), so a server can refuse to start with a broken
-// tool rather than refuse its calls later. Pass the options the middleware uses.
+// CheckServer compiles the inputSchema of every tool registered on srv (and, with
+// WithOutputValidation among opts, every outputSchema) and returns every problem at once
+// (nil when all compile), so a server can refuse to start with a broken tool rather than
+// refuse its calls later. Pass the options the middleware uses.
 func CheckServer(srv *server.MCPServer, opts ...Option) error {
 	cfg := newConfig(opts)
 	tools := srv.ListTools()
@@ -318,27 +435,40 @@ func CheckServer(srv *server.MCPServer, opts ...Option) error {
 	}
 	slices.Sort(names)
 	var errs []error
-	for _, name := range names {
-		tool := tools[name].Tool
-		schema, err := schemaOf(&tool)
+	try := func(name, which string, schema []byte, err error) {
 		if err == nil {
 			_, err = compile(schema, cfg)
 		}
 		if err != nil {
-			errs = append(errs, &ToolError{Tool: name, Err: err})
+			errs = append(errs, &ToolError{Tool: name, Schema: which, Err: err})
+		}
+	}
+	for _, name := range names {
+		tool := tools[name].Tool
+		schema, err := schemaOf(&tool)
+		try(name, "inputSchema", schema, err)
+		if cfg.outputs && declaresOutput(&tool) {
+			schema, err := outputSchemaOf(&tool)
+			try(name, "outputSchema", schema, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// A ToolError is a tool whose inputSchema does not compile.
+// A ToolError is a tool whose inputSchema or outputSchema does not compile.
 type ToolError struct {
-	Tool string
-	Err  error
+	Tool   string
+	Schema string // "inputSchema" or "outputSchema"
+	Err    error
 }
 
-// Error names the tool and the compile error.
-func (e *ToolError) Error() string { return "tool " + e.Tool + ": " + e.Err.Error() }
+// Error names the tool, the schema unless it is the inputSchema, and the compile error.
+func (e *ToolError) Error() string {
+	if e.Schema == "outputSchema" {
+		return "tool " + e.Tool + ": outputSchema: " + e.Err.Error()
+	}
+	return "tool " + e.Tool + ": " + e.Err.Error()
+}
 
 // Unwrap returns the compile error, usually a *SchemaError.
 func (e *ToolError) Unwrap() error { return e.Err }

@@ -52,7 +52,57 @@ func ExampleMiddleware() {
 	out, _ := json.Marshal(resp)
 	fmt.Println(string(out))
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Invalid arguments: property 'days' must be integer"}],"isError":true}}
+	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"com.github.mcpvalidate/violations":{"of":"arguments","violations":[{"pointer":"/days","kind":"type","keyword":"type","types":["integer"],"message":"property 'days' must be integer"}],"notShown":0}},"content":[{"type":"text","text":"Invalid arguments: property 'days' must be integer"}],"isError":true}}
+}
+
+// A client reads a refusal's violations as data from the result's _meta.
+func ExampleMetaKey() {
+	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(mcpvalidate.Middleware()))
+	srv.AddTool(mcp.NewTool("order",
+		mcp.WithString("sku", mcp.Required()),
+		mcp.WithNumber("quantity", mcp.Min(1)),
+	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ordered"), nil
+	})
+	resp := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call",
+		"params":{"name":"order","arguments":{"quantity":0}}}`))
+	res := resp.(mcp.JSONRPCResponse).Result.(*mcp.CallToolResult)
+	var data struct {
+		Violations []struct {
+			Pointer, Kind, Keyword string
+			Limit                  json.Number
+		}
+	}
+	_ = json.Unmarshal(res.Meta.AdditionalFields[mcpvalidate.MetaKey].(json.RawMessage), &data)
+	for _, v := range data.Violations {
+		fmt.Printf("%q %s %s limit=%s\n", v.Pointer, v.Kind, v.Keyword, v.Limit)
+	}
+	// Output:
+	// "/sku" required required limit=
+	// "/quantity" minimum minimum limit=1
+}
+
+func ExampleWithOutputValidation() {
+	guard := mcpvalidate.New(mcpvalidate.WithOutputValidation())
+	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+	srv.AddTool(mcp.NewTool("weather",
+		mcp.WithString("location", mcp.Required()),
+		mcp.WithRawOutputSchema(json.RawMessage(`{"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]}`)),
+	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res := mcp.NewToolResultText("warm")
+		res.StructuredContent = map[string]any{"celsius": "warm"} // a bug: not a number
+		return res, nil
+	})
+	resp := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call",
+		"params":{"name":"weather","arguments":{"location":"Paris"}}}`))
+	res := resp.(mcp.JSONRPCResponse).Result.(*mcp.CallToolResult)
+	fmt.Println(res.IsError, res.StructuredContent == nil)
+	fmt.Println(res.Content[0].(mcp.TextContent).Text)
+	fmt.Println(guard.Stats()[0].BadResults)
+	// Output:
+	// true true
+	// The tool failed on the server's side: its result does not match the tool's output schema, so it was withheld. The arguments were not the problem, and calling the tool again the same way will not help. The server's operator has been told.
+	// 1
 }
 
 func ExampleGuard_Stats() {

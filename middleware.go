@@ -44,12 +44,16 @@ const (
 	Accepted Outcome = iota + 1
 	// Refused: the arguments are invalid; the model was told why and the handler did not run.
 	Refused
-	// SchemaBroken: the tool's inputSchema does not compile, so no call can be checked and
-	// every call is refused.
+	// SchemaBroken: the tool's inputSchema (or, under WithOutputValidation, its
+	// outputSchema) does not compile, so no call can be checked and every call is refused.
 	SchemaBroken
+	// ResultRefused: the arguments were valid and the handler ran, but its result does not
+	// match the tool's outputSchema (WithOutputValidation): the client was told the tool
+	// failed, and never saw the result.
+	ResultRefused
 )
 
-// String returns "accepted", "refused" or "schema broken".
+// String returns "accepted", "refused", "schema broken" or "result refused".
 func (o Outcome) String() string {
 	switch o {
 	case Accepted:
@@ -58,6 +62,8 @@ func (o Outcome) String() string {
 		return "refused"
 	case SchemaBroken:
 		return "schema broken"
+	case ResultRefused:
+		return "result refused"
 	}
 	return "outcome(" + fmt.Sprint(uint8(o)) + ")"
 }
@@ -72,11 +78,11 @@ type Event struct {
 	SessionID     string // empty when the transport has no session
 	ClientName    string // as the client declared itself at initialize, when known
 	ClientVersion string
-	Violations    []Violation // Refused: why
+	Violations    []Violation // Refused, ResultRefused: why, in the arguments or the result
 	Err           error       // SchemaBroken: the compile error
 	Duration      time.Duration
 	// ReportOnly: the guard runs WithReportOnly, so a call Refused or SchemaBroken was
-	// not refused: its handler ran.
+	// not refused: its handler ran; a result ResultRefused reached the client.
 	ReportOnly bool
 }
 
@@ -86,15 +92,15 @@ func WithObserver(fn func(Event)) Option {
 	return func(c *config) { c.observers = append(c.observers, fn) }
 }
 
-// WithLogger logs refusals (at Info) and broken schemas (at Error) to l, saying so when
-// they only report (WithReportOnly). A refusal's line
+// WithLogger logs refusals of arguments and results (at Info) and broken schemas (at
+// Error) to l, saying so when they only report (WithReportOnly). A refusal's line
 // lists the kinds and paths of its first violations, as many as fit in logPaths bytes, and
 // counts the others under "more"; paths and the client's name are shown as messages show
 // names, long ones elided.
 func WithLogger(l *slog.Logger) Option {
 	return WithObserver(func(e Event) {
 		switch e.Outcome {
-		case Refused:
+		case Refused, ResultRefused:
 			kinds, paths := logged(e.Violations)
 			args := []any{"tool", visibleText(e.Tool), "session", visibleText(e.SessionID),
 				"client", visibleText(e.ClientName), "kinds", kinds, "paths", paths}
@@ -102,7 +108,12 @@ func WithLogger(l *slog.Logger) Option {
 				args = append(args, "more", more)
 			}
 			msg := "mcpvalidate: tool call refused"
-			if e.ReportOnly {
+			switch {
+			case e.Outcome == ResultRefused && e.ReportOnly:
+				msg = "mcpvalidate: tool result does not match its output schema; it was sent (report-only)"
+			case e.Outcome == ResultRefused:
+				msg = "mcpvalidate: tool result does not match its output schema; the client was told the tool failed"
+			case e.ReportOnly:
 				msg = "mcpvalidate: tool call would be refused; it ran (report-only)"
 			}
 			l.Info(msg, append(args, "duration", e.Duration)...)
@@ -144,7 +155,8 @@ type toolState struct {
 	broken     atomic.Uint64
 	repaired   atomic.Uint64 // accepted calls that followed refusals in the same session
 	retries    atomic.Uint64 // the refusals those accepted calls repaired
-	unenforced atomic.Uint64 // refused or broken calls whose handler ran: WithReportOnly
+	unenforced atomic.Uint64 // refused or broken calls whose handler ran, results sent though refused: WithReportOnly
+	badResults atomic.Uint64 // results refused by the output schema
 	seen       atomic.Uint64 // names.tick when last called
 }
 
@@ -204,6 +216,7 @@ func (g *Guard) retireNames() {
 		r.repaired.Add(t.repaired.Load())
 		r.retries.Add(t.retries.Load())
 		r.unenforced.Add(t.unenforced.Load())
+		r.badResults.Add(t.badResults.Load())
 		g.names.count--
 	}
 }
@@ -213,9 +226,30 @@ type callInfo struct {
 	tool, session, client, clientVersion string
 }
 
-// decide validates one call's arguments and returns the text to answer with when the call
-// is refused ("" when accepted). args are the raw arguments; when nil, value is used.
-func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, value any, haveRaw bool) (text string) {
+// A verdict is the guard's answer to one call or result: empty when it may go on.
+type verdict struct {
+	text string      // for the model; "" when the call or result may go on
+	of   judged      // what the violations are of
+	vs   []Violation // why; none when the schema is broken or the tool changed
+	// shown are the messages of the first violations, as many as a refusal's text has room
+	// for (a result's text lists none: the model did nothing wrong).
+	shown []string
+}
+
+// judged is what a verdict is about: a call's arguments or its result.
+type judged string
+
+const (
+	ofArguments judged = "arguments"
+	ofResult    judged = "result"
+)
+
+// refused reports whether the verdict stops the call or result: it found a fault, and the
+// guard enforces.
+func (g *Guard) refused(v verdict) bool { return v.text != "" && !g.cfg.reportOnly }
+
+// decide validates one call's arguments. args are the raw arguments; when nil, value is used.
+func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, value any, haveRaw bool) (vd verdict) {
 	v, err := g.schemas.validator(c)
 	start := g.startClock()
 	var vs []Violation
@@ -225,14 +259,14 @@ func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, va
 			// A bug in validation or formatting must neither crash the server nor let the call through.
 			outcome = Refused
 			vs = []Violation{{Kind: KindOther, Detail: "the arguments could not be validated"}}
-			text = refusalPrefix + "the arguments could not be validated; the server's operator has been told"
+			vd = verdict{text: refusalPrefix + "the arguments could not be validated; the server's operator has been told", of: ofArguments}
 			g.observe(info, t, outcome, vs, fmt.Errorf("mcpvalidate: panic while validating: %v", r), start)
 		}
 	}()
 	switch {
 	case err != nil:
 		g.observe(info, t, SchemaBroken, nil, err, start)
-		return brokenSchemaText
+		return verdict{text: brokenSchemaText, of: ofArguments}
 	case haveRaw:
 		vs = validateArguments(v, args)
 	default:
@@ -240,17 +274,54 @@ func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, va
 	}
 	if len(vs) > 0 {
 		outcome = Refused
-		text = refusalPrefix + g.render(vs)
+		text, shown := g.render(vs)
+		vd = verdict{text: refusalPrefix + text, of: ofArguments, vs: vs, shown: shown}
 	}
 	g.observe(info, t, outcome, vs, nil, start)
-	return text
+	return vd
 }
 
+// usable returns the validator of a tool's outputSchema c, or, when it does not compile,
+// the verdict that refuses the call: an output schema fails closed, as an input schema does.
+func (g *Guard) usable(info callInfo, t *toolState, c *compiled) (*Validator, verdict) {
+	v, err := g.schemas.validator(c)
+	if err != nil {
+		g.observe(info, t, SchemaBroken, nil, fmt.Errorf("outputSchema: %w", err), g.startClock())
+		return nil, verdict{text: brokenOutputText, of: ofResult}
+	}
+	return v, verdict{}
+}
+
+// decideResult validates the structured content of a successful result, the JSON text the
+// client is sent (nil when the result has none), against the tool's outputSchema.
+func (g *Guard) decideResult(info callInfo, t *toolState, v *Validator, content []byte) (vd verdict) {
+	start := g.startClock()
+	defer func() {
+		if r := recover(); r != nil {
+			vs := []Violation{{Kind: KindOther, Detail: "the result could not be validated"}}
+			vd = verdict{text: badResultText, of: ofResult, vs: vs}
+			g.observe(info, t, ResultRefused, vs, fmt.Errorf("mcpvalidate: panic while validating a result: %v", r), start)
+		}
+	}()
+	vs := []Violation{noStructuredContent}
+	if content != nil {
+		vs = v.Validate(content)
+	}
+	if len(vs) == 0 {
+		return verdict{}
+	}
+	g.observe(info, t, ResultRefused, vs, nil, start)
+	_, shown := g.render(vs) // for the data only: the model is not asked to fix anything
+	return verdict{text: badResultText, of: ofResult, vs: vs, shown: shown}
+}
+
+var noStructuredContent = Violation{Kind: KindOther, Keyword: "outputSchema", Detail: "the result has no structuredContent, which the output schema requires"}
+
 // refuseReplaced refuses a call whose handler was replaced after mcp-go chose it.
-func (g *Guard) refuseReplaced(info callInfo, t *toolState) string {
+func (g *Guard) refuseReplaced(info callInfo, t *toolState) verdict {
 	vs := []Violation{{Kind: KindOther, Detail: "the tool was registered again or removed while the call was on its way"}}
 	g.observe(info, t, Refused, vs, errReplaced, g.startClock())
-	return replacedText
+	return verdict{text: replacedText, of: ofArguments}
 }
 
 var errReplaced = errors.New("mcpvalidate: the tool was registered again or removed between mcp-go choosing its handler and the middleware; the call was refused")
@@ -267,6 +338,8 @@ const (
 	replacedText     = "This tool changed while the call was on its way, so it was not run. Please call it again."
 	refusalPrefix    = "Invalid arguments: "
 	brokenSchemaText = "This tool cannot be called: its input schema is invalid. The server's operator has been told; please do not retry."
+	brokenOutputText = "This tool cannot be called: its output schema is invalid. The server's operator has been told; please do not retry."
+	badResultText    = "The tool failed on the server's side: its result does not match the tool's output schema, so it was withheld. The arguments were not the problem, and calling the tool again the same way will not help. The server's operator has been told."
 )
 
 // maxRefusal bounds a refusal's text, in bytes: about 2,000 tokens, little for a model's
@@ -276,22 +349,24 @@ const (
 // formatter reach it.
 const maxRefusal = 8 << 10
 
-// render joins the messages, within maxRefusal bytes with the prefix; a panicking
-// formatter falls back to the default style.
-func (g *Guard) render(vs []Violation) (text string) {
+// render joins the messages, within maxRefusal bytes with the prefix, and returns the
+// messages it shows, those of vs's first violations; a panicking formatter falls back to
+// the default style.
+func (g *Guard) render(vs []Violation) (text string, shown []string) {
 	defer func() {
 		if recover() != nil {
-			text = joinWithin(vs, DefaultFormat, maxRefusal-len(refusalPrefix))
+			text, shown = joinWithin(vs, DefaultFormat, maxRefusal-len(refusalPrefix))
 		}
 	}()
 	return joinWithin(vs, g.cfg.formatter, maxRefusal-len(refusalPrefix))
 }
 
-// joinWithin renders vs with f, joined by "; ", in at most most bytes. When they do not
-// all fit, the first ones are kept whole (or, if even the first does not fit, its start),
-// and the text ends by saying that it was cut and how many violations it leaves out.
-// f is not called for the violations after the first that does not fit.
-func joinWithin(vs []Violation, f Formatter, most int) string {
+// joinWithin renders vs with f, joined by "; ", in at most most bytes, and returns the
+// messages it shows. When they do not all fit, the first ones are kept whole (or, if even
+// the first does not fit, its start), and the text ends by saying that it was cut and how
+// many violations it leaves out. f is not called for the violations after the first that
+// does not fit.
+func joinWithin(vs []Violation, f Formatter, most int) (string, []string) {
 	const sep = "; "
 	room := most - 128 // leaves room for the closing note
 	msgs := make([]string, 0, len(vs))
@@ -307,14 +382,14 @@ func joinWithin(vs []Violation, f Formatter, most int) string {
 			if left := counted(vs[kept:]); left > 0 {
 				note = sep + "and " + plural(left, "more violation") + " not shown" + note
 			}
-			return strings.Join(msgs[:kept], sep) + note
+			return strings.Join(msgs[:kept], sep) + note, msgs[:kept]
 		}
 		msgs = append(msgs, m)
 		if size += len(sep) + len(m); size <= room {
 			kept = len(msgs)
 		}
 	}
-	return strings.Join(msgs, sep)
+	return strings.Join(msgs, sep), msgs
 }
 
 // counted counts the violations vs stand for: one each, or Count for KindTruncated.
@@ -384,6 +459,11 @@ func (g *Guard) observe(info callInfo, t *toolState, o Outcome, vs []Violation, 
 		if g.cfg.reportOnly {
 			t.unenforced.Add(1)
 		}
+	case ResultRefused:
+		t.badResults.Add(1)
+		if g.cfg.reportOnly {
+			t.unenforced.Add(1)
+		}
 	}
 	if len(g.cfg.observers) == 0 {
 		return
@@ -445,8 +525,11 @@ type ToolStats struct {
 	Broken   uint64 // calls refused because the schema does not compile
 	Repaired uint64 // accepted calls that came after refusals of the same tool in the same session
 	Retries  uint64 // the refusals that those accepted calls repaired
-	// Unenforced counts the calls of Refused and Broken that ran anyway: all of them under
-	// WithReportOnly, none otherwise.
+	// BadResults counts results that do not match the tool's outputSchema
+	// (WithOutputValidation); their calls count as Accepted, their arguments being valid.
+	BadResults uint64
+	// Unenforced counts the calls of Refused and Broken that ran anyway, and the BadResults
+	// sent anyway: all of them under WithReportOnly, none otherwise.
 	Unenforced uint64
 }
 
@@ -486,5 +569,5 @@ func (g *Guard) Stats() []ToolStats {
 func (t *toolState) stats(name string) ToolStats {
 	return ToolStats{Tool: name, Accepted: t.accepted.Load(), Refused: t.refused.Load(),
 		Broken: t.broken.Load(), Repaired: t.repaired.Load(), Retries: t.retries.Load(),
-		Unenforced: t.unenforced.Load()}
+		BadResults: t.badResults.Load(), Unenforced: t.unenforced.Load()}
 }

@@ -86,6 +86,37 @@ func toolError(text string, modern bool) string {
 	return `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":` + jsonString(text) + `}],"isError":true}}`
 }
 
+// sameRefusal compares a refusal with the contract's result for text, once the violations
+// it carries as data in _meta are taken out; their messages must make the text.
+func sameRefusal(t *testing.T, got, text string, modern bool) {
+	t.Helper()
+	var g map[string]any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("response is not JSON: %v\n%s", err, got)
+	}
+	res, _ := g["result"].(map[string]any)
+	meta, _ := res["_meta"].(map[string]any)
+	ours, ok := meta[MetaKey].(map[string]any)
+	if !ok {
+		t.Fatalf("no %s in %s", MetaKey, got)
+	}
+	var msgs []string
+	vs, _ := ours["violations"].([]any)
+	for _, v := range vs {
+		m, _ := v.(map[string]any)["message"].(string)
+		msgs = append(msgs, m)
+	}
+	if joined := refusalPrefix + strings.Join(msgs, "; "); ours["of"] != "arguments" || joined != text {
+		t.Errorf("_meta says %v of %v, the text %q", msgs, ours["of"], text)
+	}
+	delete(meta, MetaKey)
+	if len(meta) == 0 {
+		delete(res, "_meta")
+	}
+	rest, _ := json.Marshal(g)
+	sameJSON(t, string(rest), toolError(text, modern))
+}
+
 func toolText(text string, modern bool) string {
 	if modern {
 		return `{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"weather","version":"1.0.0"}},` +
@@ -112,11 +143,11 @@ func TestSeedToolCalls(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/modern=%v", c.name, modern), func(t *testing.T) {
 				srv, calls := weatherServer(t, New())
 				got := call(t, srv, modern, "weather", c.args)
-				want := toolText(c.want, modern)
 				if c.isError {
-					want = toolError(c.want, modern)
+					sameRefusal(t, got, c.want, modern)
+				} else {
+					sameJSON(t, got, toolText(c.want, modern))
 				}
-				sameJSON(t, got, want)
 				if ran := calls.Load() == 1; ran == c.isError {
 					t.Errorf("tool function ran %d times; invalid=%v", calls.Load(), c.isError)
 				}
@@ -621,7 +652,7 @@ func TestDecodedAndAbsentArguments(t *testing.T) {
 	// Over the wire, a call without "arguments" is validated as {}.
 	srv, calls := weatherServer(t, g)
 	out, _ := json.Marshal(srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather"}}`)))
-	sameJSON(t, string(out), toolError("Invalid arguments: missing required property 'location'", false))
+	sameRefusal(t, string(out), "Invalid arguments: missing required property 'location'", false)
 	if calls.Load() != 0 {
 		t.Error("the tool ran")
 	}

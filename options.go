@@ -13,6 +13,7 @@ type config struct {
 	observers     []func(Event)
 	cacheBudget   int64
 	reportOnly    bool
+	outputs       bool
 }
 
 const (
@@ -93,3 +94,12 @@ func WithCacheBudget(bytes int64) Option {
 // marked as having run (Event.ReportOnly, ToolStats.Unenforced). It is the first step of a
 // rollout on a live server: see which calls would be refused, and why, before refusing them.
 func WithReportOnly() Option { return func(c *config) { c.reportOnly = true } }
+
+// WithOutputValidation checks every successful result of a tool that declares an
+// outputSchema, after its handler ran, on the regular and the task path. A result whose
+// structuredContent does not match, or that has none, is replaced by an isError result
+// telling the model that the tool failed on the server's side and that calling it again
+// will not help; the bad result never reaches the client. The operator hears of it as the
+// outcome ResultRefused, and ToolStats.BadResults counts it. An outputSchema that does not
+// compile fails closed, as an input schema does: the tool is not called.
+func WithOutputValidation() Option { return func(c *config) { c.outputs = true } }

@@ -172,16 +172,25 @@ func (p Path) Pointer() string {
 			b.WriteString(strconv.Itoa(e.Index))
 			continue
 		}
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(e.Name))
+		b.WriteString(pointerToken.Replace(e.Name))
 	}
 	return b.String()
 }
 
+// pointerToken escapes a member name as a JSON Pointer token.
+var pointerToken = strings.NewReplacer("~", "~0", "/", "~1")
+
 // appendJSONString appends s as a JSON string literal that stays on one line: control
 // characters, quotes and backslashes are escaped, invalid UTF-8 becomes U+FFFD.
 func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	b = appendJSONText(b, s)
+	return append(b, '"')
+}
+
+// appendJSONText appends s as the inside of a JSON string literal.
+func appendJSONText(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
@@ -196,7 +205,7 @@ func appendJSONString(b []byte, s string) []byte {
 			b = utf8.AppendRune(b, r)
 		}
 	}
-	return append(b, '"')
+	return b
 }
 
 // shortEscape returns the letter of r's two-character JSON escape, if it has one.

@@ -1,0 +1,312 @@
+package mcpvalidate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Tests of WithOutputValidation: results checked against the tool's outputSchema.
+
+const readingSchema = `{"type":"object","properties":{"celsius":{"type":"number","minimum":-100},"station":{"type":"string"}},"required":["celsius"],"additionalProperties":false}`
+
+// readingServer serves a tool "reading" declaring readingSchema as output, whose handler
+// returns what result says, and counts its runs.
+func readingServer(t *testing.T, g *Guard, result func() *mcp.CallToolResult) (*server.MCPServer, *atomic.Int64) {
+	t.Helper()
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()))
+	var ran atomic.Int64
+	srv.AddTool(mcp.NewTool("reading", mcp.WithString("station", mcp.Required()),
+		mcp.WithRawOutputSchema(json.RawMessage(readingSchema))),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ran.Add(1)
+			return result(), nil
+		})
+	return srv, &ran
+}
+
+func structured(content any) func() *mcp.CallToolResult {
+	return func() *mcp.CallToolResult {
+		r := mcp.NewToolResultText("a reading")
+		r.StructuredContent = content
+		return r
+	}
+}
+
+// callResult sends one tools/call and returns the result as the client decodes it.
+func callResult(t *testing.T, srv *server.MCPServer, tool, args string) map[string]any {
+	t.Helper()
+	out := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`))
+	b, _ := json.Marshal(out)
+	var resp struct{ Result map[string]any }
+	if err := json.Unmarshal(b, &resp); err != nil || resp.Result == nil {
+		t.Fatalf("no result: %s", b)
+	}
+	return resp.Result
+}
+
+func TestOutputValidation(t *testing.T) {
+	type station struct {
+		Celsius float64 `json:"celsius"`
+		Station string  `json:"station"`
+	}
+	cases := []struct {
+		name    string
+		result  func() *mcp.CallToolResult
+		refused bool
+		kinds   string // of the violations in _meta
+	}{
+		{"a map that matches", structured(map[string]any{"celsius": 21.5}), false, ""},
+		{"a struct that matches", structured(station{Celsius: 3, Station: "Orly"}), false, ""},
+		{"raw bytes that match", func() *mcp.CallToolResult {
+			r := mcp.NewToolResultText("a reading")
+			r.RawStructuredContent = json.RawMessage(`{"celsius":-4}`)
+			return r
+		}, false, ""},
+		{"a wrong type and an extra member", structured(map[string]any{"celsius": "warm", "wind": 3}), true, "type additional"},
+		{"below the minimum", structured(station{Celsius: -300}), true, "minimum"},
+		{"raw bytes that do not match", func() *mcp.CallToolResult {
+			r := mcp.NewToolResultText("a reading")
+			r.RawStructuredContent = json.RawMessage(`{"station":"x"}`)
+			return r
+		}, true, "required"},
+		{"no structuredContent", func() *mcp.CallToolResult { return mcp.NewToolResultText("21.5") }, true, "other"},
+		{"an error result is not checked", func() *mcp.CallToolResult {
+			r := mcp.NewToolResultError("the station is down")
+			r.StructuredContent = map[string]any{"celsius": "?"}
+			return r
+		}, false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var events []Event
+			g := New(WithOutputValidation(), WithObserver(func(e Event) { events = append(events, e) }))
+			srv, ran := readingServer(t, g, c.result)
+			res := callResult(t, srv, "reading", `{"station":"Orly"}`)
+			if ran.Load() != 1 {
+				t.Fatalf("the handler ran %d times", ran.Load())
+			}
+			st := g.Stats()[0]
+			if !c.refused {
+				if res["content"].([]any)[0].(map[string]any)["text"] == badResultText {
+					t.Errorf("refused: %v", res)
+				}
+				if st.BadResults != 0 || st.Accepted != 1 || len(events) != 1 || events[0].Outcome != Accepted {
+					t.Errorf("stats %+v, events %+v", st, events)
+				}
+				return
+			}
+			if res["isError"] != true || res["structuredContent"] != nil || len(res["content"].([]any)) != 1 ||
+				res["content"].([]any)[0].(map[string]any)["text"] != badResultText {
+				t.Errorf("result %v: want only the failure text", res)
+			}
+			meta := res["_meta"].(map[string]any)[MetaKey].(map[string]any)
+			var kinds []string
+			for _, v := range meta["violations"].([]any) {
+				kinds = append(kinds, v.(map[string]any)["kind"].(string))
+			}
+			if meta["of"] != "result" || strings.Join(kinds, " ") != c.kinds {
+				t.Errorf("_meta %v: want the result's %s", meta, c.kinds)
+			}
+			if st.BadResults != 1 || st.Accepted != 1 || st.Refused != 0 || st.Unenforced != 0 {
+				t.Errorf("stats %+v", st)
+			}
+			if len(events) != 2 || events[0].Outcome != Accepted || events[1].Outcome != ResultRefused || len(events[1].Violations) == 0 {
+				t.Errorf("events %+v: want the call accepted, then its result refused", events)
+			}
+		})
+	}
+}
+
+func TestOutputValidationIsOptIn(t *testing.T) {
+	g := New()
+	srv, _ := readingServer(t, g, structured(map[string]any{"celsius": "warm"}))
+	if res := callResult(t, srv, "reading", `{"station":"Orly"}`); res["isError"] == true || res["structuredContent"] == nil {
+		t.Errorf("without WithOutputValidation the result must pass: %v", res)
+	}
+}
+
+func TestOutputValidationReportOnly(t *testing.T) {
+	var events []Event
+	var log strings.Builder
+	g := New(WithOutputValidation(), WithReportOnly(), WithObserver(func(e Event) { events = append(events, e) }), WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+	srv, _ := readingServer(t, g, structured(map[string]any{"celsius": "warm"}))
+	if res := callResult(t, srv, "reading", `{"station":"Orly"}`); res["isError"] == true || res["structuredContent"] == nil {
+		t.Errorf("report-only must send the result: %v", res)
+	}
+	if st := g.Stats()[0]; st.BadResults != 1 || st.Unenforced != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	if len(events) != 2 || events[1].Outcome != ResultRefused || !events[1].ReportOnly {
+		t.Errorf("events %+v", events)
+	}
+	if !strings.Contains(log.String(), "does not match its output schema; it was sent (report-only)") || strings.Contains(log.String(), "warm") {
+		t.Errorf("log %q", log.String())
+	}
+}
+
+func TestBrokenOutputSchemaFailsClosed(t *testing.T) {
+	build := func(opts ...Option) (*server.MCPServer, *atomic.Int64) {
+		srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(opts...).Middleware()))
+		var ran atomic.Int64
+		srv.AddTool(mcp.NewTool("reading", mcp.WithRawOutputSchema(json.RawMessage(`{"type":"strnig"}`))),
+			func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				ran.Add(1)
+				return mcp.NewToolResultText("ok"), nil
+			})
+		return srv, &ran
+	}
+	srv, ran := build(WithOutputValidation())
+	if text, isErr := invoke(t, srv, nil, "reading", map[string]any{}); !isErr || text != brokenOutputText || ran.Load() != 0 {
+		t.Errorf("%q isError=%v, ran %d: want the tool not called", text, isErr, ran.Load())
+	}
+	var te *ToolError
+	if err := CheckServer(srv, WithOutputValidation()); !errors.As(err, &te) || te.Schema != "outputSchema" || !strings.Contains(err.Error(), "tool reading: outputSchema: ") {
+		t.Errorf("CheckServer: %v", err)
+	}
+	if err := CheckServer(srv); err != nil {
+		t.Errorf("CheckServer without WithOutputValidation: %v", err)
+	}
+	srv, ran = build()
+	if _, isErr := invoke(t, srv, nil, "reading", map[string]any{}); isErr || ran.Load() != 1 {
+		t.Errorf("without WithOutputValidation the tool runs")
+	}
+}
+
+func TestOutputSchemaFromAStruct(t *testing.T) {
+	type reading struct {
+		Celsius float64 `json:"celsius" jsonschema:"required"`
+	}
+	g := New(WithOutputValidation())
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()))
+	var content any
+	srv.AddTool(mcp.NewTool("reading", mcp.WithOutputSchema[reading]()),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			r := mcp.NewToolResultText("x")
+			r.StructuredContent = content
+			return r, nil
+		})
+	for _, c := range []struct {
+		content any
+		refused bool
+	}{{reading{Celsius: 1}, false}, {map[string]any{"celsius": "1"}, true}, {map[string]any{}, true}} {
+		content = c.content
+		if text, isErr := invoke(t, srv, nil, "reading", map[string]any{}); isErr != c.refused || c.refused && text != badResultText {
+			t.Errorf("%v: %q isError=%v", c.content, text, isErr)
+		}
+	}
+}
+
+// A handler bound with Handler under the middleware has its result checked once.
+func TestBoundHandlerResultCheckedOnce(t *testing.T) {
+	var events []Event
+	g := New(WithOutputValidation(), WithObserver(func(e Event) { events = append(events, e) }))
+	tool := mcp.NewTool("reading", mcp.WithRawOutputSchema(json.RawMessage(readingSchema)))
+	h := g.Handler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return structured(map[string]any{"celsius": "warm"})(), nil
+	})
+	for _, name := range []string{"middleware", "alone"} {
+		t.Run(name, func(t *testing.T) {
+			events = nil
+			var opts []server.ServerOption
+			if name == "middleware" {
+				opts = append(opts, server.WithToolHandlerMiddleware(g.Middleware()))
+			}
+			srv := server.NewMCPServer("s", "1", opts...)
+			srv.AddTool(tool, h)
+			if text, isErr := invoke(t, srv, nil, "reading", map[string]any{}); !isErr || text != badResultText {
+				t.Errorf("%q isError=%v", text, isErr)
+			}
+			if len(events) != 2 || events[1].Outcome != ResultRefused {
+				t.Errorf("events %+v: want one call and one refused result", events)
+			}
+		})
+	}
+}
+
+func TestTaskToolOutputValidation(t *testing.T) {
+	g := New(WithOutputValidation())
+	srv := server.NewMCPServer("s", "1", server.WithTaskCapabilities(true, true, true))
+	tool := mcp.NewTool("reading", mcp.WithRawOutputSchema(json.RawMessage(readingSchema)))
+	tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
+	var content any
+	srv.AddTaskTool(tool, g.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent("done")}, StructuredContent: content}, nil
+	}))
+	for i, c := range []struct {
+		content any
+		refused bool
+	}{{map[string]any{"celsius": 2}, false}, {map[string]any{"celsius": "2"}, true}, {nil, true}} {
+		content = c.content
+		text, isErr := runTask(t, srv, "reading", `{}`)
+		if isErr != c.refused || c.refused && text != badResultText {
+			t.Errorf("%d %v: %q isError=%v", i, c.content, text, isErr)
+		}
+	}
+	if st := g.Stats()[0]; st.BadResults != 2 || st.Accepted != 3 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// The violations as data: what each field holds, for a refusal of arguments.
+func TestRefusalMeta(t *testing.T) {
+	schema := `{"type":"object","properties":{
+		"days":{"type":"integer","maximum":14},"units":{"enum":["c","f"]},"code":{"type":"string","pattern":"^[A-Z]{3}$"},
+		"vars":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"a/b~c":{"type":"boolean"},
+		"tags":{"type":"array","uniqueItems":true},"scale":{"type":"integer"}},
+		"dependentRequired":{"units":["scale"]},"required":["station"],"additionalProperties":false}`
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(WithFormatter(GatewayFormat)).Middleware()))
+	srv.AddTool(mcp.NewToolWithRawSchema("t", "", json.RawMessage(schema)), looseHandler)
+	res := callResult(t, srv, "t", `{"units":"k","code":"ab","days":15,"vars":1,"a/b~c":"yes","tags":[1,1],"x":null}`)
+	got, _ := json.Marshal(res["_meta"].(map[string]any)[MetaKey])
+	want := `{"notShown":0,"of":"arguments","violations":[` +
+		`{"keyword":"required","kind":"required","message":"Missing required parameter: ` + "`station`" + `","pointer":"/station"},` +
+		`{"keyword":"dependentRequired","kind":"dependent-required","message":"Missing required parameter: ` + "`scale` (required with `units`)" + `","name":"units","pointer":"/scale"},` +
+		`{"keyword":"enum","kind":"enum","message":"Invalid value for ` + "`units`" + `: must be one of ['c', 'f']","pointer":"/units","values":["c","f"]},` +
+		`{"keyword":"pattern","kind":"pattern","limit":"^[A-Z]{3}$","message":"Invalid value for ` + "`code`" + `: must match the pattern '^[A-Z]{3}$'","pointer":"/code"},` +
+		`{"keyword":"maximum","kind":"maximum","limit":14,"message":"Invalid value for ` + "`days`" + `: must be at most 14","pointer":"/days"},` +
+		`{"itemTypes":["string"],"keyword":"type","kind":"type","message":"Invalid type for ` + "`vars`" + `: expected string or array of strings","pointer":"/vars","types":["string","array"]},` +
+		`{"keyword":"type","kind":"type","message":"Invalid type for ` + "`\\\"a/b~c\\\"`" + `: expected boolean","pointer":"/a~1b~0c","types":["boolean"]},` +
+		`{"indexes":[0,1],"keyword":"uniqueItems","kind":"unique-items","message":"Invalid value for ` + "`tags`" + `: must not contain equal items (items 0 and 1 are equal)","pointer":"/tags"},` +
+		`{"keyword":"additionalProperties","kind":"additional","message":"Unknown parameter: ` + "`x`" + `","pointer":"/x"}]}`
+	if string(got) != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+	if text := fmt.Sprint(res["content"]); strings.Contains(string(got), "yes") || strings.Contains(text, "yes") {
+		t.Error("a value of the arguments was copied")
+	}
+}
+
+// The data stays within a refusal's bound: violations that do not fit whole are counted.
+func TestRefusalMetaIsBounded(t *testing.T) {
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(WithMaxViolations(1000)).Middleware()))
+	srv.AddTool(mcp.NewToolWithRawSchema("t", "", json.RawMessage(`{"type":"object","additionalProperties":false}`)), looseHandler)
+	var args strings.Builder
+	args.WriteString(`{"` + strings.Repeat("n", 20_000) + `":1`)
+	for i := range 500 {
+		fmt.Fprintf(&args, `,"extra_member_%04d":1`, i)
+	}
+	args.WriteString("}")
+	res := callResult(t, srv, "t", args.String())
+	raw := res["_meta"].(map[string]any)[MetaKey]
+	got, _ := json.Marshal(raw)
+	var meta struct {
+		Violations []struct{ Pointer string }
+		NotShown   int
+	}
+	_ = json.Unmarshal(got, &meta)
+	if len(got) > maxRefusal || len(meta.Violations) == 0 || len(meta.Violations)+meta.NotShown != 501 {
+		t.Errorf("%d bytes, %d violations shown and %d not: want at most %d bytes and 501 in all", len(got), len(meta.Violations), meta.NotShown, maxRefusal)
+	}
+	if meta.Violations[0].Pointer != "/extra_member_0000" {
+		t.Errorf("first shown %q: the 20,000-character name does not fit and is counted", meta.Violations[0].Pointer)
+	}
+}
