@@ -536,6 +536,17 @@ func runTask(t *testing.T, srv *server.MCPServer, name, args string) (string, bo
 	return res.Result.Content[0].Text, res.Result.IsError
 }
 
+// readingHandler answers a station's reading; for the station "bad", one that does not
+// match readingSchema.
+func readingHandler(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	res := mcp.NewToolResultText("21.5 °C")
+	res.StructuredContent = map[string]any{"celsius": 21.5, "station": req.GetString("station", "")}
+	if req.GetString("station", "") == "bad" {
+		res.StructuredContent = map[string]any{"celsius": "warm", "station": "bad"}
+	}
+	return res, nil
+}
+
 // TestConcurrentSchemaChanges runs calls while other goroutines replace and delete the
 // tool; run it with -race. After each change, the next call must see the new schema.
 func TestConcurrentSchemaChanges(t *testing.T) {
@@ -584,6 +595,9 @@ func BenchmarkToolCall(b *testing.B) {
 	passthrough := func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) { return next(ctx, req) }
 	}
+	reading := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"reading","arguments":{"station":"Orly"}}}`)
+	badReading := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"reading","arguments":{"station":"bad"}}}`)
+	outputs := server.WithToolHandlerMiddleware(New(WithOutputValidation()).Middleware())
 	variants := []struct {
 		name string
 		opts []server.ServerOption
@@ -595,10 +609,17 @@ func BenchmarkToolCall(b *testing.B) {
 		{"builtin", []server.ServerOption{server.WithInputSchemaValidation()}, valid, false},
 		{"mcpvalidate-invalid", []server.ServerOption{server.WithToolHandlerMiddleware(Middleware())}, invalid, true},
 		{"builtin-invalid", []server.ServerOption{server.WithInputSchemaValidation()}, invalid, true},
+		{"output-passthrough", []server.ServerOption{server.WithToolHandlerMiddleware(passthrough)}, reading, false},
+		{"output-valid", []server.ServerOption{outputs}, reading, false},
+		{"output-invalid", []server.ServerOption{outputs}, badReading, true},
+		{"builtin-output", []server.ServerOption{server.WithOutputSchemaValidation()}, reading, false},
+		{"builtin-output-invalid", []server.ServerOption{server.WithOutputSchemaValidation()}, badReading, true},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
 			srv, _ := weatherServer(b, nil, v.opts...)
+			srv.AddTool(mcp.NewTool("reading", mcp.WithString("station", mcp.Required()),
+				mcp.WithRawOutputSchema(json.RawMessage(readingSchema))), readingHandler)
 			ctx := context.Background()
 			out, _ := json.Marshal(srv.HandleMessage(ctx, v.msg))
 			if isErr := strings.Contains(string(out), `"isError":true`); isErr != v.err {

@@ -310,3 +310,50 @@ func TestRefusalMetaIsBounded(t *testing.T) {
 		t.Errorf("first shown %q: the 20,000-character name does not fit and is counted", meta.Violations[0].Pointer)
 	}
 }
+
+// BenchmarkResultCheck compares the two ways of checking a result held as a Go value:
+// marshalling it, as mcp-go will for the client, and validating those bytes; or validating
+// the decoded value, which ValidateValue encodes in the schema's member order.
+func BenchmarkResultCheck(b *testing.B) {
+	v, err := Compile([]byte(`{"type":"object","properties":{"readings":{"type":"array","items":` + readingSchema + `}},"required":["readings"]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	type reading struct {
+		Celsius float64 `json:"celsius"`
+		Station string  `json:"station"`
+	}
+	type readings struct {
+		Readings []reading `json:"readings"`
+	}
+	for _, n := range []int{1, 100} {
+		asMaps := make([]any, n)
+		asStructs := readings{Readings: make([]reading, n)}
+		for i := range n {
+			asMaps[i] = map[string]any{"celsius": float64(i) / 4, "station": "Orly"}
+			asStructs.Readings[i] = reading{Celsius: float64(i) / 4, Station: "Orly"}
+		}
+		for _, c := range []struct {
+			name  string
+			value any
+		}{{"maps", map[string]any{"readings": asMaps}}, {"structs", asStructs}} {
+			b.Run(fmt.Sprintf("%d-%s/marshal+validate", n, c.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					content, err := structuredContent(nil, c.value)
+					if err != nil || v.Validate(content) != nil {
+						b.Fatal("invalid")
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("%d-%s/validate-value", n, c.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if v.ValidateValue(c.value) != nil {
+						b.Fatal("invalid")
+					}
+				}
+			})
+		}
+	}
+}
