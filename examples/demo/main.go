@@ -1,6 +1,8 @@
 // Command demo replays a scripted session of an assistant calling tools on an MCP server
-// guarded by mcpvalidate: good calls, bad calls, and the model repairing a call after a
-// refusal. It prints each call and answer, then the guard's counters. It needs no network.
+// guarded by mcpvalidate: good calls, bad calls, the model repairing a call after a
+// refusal, and a tool whose own result breaks its output schema. It prints each call and
+// answer, the violations a client receives as data for two refusals, then the guard's
+// counters. It needs no network.
 package main
 
 import (
@@ -76,28 +78,50 @@ const customerSchema = `{
   }
 }`
 
+const orderSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["order_id"],
+  "properties": {"order_id": {"type": "string", "pattern": "^ord_[a-zA-Z0-9]{20}$"}}
+}`
+
+// orderStatusSchema is what get_order promises to return.
+const orderStatusSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["order_id", "status", "total_cents"],
+  "properties": {
+    "order_id": {"type": "string"},
+    "status": {"enum": ["open", "shipped", "delivered"]},
+    "total_cents": {"type": "integer", "minimum": 0}
+  }
+}`
+
 // step is one call of the scripted session.
 type step struct {
 	say   string // what the assistant is trying to do
 	tool  string
 	args  string
 	valid bool
+	data  bool // print the violations the refusal carries as data
 }
 
 var script = []step{
-	{"asks for the weather the right way", "weather", `{"location": "Paris", "days": 3}`, true},
-	{"writes the number of days as a word", "weather", `{"location": "Paris", "days": "three"}`, false},
-	{"repairs the call after reading the refusal", "weather", `{"location": "Paris", "days": 3}`, true},
-	{"invents a unit and an extra argument", "weather", `{"location": "Oslo", "units": "kelvin", "detail": "high"}`, false},
-	{"repairs it", "weather", `{"location": "Oslo", "units": "c"}`, true},
-	{"refunds $29.99 as a decimal string with a made-up order id", "refund_order", `{"order_id": "12345", "amount_cents": "29.99", "reason": "customer asked"}`, false},
-	{"fixes the id and the reason but sends dollars", "refund_order", `{"order_id": "ord_A1b2C3d4E5f6G7h8I9j0", "amount_cents": 29.99, "reason": "other"}`, false},
-	{"sends cents as an integer", "refund_order", `{"order_id": "ord_A1b2C3d4E5f6G7h8I9j0", "amount_cents": 2999, "reason": "other"}`, true},
-	{"searches with a nested filter", "search_orders", `{"query": "late", "filter": {"logic": "and", "children": [{"field": "status", "op": "eq", "value": "open"}, {"field": "total", "op": "gt", "value": 100}]}}`, true},
-	{"uses an operator the filter does not know, deep in the tree", "search_orders", `{"query": "late", "filter": {"logic": "or", "children": [{"field": "status", "op": "eq", "value": "open"}, {"logic": "not", "children": [{"field": "total", "op": "between", "value": 100}]}]}}`, false},
-	{"repairs the operator", "search_orders", `{"query": "late", "filter": {"logic": "or", "children": [{"field": "status", "op": "eq", "value": "open"}, {"logic": "not", "children": [{"field": "total", "op": "gte", "value": 100}]}]}}`, true},
-	{"creates a customer with a numeric zip code", "create_customer", `{"name": "Ada", "addresses": [{"street": "1 Main St", "zip_code": "10001", "country": "US"}, {"street": "2 Side St", "zip_code": 94105, "country": "USA"}]}`, false},
-	{"quotes the zip code and uses the country code", "create_customer", `{"name": "Ada", "addresses": [{"street": "1 Main St", "zip_code": "10001", "country": "US"}, {"street": "2 Side St", "zip_code": "94105", "country": "US"}]}`, true},
+	{"asks for the weather the right way", "weather", `{"location": "Paris", "days": 3}`, true, false},
+	{"writes the number of days as a word", "weather", `{"location": "Paris", "days": "three"}`, false, true},
+	{"repairs the call after reading the refusal", "weather", `{"location": "Paris", "days": 3}`, true, false},
+	{"invents a unit and an extra argument", "weather", `{"location": "Oslo", "units": "kelvin", "detail": "high"}`, false, false},
+	{"repairs it", "weather", `{"location": "Oslo", "units": "c"}`, true, false},
+	{"refunds $29.99 as a decimal string with a made-up order id", "refund_order", `{"order_id": "12345", "amount_cents": "29.99", "reason": "customer asked"}`, false, false},
+	{"fixes the id and the reason but sends dollars", "refund_order", `{"order_id": "ord_A1b2C3d4E5f6G7h8I9j0", "amount_cents": 29.99, "reason": "other"}`, false, false},
+	{"sends cents as an integer", "refund_order", `{"order_id": "ord_A1b2C3d4E5f6G7h8I9j0", "amount_cents": 2999, "reason": "other"}`, true, false},
+	{"searches with a nested filter", "search_orders", `{"query": "late", "filter": {"logic": "and", "children": [{"field": "status", "op": "eq", "value": "open"}, {"field": "total", "op": "gt", "value": 100}]}}`, true, false},
+	{"uses an operator the filter does not know, deep in the tree", "search_orders", `{"query": "late", "filter": {"logic": "or", "children": [{"field": "status", "op": "eq", "value": "open"}, {"logic": "not", "children": [{"field": "total", "op": "between", "value": 100}]}]}}`, false, false},
+	{"repairs the operator", "search_orders", `{"query": "late", "filter": {"logic": "or", "children": [{"field": "status", "op": "eq", "value": "open"}, {"logic": "not", "children": [{"field": "total", "op": "gte", "value": 100}]}]}}`, true, false},
+	{"creates a customer with a numeric zip code", "create_customer", `{"name": "Ada", "addresses": [{"street": "1 Main St", "zip_code": "10001", "country": "US"}, {"street": "2 Side St", "zip_code": 94105, "country": "USA"}]}`, false, false},
+	{"quotes the zip code and uses the country code", "create_customer", `{"name": "Ada", "addresses": [{"street": "1 Main St", "zip_code": "10001", "country": "US"}, {"street": "2 Side St", "zip_code": "94105", "country": "US"}]}`, true, false},
+	{"looks up an order", "get_order", `{"order_id": "ord_A1b2C3d4E5f6G7h8I9j0"}`, true, false},
+	{"looks up an order that the backend returns in a shape the tool never promised", "get_order", `{"order_id": "ord_Z9y8X7w6V5u4T3s2R1q0"}`, false, true},
 }
 
 func main() {
@@ -109,9 +133,10 @@ func main() {
 // run replays the script and prints the session; it fails when an answer is not the one
 // the script expects.
 func run(out io.Writer) error {
-	guard := mcpvalidate.New(mcpvalidate.WithFormatAssertion())
+	opts := []mcpvalidate.Option{mcpvalidate.WithFormatAssertion(), mcpvalidate.WithOutputValidation()}
+	guard := mcpvalidate.New(opts...)
 	srv := newServer(guard)
-	if err := mcpvalidate.CheckServer(srv, mcpvalidate.WithFormatAssertion()); err != nil {
+	if err := mcpvalidate.CheckServer(srv, opts...); err != nil {
 		return err
 	}
 	ctx := context.Background()
@@ -144,22 +169,29 @@ func run(out io.Writer) error {
 		}
 		switch {
 		case res.IsError:
-			fmt.Fprintf(out, "    ✗ refused: %s\n\n", text(res))
+			fmt.Fprintf(out, "    ✗ refused: %s\n", text(res))
 		default:
-			fmt.Fprintf(out, "    ✓ %s\n\n", text(res))
+			fmt.Fprintf(out, "    ✓ %s\n", text(res))
 		}
+		if s.data && res.Meta != nil {
+			data, _ := json.Marshal(res.Meta.AdditionalFields[mcpvalidate.MetaKey])
+			fmt.Fprintf(out, "    the same as data, in _meta[%q]:\n      %s\n", mcpvalidate.MetaKey, data)
+		}
+		fmt.Fprintln(out)
 	}
 
 	fmt.Fprintln(out, "Counters (mcpvalidate.Guard.Stats):")
-	fmt.Fprintf(out, "  %-16s %8s %8s %17s %18s\n", "tool", "accepted", "refused", "calls per accept", "refusals per fix")
-	var accepted, refused uint64
+	fmt.Fprintf(out, "  %-16s %8s %8s %17s %18s %12s\n", "tool", "accepted", "refused", "calls per accept", "refusals per fix", "bad results")
+	var accepted, refused, bad uint64
 	for _, st := range guard.Stats() {
 		accepted += st.Accepted
 		refused += st.Refused
-		fmt.Fprintf(out, "  %-16s %8d %8d %17.2f %18.2f\n", st.Tool, st.Accepted, st.Refused, st.CallsPerAccepted(), st.RefusalsPerRepair())
+		bad += st.BadResults
+		fmt.Fprintf(out, "  %-16s %8d %8d %17.2f %18.2f %12d\n", st.Tool, st.Accepted, st.Refused, st.CallsPerAccepted(), st.RefusalsPerRepair(), st.BadResults)
 	}
-	fmt.Fprintf(out, "  %-16s %8d %8d %17.2f\n", "all tools", accepted, refused, float64(accepted+refused)/float64(max(accepted, 1)))
+	fmt.Fprintf(out, "  %-16s %8d %8d %17.2f %18s %12d\n", "all tools", accepted, refused, float64(accepted+refused)/float64(max(accepted, 1)), "", bad)
 	fmt.Fprintln(out, "No handler ever saw invalid arguments: each refusal above was answered before the tool ran.")
+	fmt.Fprintln(out, "No client ever saw a result that breaks its tool's output schema: get_order's was withheld.")
 	return nil
 }
 
@@ -184,7 +216,23 @@ func newServer(guard *mcpvalidate.Guard) *server.MCPServer {
 		reply(func(args map[string]any) string {
 			return fmt.Sprintf("customer %v created with %d address(es)", args["name"], len(args["addresses"].([]any)))
 		}))
+	order := mcp.NewToolWithRawSchema("get_order", "Look up an order", json.RawMessage(orderSchema))
+	order.RawOutputSchema = json.RawMessage(orderStatusSchema)
+	srv.AddTool(order, getOrder)
 	return srv
+}
+
+// getOrder answers from a backend that, for one order, has the total as a decimal string
+// and the status in capitals: a server-side bug that output validation catches.
+func getOrder(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	id := req.GetString("order_id", "")
+	status := map[string]any{"order_id": id, "status": "shipped", "total_cents": 2999}
+	if id == "ord_Z9y8X7w6V5u4T3s2R1q0" {
+		status = map[string]any{"order_id": id, "status": "SHIPPED", "total_cents": "29.99"}
+	}
+	res := mcp.NewToolResultText(fmt.Sprintf("order %s: %v", id, status["status"]))
+	res.StructuredContent = status
+	return res, nil
 }
 
 // reply builds a handler; it only ever runs on arguments the guard accepted.
