@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +90,27 @@ var (
 		},
 	}
 )
+
+// metaKey is where a refusal carries its violations as data; badCallData is what it holds
+// for badCalls[0].
+const metaKey = "com.github.mcpvalidate/violations"
+
+var badCallData = map[string]any{
+	"of": "arguments", "notShown": 0.0,
+	"violations": []any{map[string]any{"pointer": "/days", "kind": "type", "keyword": "type",
+		"types": []any{"integer"}, "message": "property 'days' must be integer"}},
+}
+
+// The station tool's results are checked against its output schema: Orly's reading
+// matches it; Bouvet's, whose sensor is offline, has a null temperature and is withheld.
+const badResultText = "The tool failed on the server's side: its result does not match the tool's output schema, so it was withheld. " +
+	"The arguments were not the problem, and calling the tool again the same way will not help. The server's operator has been told."
+
+var badReadingData = map[string]any{
+	"of": "result", "notShown": 0.0,
+	"violations": []any{map[string]any{"pointer": "/celsius", "kind": "type", "keyword": "type",
+		"types": []any{"number"}, "message": "property 'celsius' must be number"}},
+}
 
 func newClient() *mcp.Client {
 	return mcp.NewClient(&mcp.Implementation{Name: "mcpvalidate-e2e-gosdk", Version: "0.0.0"}, nil)
@@ -256,6 +278,33 @@ func runChecks(ctx context.Context, t *testing.T, session *mcp.ClientSession) {
 			}
 		})
 	}
+
+	t.Run("violations as data", func(t *testing.T) {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: badCalls[0].args})
+		if err != nil {
+			t.Fatalf("call %v: %v", badCalls[0].args, err)
+		}
+		if got := res.Meta[metaKey]; !reflect.DeepEqual(got, badCallData) {
+			t.Errorf("_meta[%s]:\n got  %#v\n want %#v", metaKey, got, badCallData)
+		}
+	})
+
+	t.Run("output validation", func(t *testing.T) {
+		good, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "station", Arguments: map[string]any{"id": "Orly"}})
+		if err != nil || good.IsError || !reflect.DeepEqual(good.StructuredContent, map[string]any{"station": "Orly", "celsius": 14.5}) {
+			t.Errorf("station Orly: %+v, %v", good, err)
+		}
+		bad, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "station", Arguments: map[string]any{"id": "Bouvet"}})
+		if err != nil {
+			t.Fatalf("station Bouvet: %v", err)
+		}
+		if got := textOf(t, bad); !bad.IsError || got != badResultText || bad.StructuredContent != nil {
+			t.Errorf("station Bouvet: IsError %v, text %q, structuredContent %v: want the result withheld", bad.IsError, got, bad.StructuredContent)
+		}
+		if got := bad.Meta[metaKey]; !reflect.DeepEqual(got, badReadingData) {
+			t.Errorf("station Bouvet _meta[%s]:\n got  %#v\n want %#v", metaKey, got, badReadingData)
+		}
+	})
 
 	t.Run("unknown tool", func(t *testing.T) {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: unknownTool, Arguments: map[string]any{}})

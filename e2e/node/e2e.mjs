@@ -49,6 +49,30 @@ const BAD_CALLS = [
   },
 ];
 
+// The violations of BAD_CALLS[0] as data, in the result's _meta.
+const META_KEY = 'com.github.mcpvalidate/violations';
+const BAD_CALL_DATA = {
+  of: 'arguments',
+  violations: [{ pointer: '/days', kind: 'type', keyword: 'type', types: ['integer'], message: "property 'days' must be integer" }],
+  notShown: 0,
+};
+
+// station's result is checked against its output schema: Orly's reading matches it;
+// Bouvet's, whose sensor is offline, has a null temperature and is withheld.
+const GOOD_READING = { args: { id: 'Orly' }, structured: { station: 'Orly', celsius: 14.5 } };
+const BAD_READING = {
+  args: { id: 'Bouvet' },
+  text:
+    "The tool failed on the server's side: its result does not match the tool's output schema, so it was withheld. " +
+    'The arguments were not the problem, and calling the tool again the same way will not help. ' +
+    "The server's operator has been told.",
+  data: {
+    of: 'result',
+    violations: [{ pointer: '/celsius', kind: 'type', keyword: 'type', types: ['number'], message: "property 'celsius' must be number" }],
+    notShown: 0,
+  },
+};
+
 const UNKNOWN_TOOL = 'no_such_tool';
 
 // ---------------------------------------------------------------------------------------
@@ -157,6 +181,13 @@ async function startHttpServer(bin) {
   return { url: `http://${addr}/mcp`, stop, output: () => output };
 }
 
+/** Compares two JSON values, whatever the order of their members. */
+function sameJSON(a, b) {
+  const canon = (v) =>
+    Array.isArray(v) ? v.map(canon) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon(v[k])])) : v;
+  return JSON.stringify(canon(a)) === JSON.stringify(canon(b));
+}
+
 function textOf(result) {
   if (!Array.isArray(result?.content)) {
     fail(`tool result has no content array: ${JSON.stringify(result)}`);
@@ -206,6 +237,34 @@ async function runChecks(name, client) {
       fail(where(`bad call ${JSON.stringify(bad.args)}:\n  want ${JSON.stringify(bad.text)}\n  got  ${JSON.stringify(text)}`));
     }
     log(where(`bad call ${JSON.stringify(bad.args)} ok: isError, ${JSON.stringify(text)}`));
+  }
+
+  // the violations as data, as this client receives them
+  {
+    const res = await client.callTool({ name: 'weather', arguments: BAD_CALLS[0].args }, undefined, req);
+    const data = res._meta?.[META_KEY];
+    if (!sameJSON(data, BAD_CALL_DATA)) {
+      fail(where(`bad call _meta[${META_KEY}]:\n  want ${JSON.stringify(BAD_CALL_DATA)}\n  got  ${JSON.stringify(data)}`));
+    }
+    log(where(`bad call _meta ok: ${JSON.stringify(data)}`));
+  }
+
+  // output validation: a matching result passes (this SDK checks it against the tool's
+  // outputSchema too); one that breaks it is withheld and replaced by a failure
+  {
+    const good = await client.callTool({ name: 'station', arguments: GOOD_READING.args }, undefined, req);
+    if (good.isError || !sameJSON(good.structuredContent, GOOD_READING.structured)) {
+      fail(where(`station ${JSON.stringify(GOOD_READING.args)}: ${JSON.stringify(good)}`));
+    }
+    const bad = await client.callTool({ name: 'station', arguments: BAD_READING.args }, undefined, req);
+    const text = textOf(bad);
+    if (bad.isError !== true || text !== BAD_READING.text || bad.structuredContent !== undefined) {
+      fail(where(`station ${JSON.stringify(BAD_READING.args)}: want isError, the failure text and no structuredContent; got ${JSON.stringify(bad)}`));
+    }
+    if (!sameJSON(bad._meta?.[META_KEY], BAD_READING.data)) {
+      fail(where(`station ${JSON.stringify(BAD_READING.args)} _meta:\n  want ${JSON.stringify(BAD_READING.data)}\n  got  ${JSON.stringify(bad._meta)}`));
+    }
+    log(where(`output validation ok: a bad result withheld, ${JSON.stringify(bad._meta[META_KEY])}`));
   }
 
   // unknown tool: a JSON-RPC error, which callTool throws as an McpError
@@ -326,7 +385,7 @@ main().then(
   () => {
     clearTimeout(globalTimer);
     killAll();
-    log('PASS (2 transports, 6 checks each)');
+    log('PASS (2 transports, 8 checks each)');
     process.exit(0);
   },
   (err) => {

@@ -1,11 +1,14 @@
-// Command weather is an MCP server with one tool, weather, whose calls are validated by
-// mcpvalidate before the handler runs. It serves stdio by default, or streamable HTTP at
-// /mcp with -http 127.0.0.1:PORT. With -report-only, no call is refused: calls that would be
-// are logged to stderr, the first step of switching validation on for a live server.
+// Command weather is an MCP server with two tools whose calls are validated by mcpvalidate
+// before the handlers run: weather, the seed's forecast, and station, a station's current
+// reading, whose results are also checked against its output schema. It serves stdio by
+// default, or streamable HTTP at /mcp with -http 127.0.0.1:PORT. With -report-only, no call
+// or result is refused: those that would be are logged to stderr, the first step of
+// switching validation on for a live server.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -25,12 +28,12 @@ func main() {
 	reportOnly := flag.Bool("report-only", false, "run every call; log to stderr the calls that would be refused")
 	flag.Parse()
 
-	opts := []mcpvalidate.Option{mcpvalidate.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
+	opts := []mcpvalidate.Option{mcpvalidate.WithOutputValidation(), mcpvalidate.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
 	if *reportOnly {
 		opts = append(opts, mcpvalidate.WithReportOnly())
 	}
 	srv := newServer(opts...)
-	if err := mcpvalidate.CheckServer(srv); err != nil {
+	if err := mcpvalidate.CheckServer(srv, opts...); err != nil {
 		log.Fatal(err)
 	}
 	if *addr == "" {
@@ -52,7 +55,7 @@ func main() {
 	}
 }
 
-// newServer builds the seed's server: the weather tool, wrapped in one line.
+// newServer builds the seed's server, wrapped in one line: the weather tool, and station.
 func newServer(opts ...mcpvalidate.Option) *server.MCPServer {
 	srv := server.NewMCPServer("weather", "1.0.0",
 		server.WithToolHandlerMiddleware(mcpvalidate.Middleware(opts...)))
@@ -63,7 +66,31 @@ func newServer(opts ...mcpvalidate.Option) *server.MCPServer {
 		mcp.WithString("units", mcp.Enum("c", "f"), mcp.Description("c for Celsius, f for Fahrenheit")),
 		mcp.WithSchemaAdditionalProperties(false),
 	), forecast)
+	srv.AddTool(mcp.NewTool("station",
+		mcp.WithDescription("Current reading of a weather station"),
+		mcp.WithString("id", mcp.Required(), mcp.Description("Station name, such as Orly")),
+		mcp.WithSchemaAdditionalProperties(false),
+		mcp.WithRawOutputSchema(json.RawMessage(readingSchema)),
+	), reading)
 	return srv
+}
+
+// readingSchema is what station promises to return.
+const readingSchema = `{"type":"object","additionalProperties":false,"required":["station","celsius"],
+	"properties":{"station":{"type":"string"},"celsius":{"type":"number"}}}`
+
+// reading answers from stations whose sensors may be offline. Its bug: an offline sensor
+// is passed on as a null temperature, which the output schema does not allow, so the
+// middleware withholds that result and tells the model the tool failed.
+func reading(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	id := req.GetString("id", "")
+	var celsius any = 14.5
+	if id == "Bouvet" { // a remote island; its sensor is offline
+		celsius = nil
+	}
+	res := mcp.NewToolResultText(fmt.Sprintf("%s: %v °C", id, celsius))
+	res.StructuredContent = map[string]any{"station": id, "celsius": celsius}
+	return res, nil
 }
 
 func forecast(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
