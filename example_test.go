@@ -52,7 +52,7 @@ func ExampleMiddleware() {
 	out, _ := json.Marshal(resp)
 	fmt.Println(string(out))
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"com.github.mcpvalidate/violations":{"of":"arguments","violations":[{"pointer":"/days","kind":"type","keyword":"type","types":["integer"],"message":"property 'days' must be integer"}],"notShown":0}},"content":[{"type":"text","text":"Invalid arguments: property 'days' must be integer"}],"isError":true}}
+	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"com.github.mcpvalidate/violations":{"of":"arguments","violations":[{"pointer":"/days","kind":"type","keyword":"type","types":["integer"],"got":"string","message":"property 'days' must be integer"}],"notShown":0}},"content":[{"type":"text","text":"Invalid arguments: property 'days' must be integer"}],"isError":true}}
 }
 
 // A client reads a refusal's violations as data from the result's _meta.
@@ -124,4 +124,18 @@ func ExampleGuard_Stats() {
 	// Invalid arguments: Invalid type for `id`: expected string
 	// found
 	// lookup: 1 accepted, 2 refused, 3.0 calls per accepted call
+}
+
+func ExampleDetailedFormat() {
+	v, _ := mcpvalidate.Compile([]byte(`{"type":"object","additionalProperties":false,"required":["location"],
+		"properties":{"location":{"type":"string"},"days":{"type":"integer"},"units":{"enum":["celsius","fahrenheit"]}}}`))
+	vs := v.Validate([]byte(`{"loction": "Paris", "days": "3", "units": "Celsius"}`))
+	for _, msg := range mcpvalidate.Messages(vs, mcpvalidate.DetailedFormat) {
+		fmt.Println(msg)
+	}
+	// Output:
+	// missing required property 'location'
+	// unexpected property 'loction' (did you mean 'location'?)
+	// property 'days' must be integer, not string
+	// property 'units' must be one of ['celsius', 'fahrenheit'] (did you mean 'celsius'?)
 }

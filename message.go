@@ -68,6 +68,39 @@ func DefaultFormat(v Violation) string {
 	return "arguments " + pred
 }
 
+// DetailedFormat is DefaultFormat with what the model needs to see what it sent wrong,
+// never quoting a value it sent:
+//
+//	property 'days' must be integer, not string
+//	property 'limit' must be integer, not null (leave it out: it is optional)
+//	property 'units' must be one of ['celsius', 'fahrenheit'] (did you mean 'celsius'?)
+//	unexpected property 'loction' (did you mean 'location'?)
+//	unexpected property 'x' (the properties are 'location', 'days')
+//
+// It names the JSON type sent where a type failed; the allowed value that a string sent
+// matches but for case and surrounding spaces; for an unexpected name, the unused declared
+// name it is close to, or else the names of a closed object that declares few.
+func DetailedFormat(v Violation) string {
+	m := DefaultFormat(v)
+	switch {
+	case v.Kind == KindType && v.Got != "" && v.Optional:
+		return m + ", not null (leave it out: it is optional)"
+	case v.Kind == KindType && v.Got != "":
+		return m + ", not " + v.Got
+	case v.Near != "" && v.Kind == KindEnum:
+		return m + " (did you mean " + renderValue(v.Near) + "?)"
+	case v.Near != "" && v.Kind == KindAdditional:
+		return m + " (did you mean " + quoted(sibling(v.Path, v.Near)) + "?)"
+	case v.Kind == KindAdditional && len(v.Declared) > 0:
+		names := make([]string, len(v.Declared))
+		for i, d := range v.Declared {
+			names[i] = quoted(Path{{Name: d, Index: -1}})
+		}
+		return m + " (the properties are " + strings.Join(names, ", ") + ")"
+	}
+	return m
+}
+
 // GatewayFormat is the style of MCP gateways that answer in Markdown:
 //
 //	Missing required parameter: `location`

@@ -17,7 +17,8 @@ import (
 // result's structuredContent when "of" is "result"), its Kind, the schema keyword, and
 // what the schema asks as the schema states it: "types" (and "itemTypes"), "values" (JSON
 // values), "limit" (a number for numeric bounds, else a string), "name", "indexes",
-// "count", "offset"; then the message the guard's formatter renders. No argument or result
+// "count", "offset"; "got", the JSON type that was sent where a type failed; then the
+// message the guard's formatter renders. No argument or result
 // value is ever copied into it. Like the text, it stays within maxRefusal bytes: the
 // violations that do not fit whole are counted in "notShown".
 
@@ -76,6 +77,10 @@ func appendViolation(b []byte, v Violation, message string, most int) ([]byte, b
 	}
 	b = appendStrings(b, "types", v.Types)
 	b = appendStrings(b, "itemTypes", v.Items)
+	if v.Got != "" {
+		b = append(b, `,"got":`...)
+		b = appendJSONString(b, v.Got)
+	}
 	if len(v.Values) > 0 {
 		b = append(b, `,"values":[`...)
 		for i, x := range v.Values {

@@ -273,8 +273,8 @@ func TestRefusalMeta(t *testing.T) {
 		`{"keyword":"enum","kind":"enum","message":"Invalid value for ` + "`units`" + `: must be one of ['c', 'f']","pointer":"/units","values":["c","f"]},` +
 		`{"keyword":"pattern","kind":"pattern","limit":"^[A-Z]{3}$","message":"Invalid value for ` + "`code`" + `: must match the pattern '^[A-Z]{3}$'","pointer":"/code"},` +
 		`{"keyword":"maximum","kind":"maximum","limit":14,"message":"Invalid value for ` + "`days`" + `: must be at most 14","pointer":"/days"},` +
-		`{"itemTypes":["string"],"keyword":"type","kind":"type","message":"Invalid type for ` + "`vars`" + `: expected string or array of strings","pointer":"/vars","types":["string","array"]},` +
-		`{"keyword":"type","kind":"type","message":"Invalid type for ` + "`\\\"a/b~c\\\"`" + `: expected boolean","pointer":"/a~1b~0c","types":["boolean"]},` +
+		`{"got":"integer","itemTypes":["string"],"keyword":"type","kind":"type","message":"Invalid type for ` + "`vars`" + `: expected string or array of strings","pointer":"/vars","types":["string","array"]},` +
+		`{"got":"string","keyword":"type","kind":"type","message":"Invalid type for ` + "`\\\"a/b~c\\\"`" + `: expected boolean","pointer":"/a~1b~0c","types":["boolean"]},` +
 		`{"indexes":[0,1],"keyword":"uniqueItems","kind":"unique-items","message":"Invalid value for ` + "`tags`" + `: must not contain equal items (items 0 and 1 are equal)","pointer":"/tags"},` +
 		`{"keyword":"additionalProperties","kind":"additional","message":"Unknown parameter: ` + "`x`" + `","pointer":"/x"}]}`
 	if string(got) != want {

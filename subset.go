@@ -92,17 +92,22 @@ func (v *Validator) FullEngine() string {
 // valid; otherwise the violations: at each object, first every missing required member in
 // the order of "required", then the members in their order in args.
 func (v *Validator) Validate(args []byte) []Violation {
-	if v.full != nil {
+	var vs []Violation
+	switch {
+	case v.full != nil:
 		// Syntax, depth and duplicate names first: decoding for the engine would hide them.
-		if vs := v.wellFormed(args, true); vs != nil {
-			return vs
+		if vs = v.wellFormed(args, true); vs == nil {
+			vs = v.full.validate(args, v.cfg.maxViolations)
 		}
-		return v.full.validate(args, v.cfg.maxViolations)
-	}
-	if v.quickValid(args) {
+	case v.quickValid(args):
 		return nil
+	default:
+		vs = v.check(args)
 	}
-	return v.check(args)
+	if vs != nil {
+		v.hint(args, vs)
+	}
+	return vs
 }
 
 // check is the explaining pass: it finds every violation, in order, with its path.

@@ -23,7 +23,7 @@ func main() {
 }
 
 const usage = `usage:
-  mcpvalidate check -schema S.json [-format] [-gateway] [ARGS.json|-]
+  mcpvalidate check -schema S.json [-format] [-gateway|-detailed] [ARGS.json|-]
   mcpvalidate suite [-format] FILE.json...
   mcpvalidate lint S.json
 `
@@ -77,11 +77,12 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	schemaPath := fs.String("schema", "", "the tool's inputSchema (a JSON file)")
 	format := fs.Bool("format", false, "assert format (date-time, email, uuid, ...)")
 	gateway := fs.Bool("gateway", false, "print messages in the gateway style")
+	detailed := fs.Bool("detailed", false, "print messages that also say what was sent: its type, the name or value meant")
 	if err := parse(fs, args); err != nil {
 		return 0, err
 	}
-	if *schemaPath == "" || fs.NArg() > 1 {
-		return 0, fmt.Errorf("%w: check needs -schema and at most one arguments file", errUsage)
+	if *schemaPath == "" || fs.NArg() > 1 || *gateway && *detailed {
+		return 0, fmt.Errorf("%w: check needs -schema, at most one arguments file, and one style", errUsage)
 	}
 	schema, err := os.ReadFile(*schemaPath)
 	if err != nil {
@@ -105,8 +106,11 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 		return 0, err
 	}
 	formatter := mcpvalidate.DefaultFormat
-	if *gateway {
+	switch {
+	case *gateway:
 		formatter = mcpvalidate.GatewayFormat
+	case *detailed:
+		formatter = mcpvalidate.DetailedFormat
 	}
 	vs := v.Validate(data)
 	for _, msg := range mcpvalidate.Messages(vs, formatter) {

@@ -98,7 +98,7 @@ const metaKey = "com.github.mcpvalidate/violations"
 var badCallData = map[string]any{
 	"of": "arguments", "notShown": 0.0,
 	"violations": []any{map[string]any{"pointer": "/days", "kind": "type", "keyword": "type",
-		"types": []any{"integer"}, "message": "property 'days' must be integer"}},
+		"types": []any{"integer"}, "got": "string", "message": "property 'days' must be integer"}},
 }
 
 // The station tool's results are checked against its output schema: Orly's reading
@@ -109,7 +109,7 @@ const badResultText = "The tool failed on the server's side: its result does not
 var badReadingData = map[string]any{
 	"of": "result", "notShown": 0.0,
 	"violations": []any{map[string]any{"pointer": "/celsius", "kind": "type", "keyword": "type",
-		"types": []any{"number"}, "message": "property 'celsius' must be number"}},
+		"types": []any{"number"}, "got": "null", "message": "property 'celsius' must be number"}},
 }
 
 func newClient() *mcp.Client {

@@ -53,7 +53,7 @@ const BAD_CALLS = [
 const META_KEY = 'com.github.mcpvalidate/violations';
 const BAD_CALL_DATA = {
   of: 'arguments',
-  violations: [{ pointer: '/days', kind: 'type', keyword: 'type', types: ['integer'], message: "property 'days' must be integer" }],
+  violations: [{ pointer: '/days', kind: 'type', keyword: 'type', types: ['integer'], got: 'string', message: "property 'days' must be integer" }],
   notShown: 0,
 };
 
@@ -68,7 +68,7 @@ const BAD_READING = {
     "The server's operator has been told.",
   data: {
     of: 'result',
-    violations: [{ pointer: '/celsius', kind: 'type', keyword: 'type', types: ['number'], message: "property 'celsius' must be number" }],
+    violations: [{ pointer: '/celsius', kind: 'type', keyword: 'type', types: ['number'], got: 'null', message: "property 'celsius' must be number" }],
     notShown: 0,
   },
 };

@@ -1,0 +1,304 @@
+package mcpvalidate
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// This file adds to a refusal's violations what a reader needs besides what the schema
+// asks, for DetailedFormat and the violations as data: the JSON type that was sent, the
+// allowed value or declared name close to what was sent, and whether a member may be left
+// out. It runs on refused calls only, after either engine, and reads the arguments again
+// along each violation's path; it never copies a value of the arguments into a violation.
+
+const (
+	nearNames   = 64     // names longer than this are not compared for "did you mean"
+	fewDeclared = 8      // a closed object declaring at most this many names lists them
+	nearValues  = 10_000 // allowed values compared with a string sent, at most
+)
+
+// hint fills Got, Near, Declared and Optional where they apply. Arguments that are not
+// well-formed get no hints: their violation is the whole answer.
+func (v *Validator) hint(args []byte, vs []Violation) {
+	for _, x := range vs {
+		if x.Kind == KindSyntax || x.Kind == KindTooDeep {
+			return
+		}
+	}
+	for i := range vs {
+		x := &vs[i]
+		switch x.Kind {
+		case KindType:
+			at, ok := valueAt(args, x.Path)
+			if !ok {
+				continue
+			}
+			x.Got = jsonType(args, at)
+			if x.Got == "null" && len(x.Path) > 0 && x.Path[len(x.Path)-1].Index < 0 {
+				parent := v.nodeAt(x.Path[:len(x.Path)-1])
+				x.Optional = parent != nil && !parent.requires(x.Path[len(x.Path)-1].Name)
+			}
+		case KindEnum:
+			if at, ok := valueAt(args, x.Path); ok && args[at] == '"' {
+				x.Near = nearValue(args, at, x.Values)
+			}
+		case KindAdditional:
+			parent := v.nodeAt(x.Path[:len(x.Path)-1])
+			if parent == nil {
+				continue
+			}
+			declared := declaredNames(parent, nil)
+			if len(declared) <= fewDeclared {
+				x.Declared = declared
+			}
+			at, ok := valueAt(args, x.Path[:len(x.Path)-1])
+			if ok && args[at] == '{' {
+				x.Near = nearName(x.Path[len(x.Path)-1].Name, unused(declared, args, at))
+			}
+		}
+	}
+}
+
+// nodeAt follows p from the root schema through properties and items, or returns nil where
+// the schema applies others in place (allOf, anyOf, …) or is the full engine's.
+func (v *Validator) nodeAt(p Path) *node {
+	n := v.root
+	for _, e := range p {
+		for n != nil && n.refOnly {
+			n = n.ref
+		}
+		if n == nil || n.applicators {
+			return nil
+		}
+		if e.Index >= 0 {
+			n = itemNode(n, e.Index)
+		} else {
+			n = propNode(n, e.Name)
+		}
+	}
+	for n != nil && n.refOnly {
+		n = n.ref
+	}
+	if n != nil && n.applicators {
+		return nil
+	}
+	return n
+}
+
+// requires reports whether the object schema n requires the member name.
+func (n *node) requires(name string) bool {
+	slot, ok := n.slotIndex[name]
+	if !ok {
+		return false
+	}
+	for _, r := range n.required {
+		if r == slot {
+			return true
+		}
+	}
+	return false
+}
+
+// valueAt returns where the value at p starts in args, which are well-formed.
+func valueAt(args []byte, p Path) (int, bool) {
+	i := skipSpace(args, 0)
+	for _, e := range p {
+		if i >= len(args) {
+			return 0, false
+		}
+		var found bool
+		if e.Index >= 0 {
+			i, found = itemAt(args, i, e.Index)
+		} else {
+			i, found = memberAt(args, i, e.Name)
+		}
+		if !found {
+			return 0, false
+		}
+	}
+	return i, i < len(args)
+}
+
+func itemAt(args []byte, i, index int) (int, bool) {
+	if args[i] != '[' {
+		return 0, false
+	}
+	i = skipSpace(args, i+1)
+	for k := 0; i < len(args) && args[i] != ']'; k++ {
+		if k == index {
+			return i, true
+		}
+		i = skipSpace(args, skipValue(args, i))
+		if i < len(args) && args[i] == ',' {
+			i = skipSpace(args, i+1)
+		}
+	}
+	return 0, false
+}
+
+func memberAt(args []byte, i int, name string) (int, bool) {
+	found := -1
+	eachMember(args, i, func(n []byte, at int) bool {
+		if string(n) == name {
+			found = at
+			return false
+		}
+		return true
+	})
+	return found, found >= 0
+}
+
+// eachMember calls f with the name (valid until f returns) and the value's start of each
+// member of the object at args[i], until f returns false.
+func eachMember(args []byte, i int, f func(name []byte, at int) bool) {
+	if args[i] != '{' {
+		return
+	}
+	var buf []byte
+	i = skipSpace(args, i+1)
+	for i < len(args) && args[i] == '"' {
+		t, end, _ := scanString(args, i)
+		name := t.text(args, &buf)
+		i = skipSpace(args, end)
+		if i < len(args) && args[i] == ':' {
+			i = skipSpace(args, i+1)
+		}
+		if !f(name, i) {
+			return
+		}
+		i = skipSpace(args, skipValue(args, i))
+		if i < len(args) && args[i] == ',' {
+			i = skipSpace(args, i+1)
+		}
+	}
+}
+
+// skipValue returns the index after the well-formed value at args[i].
+func skipValue(args []byte, i int) int {
+	depth := 0
+	for i < len(args) {
+		switch c := args[i]; c {
+		case '"':
+			_, i, _ = scanString(args, i)
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			depth--
+			i++
+		default:
+			i++
+			for i < len(args) && !delimiter(args[i]) {
+				i++
+			}
+		}
+		if depth == 0 {
+			return i
+		}
+		for i < len(args) && (args[i] == ',' || args[i] == ':' || space[args[i]]) {
+			i++
+		}
+	}
+	return i
+}
+
+// delimiter reports whether c ends a number or literal.
+func delimiter(c byte) bool { return c == ',' || c == '}' || c == ']' || c == ':' || space[c] }
+
+// jsonType names the type of the value at args[i]; a number is an integer when it is whole.
+func jsonType(args []byte, i int) string {
+	switch args[i] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	if _, whole, _ := scanNumber(args, i); whole {
+		return "integer"
+	}
+	return "number"
+}
+
+// nearValue returns the allowed string (as its JSON text) that the string at args[i]
+// matches but for case and surrounding spaces, or "".
+func nearValue(args []byte, i int, allowed []string) string {
+	t, _, _ := scanString(args, i)
+	var buf []byte
+	sent := strings.TrimSpace(string(t.text(args, &buf)))
+	for _, a := range allowed[:min(len(allowed), nearValues)] {
+		if len(a) < 2 || a[0] != '"' {
+			continue
+		}
+		var s []byte
+		s = decodeString([]byte(a[1:len(a)-1]), s)
+		if strings.EqualFold(sent, string(s)) {
+			return a
+		}
+	}
+	return ""
+}
+
+// unused returns the declared names that the object at args[i] does not hold.
+func unused(declared []string, args []byte, i int) []string {
+	present := map[string]bool{}
+	eachMember(args, i, func(name []byte, _ int) bool {
+		if len(name) <= utf8.UTFMax*nearNames { // a longer name is no candidate
+			present[string(name)] = true
+		}
+		return true
+	})
+	var out []string
+	for _, d := range declared {
+		if !present[d] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// nearName returns the candidate closest to name, when it is close enough to be what was
+// meant: a different case, or a few letters apart (at most one edit in four).
+func nearName(name string, candidates []string) string {
+	if utf8.RuneCountInString(name) > nearNames {
+		return ""
+	}
+	best, bestDist := "", 0
+	for _, c := range candidates {
+		if utf8.RuneCountInString(c) > nearNames {
+			continue
+		}
+		d := editDistance(strings.ToLower(name), strings.ToLower(c))
+		if d <= max(1, utf8.RuneCountInString(c)/4) && (best == "" || d < bestDist) {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
