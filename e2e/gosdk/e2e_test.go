@@ -175,6 +175,46 @@ func TestReportOnly(t *testing.T) {
 	}
 }
 
+// TestDetailed runs the server with -detailed over both transports: refusals also say what
+// was sent. (The Go SDK sends a map's members sorted, so days comes before loction.)
+func TestDetailed(t *testing.T) {
+	const want = "Invalid arguments: missing required property 'location'; property 'days' must be integer, not string; " +
+		"unexpected property 'loction' (did you mean 'location'?)"
+	args := map[string]any{"loction": "Paris", "days": "2"}
+	check := func(t *testing.T, session *mcp.ClientSession) {
+		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "weather", Arguments: args})
+		if err != nil {
+			t.Fatalf("call %v: %v", args, err)
+		}
+		if got := textOf(t, res); !res.IsError || got != want {
+			t.Errorf("call %v: IsError %v\n got  %q\n want %q", args, res.IsError, got, want)
+		}
+	}
+	t.Run("stdio", func(t *testing.T) {
+		cmd := exec.Command(weatherBin, "-detailed")
+		t.Cleanup(func() {
+			if cmd.Process != nil {
+				_ = cmd.Process.Kill() // an error here means it is already gone
+			}
+		})
+		session, err := newClient().Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("connect over stdio: %v", err)
+		}
+		t.Cleanup(func() { _ = session.Close() })
+		check(t, session)
+	})
+	t.Run("streamable HTTP", func(t *testing.T) {
+		url, output := startHTTPServer(t, "-detailed")
+		session, err := newClient().Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatalf("connect to %s: %v\nserver output:\n%s", url, err, output.String())
+		}
+		t.Cleanup(func() { _ = session.Close() })
+		check(t, session)
+	})
+}
+
 func TestStreamableHTTP(t *testing.T) {
 	ctx := t.Context()
 
@@ -192,9 +232,9 @@ func TestStreamableHTTP(t *testing.T) {
 	}
 }
 
-// startHTTPServer runs the weather binary with -http on a free port of 127.0.0.1, waits
-// until it accepts connections and kills it when the test ends.
-func startHTTPServer(t *testing.T) (string, *lockedBuffer) {
+// startHTTPServer runs the weather binary with -http on a free port of 127.0.0.1 and args,
+// waits until it accepts connections and kills it when the test ends.
+func startHTTPServer(t *testing.T, args ...string) (string, *lockedBuffer) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -204,7 +244,7 @@ func startHTTPServer(t *testing.T) (string, *lockedBuffer) {
 	l.Close()
 
 	var output lockedBuffer
-	cmd := exec.Command(weatherBin, "-http", addr)
+	cmd := exec.Command(weatherBin, append([]string{"-http", addr}, args...)...)
 	cmd.Stdout, cmd.Stderr = &output, &output
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s -http %s: %v", weatherBin, addr, err)

@@ -73,6 +73,14 @@ const BAD_READING = {
   },
 };
 
+// With -detailed, the server's refusals also say what was sent.
+const DETAILED_CALL = {
+  args: { loction: 'Paris', days: '2' },
+  text:
+    "Invalid arguments: missing required property 'location'; unexpected property 'loction' (did you mean 'location'?); " +
+    "property 'days' must be integer, not string",
+};
+
 const UNKNOWN_TOOL = 'no_such_tool';
 
 // ---------------------------------------------------------------------------------------
@@ -145,11 +153,11 @@ function canConnect(port) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Starts `bin -http 127.0.0.1:PORT` and waits until it accepts TCP connections or exits. */
-async function startHttpServer(bin) {
+/** Starts `bin -http 127.0.0.1:PORT args...` and waits until it accepts TCP connections or exits. */
+async function startHttpServer(bin, args) {
   const port = await freePort();
   const addr = `127.0.0.1:${port}`;
-  const child = spawn(bin, ['-http', addr], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, ['-http', addr, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let output = '';
   child.stdout.on('data', (d) => (output += d));
@@ -201,9 +209,19 @@ function textOf(result) {
 // ---------------------------------------------------------------------------------------
 // The checks, the same for every transport.
 
-async function runChecks(name, client) {
+async function runChecks(name, client, detailed) {
   const req = REQUEST_OPTIONS;
   const where = (what) => `[${name}] ${what}`;
+
+  if (detailed) {
+    const res = await client.callTool({ name: 'weather', arguments: DETAILED_CALL.args }, undefined, req);
+    const text = textOf(res);
+    if (res.isError !== true || text !== DETAILED_CALL.text) {
+      fail(where(`detailed call ${JSON.stringify(DETAILED_CALL.args)}:\n  want ${JSON.stringify(DETAILED_CALL.text)}\n  got  ${JSON.stringify(text)}`));
+    }
+    log(where(`detailed call ok: ${JSON.stringify(text)}`));
+    return;
+  }
 
   // tools/list
   const list = await client.listTools(undefined, req);
@@ -299,11 +317,12 @@ function watchProtocolVersion(name, transport) {
   };
 }
 
-async function checkStdio(bin) {
-  const transport = new StdioClientTransport({ command: bin, args: [], stderr: 'pipe' });
+async function checkStdio(bin, args = []) {
+  const name = ['stdio', ...args].join(' ');
+  const transport = new StdioClientTransport({ command: bin, args, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (d) => (stderr += d));
-  watchProtocolVersion('stdio', transport);
+  watchProtocolVersion(name, transport);
   const client = newClient();
   try {
     const connecting = client.connect(transport, REQUEST_OPTIONS);
@@ -311,9 +330,9 @@ async function checkStdio(bin) {
     // a hang in initialize still ends with the server killed.
     children.add(transport);
     await connecting;
-    await runChecks('stdio', client);
+    await runChecks(name, client, args.includes('-detailed'));
   } catch (err) {
-    if (stderr) err.message += `\n[stdio] server stderr:\n${stderr}`;
+    if (stderr) err.message += `\n[${name}] server stderr:\n${stderr}`;
     throw err;
   } finally {
     await client.close().catch(() => {});
@@ -329,20 +348,21 @@ async function checkStdio(bin) {
   }
 }
 
-async function checkHttp(bin) {
-  const server = await startHttpServer(bin);
-  log(`[http] server up at ${server.url}`);
+async function checkHttp(bin, args = []) {
+  const name = ['http', ...args].join(' ');
+  const server = await startHttpServer(bin, args);
+  log(`[${name}] server up at ${server.url}`);
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
   });
-  watchProtocolVersion('http', transport);
+  watchProtocolVersion(name, transport);
   const client = newClient();
   try {
     await client.connect(transport, REQUEST_OPTIONS);
-    await runChecks('http', client);
+    await runChecks(name, client, args.includes('-detailed'));
   } catch (err) {
     const out = server.output();
-    if (out) err.message += `\n[http] server output:\n${out}`;
+    if (out) err.message += `\n[${name}] server output:\n${out}`;
     throw err;
   } finally {
     await transport.terminateSession().catch(() => {});
@@ -362,6 +382,8 @@ async function main() {
   for (const [name, check] of [
     ['stdio', checkStdio],
     ['streamable HTTP', checkHttp],
+    ['stdio -detailed', (b) => checkStdio(b, ['-detailed'])],
+    ['streamable HTTP -detailed', (b) => checkHttp(b, ['-detailed'])],
   ]) {
     try {
       await check(bin);
@@ -385,7 +407,7 @@ main().then(
   () => {
     clearTimeout(globalTimer);
     killAll();
-    log('PASS (2 transports, 8 checks each)');
+    log('PASS (2 transports, 8 checks each, and the detailed wording on both)');
     process.exit(0);
   },
   (err) => {

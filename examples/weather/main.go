@@ -3,7 +3,7 @@
 // reading, whose results are also checked against its output schema. It serves stdio by
 // default, or streamable HTTP at /mcp with -http 127.0.0.1:PORT. With -report-only, no call
 // or result is refused: those that would be are logged to stderr, the first step of
-// switching validation on for a live server.
+// switching validation on for a live server. With -detailed, refusals use DetailedFormat.
 package main
 
 import (
@@ -26,11 +26,15 @@ import (
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP at /mcp on this address (such as 127.0.0.1:8080) instead of stdio")
 	reportOnly := flag.Bool("report-only", false, "run every call; log to stderr the calls that would be refused")
+	detailed := flag.Bool("detailed", false, "refusals also say what was sent: its type, the name or value meant")
 	flag.Parse()
 
 	opts := []mcpvalidate.Option{mcpvalidate.WithOutputValidation(), mcpvalidate.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
 	if *reportOnly {
 		opts = append(opts, mcpvalidate.WithReportOnly())
+	}
+	if *detailed {
+		opts = append(opts, mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat))
 	}
 	srv := newServer(opts...)
 	if err := mcpvalidate.CheckServer(srv, opts...); err != nil {
