@@ -1,7 +1,8 @@
 package mcpvalidate
 
 import (
-	"strings"
+	"bytes"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -12,7 +13,7 @@ import (
 // along each violation's path; it never copies a value of the arguments into a violation.
 
 const (
-	nearNames   = 64     // names longer than this are not compared for "did you mean"
+	nearNames   = 64     // names longer than this, in runes, are not compared for "did you mean"
 	fewDeclared = 8      // a closed object declaring at most this many names lists them
 	nearValues  = 10_000 // allowed values compared with a string sent, at most
 )
@@ -47,13 +48,14 @@ func (v *Validator) hint(args []byte, vs []Violation) {
 			if parent == nil {
 				continue
 			}
-			declared := declaredNames(parent, nil)
-			if len(declared) <= fewDeclared {
-				x.Declared = declared
+			if len(parent.props) <= fewDeclared {
+				x.Declared = make([]string, len(parent.props))
+				for i, p := range parent.props {
+					x.Declared[i] = p.name
+				}
 			}
-			at, ok := valueAt(args, x.Path[:len(x.Path)-1])
-			if ok && args[at] == '{' {
-				x.Near = nearName(x.Path[len(x.Path)-1].Name, unused(declared, args, at))
+			if at, ok := valueAt(args, x.Path[:len(x.Path)-1]); ok && args[at] == '{' {
+				x.Near = nearName(x.Path[len(x.Path)-1].Name, parent, args, at)
 			}
 		}
 	}
@@ -137,40 +139,26 @@ func itemAt(args []byte, i, index int) (int, bool) {
 }
 
 func memberAt(args []byte, i int, name string) (int, bool) {
-	found := -1
-	eachMember(args, i, func(n []byte, at int) bool {
-		if string(n) == name {
-			found = at
-			return false
-		}
-		return true
-	})
-	return found, found >= 0
-}
-
-// eachMember calls f with the name (valid until f returns) and the value's start of each
-// member of the object at args[i], until f returns false.
-func eachMember(args []byte, i int, f func(name []byte, at int) bool) {
 	if args[i] != '{' {
-		return
+		return 0, false
 	}
 	var buf []byte
 	i = skipSpace(args, i+1)
 	for i < len(args) && args[i] == '"' {
 		t, end, _ := scanString(args, i)
-		name := t.text(args, &buf)
 		i = skipSpace(args, end)
 		if i < len(args) && args[i] == ':' {
 			i = skipSpace(args, i+1)
 		}
-		if !f(name, i) {
-			return
+		if t.end-t.start >= len(name) && string(t.text(args, &buf)) == name {
+			return i, true
 		}
 		i = skipSpace(args, skipValue(args, i))
 		if i < len(args) && args[i] == ',' {
 			i = skipSpace(args, i+1)
 		}
 	}
+	return 0, false
 }
 
 // skipValue returns the index after the well-formed value at args[i].
@@ -230,68 +218,68 @@ func jsonType(args []byte, i int) string {
 func nearValue(args []byte, i int, allowed []string) string {
 	t, _, _ := scanString(args, i)
 	var buf []byte
-	sent := strings.TrimSpace(string(t.text(args, &buf)))
+	sent := bytes.TrimSpace(t.text(args, &buf))
+	var decoded []byte
 	for _, a := range allowed[:min(len(allowed), nearValues)] {
 		if len(a) < 2 || a[0] != '"' {
 			continue
 		}
-		var s []byte
-		s = decodeString([]byte(a[1:len(a)-1]), s)
-		if strings.EqualFold(sent, string(s)) {
+		text := []byte(a[1 : len(a)-1])
+		if bytes.IndexByte(text, '\\') >= 0 {
+			decoded = decodeString(text, decoded[:0])
+			text = decoded
+		}
+		if bytes.EqualFold(sent, text) {
 			return a
 		}
 	}
 	return ""
 }
 
-// unused returns the declared names that the object at args[i] does not hold.
-func unused(declared []string, args []byte, i int) []string {
-	present := map[string]bool{}
-	eachMember(args, i, func(name []byte, _ int) bool {
-		if len(name) <= utf8.UTFMax*nearNames { // a longer name is no candidate
-			present[string(name)] = true
-		}
-		return true
-	})
-	var out []string
-	for _, d := range declared {
-		if !present[d] {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// nearName returns the candidate closest to name, when it is close enough to be what was
-// meant: a different case, or a few letters apart (at most one edit in four).
-func nearName(name string, candidates []string) string {
+// nearName returns the name that the object schema n declares, that the object at args[i]
+// does not hold, and that is close enough to name to be what was meant: the same but for
+// case, or a few letters apart (at most one edit in four).
+func nearName(name string, n *node, args []byte, i int) string {
 	if utf8.RuneCountInString(name) > nearNames {
 		return ""
 	}
-	best, bestDist := "", 0
-	for _, c := range candidates {
-		if utf8.RuneCountInString(c) > nearNames {
-			continue
+	best, bestDist := "", nearNames
+	for _, p := range n.props {
+		if len(p.name) > utf8.UTFMax*(len(name)+nearNames/4) || len(name) > utf8.UTFMax*(len(p.name)+nearNames/4) {
+			continue // too far apart in length for any allowed edit
 		}
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
-		if d <= max(1, utf8.RuneCountInString(c)/4) && (best == "" || d < bestDist) {
-			best, bestDist = c, d
+		most := max(1, utf8.RuneCountInString(p.name)/4)
+		if d := editDistance(name, p.name, most); d <= most && d < bestDist {
+			if _, present := memberAt(args, i, p.name); !present {
+				best, bestDist = p.name, d
+			}
 		}
 	}
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
+// editDistance is the Levenshtein distance between a and b in runes, ignoring case, or a
+// number above most when it is above most or either is longer than nearNames runes.
+func editDistance(a, b string, most int) int {
+	la, lb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
+	if la > nearNames || lb > nearNames || la-lb > most || lb-la > most {
+		return most + 1
+	}
+	var ra, rb [nearNames]rune
+	for i, r := range []rune(a) {
+		ra[i] = unicode.ToLower(r)
+	}
+	for i, r := range []rune(b) {
+		rb[i] = unicode.ToLower(r)
+	}
+	var rows [2][nearNames + 1]int
+	prev, cur := &rows[0], &rows[1]
+	for j := 0; j <= lb; j++ {
 		prev[j] = j
 	}
-	for i := 1; i <= len(ra); i++ {
+	for i := 1; i <= la; i++ {
 		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
+		for j := 1; j <= lb; j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
@@ -300,5 +288,5 @@ func editDistance(a, b string) int {
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return prev[lb]
 }
