@@ -264,8 +264,11 @@ func keyOf(t *mcp.Tool) schemaKey {
 		raw: unsafe.Pointer(unsafe.SliceData(t.RawInputSchema)), rawLen: len(t.RawInputSchema),
 		props: mapPointer(s.Properties), defs: mapPointer(s.Defs),
 		required: unsafe.Pointer(unsafe.SliceData(s.Required)), requiredLen: len(s.Required),
-		order: unsafe.Pointer(unsafe.SliceData(s.PropertyOrder)), orderLen: len(s.PropertyOrder),
 		typ: s.Type,
+	}
+	if at := &propertyOrder; at.ok {
+		order := *(*[]string)(unsafe.Add(unsafe.Pointer(s), at.offset))
+		k.order, k.orderLen = unsafe.Pointer(unsafe.SliceData(order)), len(order)
 	}
 	switch a := s.AdditionalProperties.(type) {
 	case nil:
@@ -285,6 +288,18 @@ func keyOf(t *mcp.Tool) schemaKey {
 	}
 	return k
 }
+
+// ToolInputSchema.PropertyOrder, the order in which the schema's text lists its properties,
+// came with mcp-go v1.1.0; earlier releases list them sorted, so there is nothing to key on.
+// keyOf reads the field where the release has it, so one build serves every release.
+var propertyOrder = func() (at struct {
+	offset uintptr
+	ok     bool
+}) {
+	f, ok := reflect.TypeFor[mcp.ToolInputSchema]().FieldByName("PropertyOrder")
+	at.offset, at.ok = f.Offset, ok && len(f.Index) == 1 && f.Type == reflect.TypeFor[[]string]()
+	return at
+}()
 
 func mapPointer(m map[string]any) unsafe.Pointer {
 	if m == nil {
