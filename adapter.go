@@ -108,13 +108,23 @@ var middlewareList = func() (at struct {
 	ok         bool
 }) {
 	t := reflect.TypeFor[server.MCPServer]()
-	l, okList := t.FieldByName("toolHandlerMiddlewares")
-	m, okLock := t.FieldByName("toolMiddlewareMu")
-	at.list, at.lock = l.Offset, m.Offset
-	at.ok = okList && okLock && l.Type == reflect.TypeFor[[]server.ToolHandlerMiddleware]() &&
-		m.Type == reflect.TypeFor[sync.RWMutex]()
+	var okList, okLock bool
+	at.list, okList = fieldOffset(t, "toolHandlerMiddlewares", reflect.TypeFor[[]server.ToolHandlerMiddleware]())
+	at.lock, okLock = fieldOffset(t, "toolMiddlewareMu", reflect.TypeFor[sync.RWMutex]())
+	at.ok = okList && okLock
 	return at
 }()
+
+// fieldOffset returns the offset in struct type t of its own field name, if it has one of
+// type want. A field promoted from an embedded struct does not count: its offset is within
+// that struct, which may even be behind a pointer.
+func fieldOffset(t reflect.Type, name string, want reflect.Type) (uintptr, bool) {
+	f, ok := t.FieldByName(name)
+	if !ok || len(f.Index) != 1 || f.Type != want {
+		return 0, false
+	}
+	return f.Offset, true
+}
 
 // last reports whether the guard's middleware runs last on srv, next to the handler.
 func (g *Guard) last(srv *server.MCPServer) bool {
@@ -296,8 +306,7 @@ var propertyOrder = func() (at struct {
 	offset uintptr
 	ok     bool
 }) {
-	f, ok := reflect.TypeFor[mcp.ToolInputSchema]().FieldByName("PropertyOrder")
-	at.offset, at.ok = f.Offset, ok && len(f.Index) == 1 && f.Type == reflect.TypeFor[[]string]()
+	at.offset, at.ok = fieldOffset(reflect.TypeFor[mcp.ToolInputSchema](), "PropertyOrder", reflect.TypeFor[[]string]())
 	return at
 }()
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -295,5 +296,34 @@ func TestPropertyOrderKey(t *testing.T) {
 	tb, _ := schemaOf(&b)
 	if string(ta) == string(tb) || keyOf(&a) == keyOf(&b) {
 		t.Errorf("another order, same text or key: %s %s", ta, tb)
+	}
+}
+
+// TestFieldOffset: the unexported fields the adapter reads are found only as the struct's
+// own fields of the expected type; anything else leaves the adapter to its fallback.
+func TestFieldOffset(t *testing.T) {
+	type inner struct{ list []string }
+	type direct struct {
+		n    int64
+		list []string
+	}
+	type promoted struct {
+		_ int64
+		inner
+	}
+	type promotedPointer struct{ *inner }
+	type other struct{ list []int }
+	want := reflect.TypeFor[[]string]()
+	if off, ok := fieldOffset(reflect.TypeFor[direct](), "list", want); !ok || off != unsafe.Offsetof(direct{}.list) {
+		t.Errorf("own field: %d %v", off, ok)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[promoted](), reflect.TypeFor[promotedPointer](), reflect.TypeFor[other](), reflect.TypeFor[inner]()} {
+		name := "list"
+		if typ == reflect.TypeFor[inner]() {
+			name = "absent"
+		}
+		if _, ok := fieldOffset(typ, name, want); ok {
+			t.Errorf("%v.%s found", typ, name)
+		}
 	}
 }
