@@ -167,13 +167,23 @@ var middlewareList = func() (at struct {
 	ok         bool
 }) {
 	t := reflect.TypeFor[server.MCPServer]()
-	l, okList := t.FieldByName("toolHandlerMiddlewares")
-	m, okLock := t.FieldByName("toolMiddlewareMu")
-	at.list, at.lock = l.Offset, m.Offset
-	at.ok = okList && okLock && l.Type == reflect.TypeFor[[]server.ToolHandlerMiddleware]() &&
-		m.Type == reflect.TypeFor[sync.RWMutex]()
+	var okList, okLock bool
+	at.list, okList = fieldOffset(t, "toolHandlerMiddlewares", reflect.TypeFor[[]server.ToolHandlerMiddleware]())
+	at.lock, okLock = fieldOffset(t, "toolMiddlewareMu", reflect.TypeFor[sync.RWMutex]())
+	at.ok = okList && okLock
 	return at
 }()
+
+// fieldOffset returns the offset in struct type t of its own field name, if it has one of
+// type want. A field promoted from an embedded struct does not count: its offset is within
+// that struct, which may even be behind a pointer.
+func fieldOffset(t reflect.Type, name string, want reflect.Type) (uintptr, bool) {
+	f, ok := t.FieldByName(name)
+	if !ok || len(f.Index) != 1 || f.Type != want {
+		return 0, false
+	}
+	return f.Offset, true
+}
 
 // last reports whether the guard's middleware runs last on srv, next to the handler.
 func (g *Guard) last(srv *server.MCPServer) bool {
@@ -380,8 +390,11 @@ func keyOf(raw json.RawMessage, s *mcp.ToolInputSchema) schemaKey {
 		raw: unsafe.Pointer(unsafe.SliceData(raw)), rawLen: len(raw),
 		props: mapPointer(s.Properties), defs: mapPointer(s.Defs),
 		required: unsafe.Pointer(unsafe.SliceData(s.Required)), requiredLen: len(s.Required),
-		order: unsafe.Pointer(unsafe.SliceData(s.PropertyOrder)), orderLen: len(s.PropertyOrder),
 		typ: s.Type,
+	}
+	if at := &propertyOrder; at.ok {
+		order := *(*[]string)(unsafe.Add(unsafe.Pointer(s), at.offset))
+		k.order, k.orderLen = unsafe.Pointer(unsafe.SliceData(order)), len(order)
 	}
 	switch a := s.AdditionalProperties.(type) {
 	case nil:
@@ -401,6 +414,17 @@ func keyOf(raw json.RawMessage, s *mcp.ToolInputSchema) schemaKey {
 	}
 	return k
 }
+
+// ToolInputSchema.PropertyOrder, the order in which the schema's text lists its properties,
+// came with mcp-go v1.1.0; earlier releases list them sorted, so there is nothing to key on.
+// keyOf reads the field where the release has it, so one build serves every release.
+var propertyOrder = func() (at struct {
+	offset uintptr
+	ok     bool
+}) {
+	at.offset, at.ok = fieldOffset(reflect.TypeFor[mcp.ToolInputSchema](), "PropertyOrder", reflect.TypeFor[[]string]())
+	return at
+}()
 
 func mapPointer(m map[string]any) unsafe.Pointer {
 	if m == nil {

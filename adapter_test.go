@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -169,6 +171,9 @@ func TestBoundHandlerInnermost(t *testing.T) {
 // TestMiddlewarePlacement: the guard knows, from the server, whether its middleware runs
 // last, next to the handler, whatever was added before or after it.
 func TestMiddlewarePlacement(t *testing.T) {
+	if !middlewareList.ok {
+		t.Fatal("this mcp-go keeps its tool middleware elsewhere: the guard cannot read that it runs last")
+	}
 	pass := func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
 	g, other := New(), New()
 	cases := []struct {
@@ -195,6 +200,29 @@ func TestMiddlewarePlacement(t *testing.T) {
 	srv.Use(pass)
 	if g.last(srv) {
 		t.Error("middleware added later with Use runs inside the guard's, which is not last")
+	}
+}
+
+// TestMiddlewareListFallback: on an mcp-go that kept its tool middleware elsewhere, or in
+// a field of another type, last does not read the server; it learns the guard's place
+// from the first call on which the guard wraps the registered handler itself.
+func TestMiddlewareListFallback(t *testing.T) {
+	saved := middlewareList
+	defer func() { middlewareList = saved }()
+	middlewareList.ok = false
+	g := New()
+	srv, calls := weatherServer(t, g)
+	if g.last(srv) {
+		t.Fatal("last before any call, without the list")
+	}
+	if text, isErr := invoke(t, srv, nil, "weather", map[string]any{"location": "Paris", "days": 1}); isErr || calls.Load() != 1 {
+		t.Fatalf("valid call: %q", text)
+	}
+	if !g.last(srv) {
+		t.Error("not last after wrapping the registered handler")
+	}
+	if other := server.NewMCPServer("other", "1"); g.last(other) {
+		t.Error("last on a server the guard has not served")
 	}
 }
 
@@ -245,4 +273,57 @@ func TestRegistrationChurnUnderCalls(t *testing.T) {
 		t.Fatalf("a strict handler ran %d times on an amount its schema refuses", n)
 	}
 	t.Logf("%d registrations changed under %d calls", changes, callers*calls)
+}
+
+// TestPropertyOrderKey: from mcp-go v1.1.0 a schema lists its properties in PropertyOrder's
+// order, so a tool registered again with only another order has another schema text and
+// another key. Earlier releases have no such field and list properties sorted.
+func TestPropertyOrderKey(t *testing.T) {
+	a := mcp.NewTool("t", mcp.WithString("a"), mcp.WithString("b"))
+	b := a
+	order := reflect.ValueOf(&b.InputSchema).Elem().FieldByName("PropertyOrder")
+	if !order.IsValid() {
+		if propertyOrder.ok {
+			t.Fatal("propertyOrder found a field that reflect does not")
+		}
+		t.Skip("this mcp-go has no ToolInputSchema.PropertyOrder")
+	}
+	if !propertyOrder.ok {
+		t.Fatal("keyOf does not read this mcp-go's PropertyOrder")
+	}
+	order.Set(reflect.ValueOf([]string{"b", "a"}))
+	ta, _ := schemaOf(&a)
+	tb, _ := schemaOf(&b)
+	if string(ta) == string(tb) || keyOf(&a) == keyOf(&b) {
+		t.Errorf("another order, same text or key: %s %s", ta, tb)
+	}
+}
+
+// TestFieldOffset: the unexported fields the adapter reads are found only as the struct's
+// own fields of the expected type; anything else leaves the adapter to its fallback.
+func TestFieldOffset(t *testing.T) {
+	type inner struct{ list []string }
+	type direct struct {
+		n    int64
+		list []string
+	}
+	type promoted struct {
+		_ int64
+		inner
+	}
+	type promotedPointer struct{ *inner }
+	type other struct{ list []int }
+	want := reflect.TypeFor[[]string]()
+	if off, ok := fieldOffset(reflect.TypeFor[direct](), "list", want); !ok || off != unsafe.Offsetof(direct{}.list) {
+		t.Errorf("own field: %d %v", off, ok)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[promoted](), reflect.TypeFor[promotedPointer](), reflect.TypeFor[other](), reflect.TypeFor[inner]()} {
+		name := "list"
+		if typ == reflect.TypeFor[inner]() {
+			name = "absent"
+		}
+		if _, ok := fieldOffset(typ, name, want); ok {
+			t.Errorf("%v.%s found", typ, name)
+		}
+	}
 }

@@ -23,6 +23,9 @@
 // then the schema it checks is always the one registered with the handler that runs, even
 // when a tool is registered again during a call.
 //
+// It needs mcp-go v0.56.0 or later (the first to keep the arguments' bytes, RawArguments)
+// and Go 1.25.5; it is tested on mcp-go v0.56.0 and v1.2.1.
+//
 // mcp-go's own WithInputSchemaValidation runs before any middleware. With both on, a call
 // that mcp-go refuses is answered in mcp-go's wording and never reaches mcpvalidate; a call
 // mcp-go lets through (including every call to a tool whose schema mcp-go cannot compile,

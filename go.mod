@@ -1,9 +1,9 @@
 module github.com/mcpvalidate/mcpvalidate
 
-go 1.26.8
+go 1.25.5
 
 require (
-	github.com/mark3labs/mcp-go v1.2.1
+	github.com/mark3labs/mcp-go v0.56.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/text v0.14.0
 )

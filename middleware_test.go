@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,7 +39,7 @@ func forecast(calls *atomic.Int64) server.ToolHandlerFunc {
 	}
 }
 
-const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + modernProtocol + `",` +
 	`"io.modelcontextprotocol/clientInfo":{"name":"test-client","version":"0.1"},` +
 	`"io.modelcontextprotocol/clientCapabilities":{}}`
 
@@ -59,6 +60,19 @@ func call(t testing.TB, srv *server.MCPServer, modern bool, tool, args string) s
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// modernProtocol is the protocol of per-request _meta and no initialize, which mcp-go speaks
+// from v1.0.0 on; the oldest release this module supports speaks up to 2025-11-25.
+const modernProtocol = "2026-07-28"
+
+// protocols returns false (initialize, then 2025-11-25), and true (2026-07-28) when the
+// mcp-go release in the build speaks it.
+func protocols() []bool {
+	if slices.Contains(mcp.ValidProtocolVersions, modernProtocol) {
+		return []bool{false, true}
+	}
+	return []bool{false}
 }
 
 func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
@@ -138,7 +152,7 @@ func TestSeedToolCalls(t *testing.T) {
 		{"absent arguments count as {}", `null`, "Invalid arguments: missing required property 'location'", true},
 		{"valid", `{"location": "Paris", "days": 2}`, "Sunny in Paris", false},
 	}
-	for _, modern := range []bool{false, true} {
+	for _, modern := range protocols() {
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/modern=%v", c.name, modern), func(t *testing.T) {
 				srv, calls := weatherServer(t, New())
@@ -157,7 +171,7 @@ func TestSeedToolCalls(t *testing.T) {
 }
 
 func TestUnknownToolStaysAProtocolError(t *testing.T) {
-	for _, modern := range []bool{false, true} {
+	for _, modern := range protocols() {
 		srv, _ := weatherServer(t, New())
 		got := call(t, srv, modern, "nope", `{}`)
 		var resp struct {
@@ -175,48 +189,66 @@ func TestUnknownToolStaysAProtocolError(t *testing.T) {
 	}
 }
 
+// TestInProcessClient calls through mcp-go's own client on the 2025-11-25 protocol, which
+// every supported mcp-go release speaks; inprocess_modern_test.go adds 2026-07-28.
+// Before mcp-go v0.57.0 that client registers no session unless it has a sampling,
+// elicitation or roots handler; its calls then carry no session and no client, as on any
+// transport without sessions.
 func TestInProcessClient(t *testing.T) {
-	for _, version := range []string{mcp.ProtocolVersion20251125, mcp.ProtocolVersion20260728} {
-		t.Run(version, func(t *testing.T) {
-			var events []Event
-			srv, calls := weatherServer(t, New(WithObserver(func(e Event) { events = append(events, e) })))
-			c, err := client.NewInProcessClientWithOptions(srv, client.WithProtocolVersion(version),
-				client.WithDiscoverTimeout(-1)) // wait for server/discover, however busy the machine
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			ctx := context.Background()
-			if err := c.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			init := mcp.InitializeRequest{}
-			init.Params.ProtocolVersion = version
-			init.Params.ClientInfo = mcp.Implementation{Name: "in-process", Version: "1"}
-			if res, err := c.Initialize(ctx, init); err != nil {
-				t.Fatal(err)
-			} else if res.ProtocolVersion != version {
-				t.Fatalf("negotiated protocol version %s, want %s", res.ProtocolVersion, version)
-			}
-			req := mcp.CallToolRequest{}
-			req.Params.Name = "weather"
-			req.Params.Arguments = map[string]any{"location": "Paris", "days": "two"}
-			res, err := c.CallTool(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.IsError || textOf(res) != "Invalid arguments: property 'days' must be integer" || calls.Load() != 0 {
-				t.Fatalf("got isError=%v %q, tool ran %d times", res.IsError, textOf(res), calls.Load())
-			}
-			req.Params.Arguments = map[string]any{"location": "Paris", "days": 3}
-			if res, err = c.CallTool(ctx, req); err != nil || res.IsError || calls.Load() != 1 {
-				t.Fatalf("valid call: %v %+v, tool ran %d times", err, res, calls.Load())
-			}
-			if len(events) != 2 || events[0].Outcome != Refused || events[1].Outcome != Accepted ||
-				events[0].ClientName != "in-process" || events[0].ClientVersion != "1" || events[0].SessionID == "" {
-				t.Errorf("events: %+v", events)
-			}
-		})
+	inProcessClient(t, "2025-11-25", false, func(srv *server.MCPServer) (*client.Client, error) {
+		return client.NewInProcessClient(srv)
+	})
+}
+
+func inProcessClient(t *testing.T, version string, needSession bool, newClient func(*server.MCPServer) (*client.Client, error)) {
+	var events []Event
+	var session string // the session the server registered for the client
+	hooks := &server.Hooks{}
+	hooks.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) { session = s.SessionID() })
+	srv, calls := weatherServer(t, New(WithObserver(func(e Event) { events = append(events, e) })), server.WithHooks(hooks))
+	c, err := newClient(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = version
+	init.Params.ClientInfo = mcp.Implementation{Name: "in-process", Version: "1"}
+	if res, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	} else if res.ProtocolVersion != version {
+		t.Fatalf("negotiated protocol version %s, want %s", res.ProtocolVersion, version)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "weather"
+	req.Params.Arguments = map[string]any{"location": "Paris", "days": "two"}
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || textOf(res) != "Invalid arguments: property 'days' must be integer" || calls.Load() != 0 {
+		t.Fatalf("got isError=%v %q, tool ran %d times", res.IsError, textOf(res), calls.Load())
+	}
+	req.Params.Arguments = map[string]any{"location": "Paris", "days": 3}
+	if res, err = c.CallTool(ctx, req); err != nil || res.IsError || calls.Load() != 1 {
+		t.Fatalf("valid call: %v %+v, tool ran %d times", err, res, calls.Load())
+	}
+	client := "in-process"
+	switch {
+	case session == "" && needSession:
+		t.Fatal("the client has no session")
+	case session == "":
+		t.Log("this mcp-go's in-process client has no session")
+		client = ""
+	}
+	if len(events) != 2 || events[0].Outcome != Refused || events[1].Outcome != Accepted ||
+		events[0].ClientName != client || events[0].SessionID != session || events[1].SessionID != session ||
+		client != "" && events[0].ClientVersion != "1" {
+		t.Errorf("events: %+v", events)
 	}
 }
 
@@ -505,10 +537,60 @@ func TestTaskTools(t *testing.T) {
 	}
 }
 
+// TestSessionTaskTool calls a session's hybrid tool as a task, where the server has a tool
+// of the same name and another schema. mcp-go before v1.2.0 runs the server's handler for
+// it (its task path ignores session tools); the middleware, registered last, sees that the
+// handler is not the session's and refuses the call. From v1.2.0 the session's tool runs,
+// checked against its own schema. Either way no handler runs on arguments checked against
+// another tool's schema.
+func TestSessionTaskTool(t *testing.T) {
+	g := New()
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
+	var serverRan, sessionRan atomic.Int64
+	hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
+	hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	srv.AddTool(hybrid, forecast(&serverRan))
+	session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
+	if err := srv.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	own := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`))
+	own.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	if err := srv.AddSessionTool("s1", own, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		sessionRan.Add(1)
+		return mcp.NewToolResultText("session tool"), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr := runTaskAs(t, srv, session, "hybrid", `{"city":"Paris"}`)
+	switch {
+	case serverRan.Load() != 0:
+		t.Fatalf("the server's handler ran for the session's tool: %q", text)
+	case sessionRan.Load() == 1 && !isErr && text == "session tool":
+		// mcp-go v1.2.0 and later
+	case sessionRan.Load() == 0 && isErr && text == replacedText:
+		t.Logf("this mcp-go runs the server's tool for a session's task call; refused: %q", text)
+	default:
+		t.Fatalf("%q isError=%v, session handler ran %d times", text, isErr, sessionRan.Load())
+	}
+	if text, isErr := runTaskAs(t, srv, session, "hybrid", `{"location":"Paris"}`); !isErr || serverRan.Load() != 0 || sessionRan.Load() > 1 {
+		t.Errorf("invalid for the session's tool: %q isError=%v; handlers ran: server %d, session %d", text, isErr, serverRan.Load(), sessionRan.Load())
+	}
+}
+
 // runTask starts a task-augmented tools/call and waits for its result.
 func runTask(t *testing.T, srv *server.MCPServer, name, args string) (string, bool) {
 	t.Helper()
+	return runTaskAs(t, srv, nil, name, args)
+}
+
+// runTaskAs is runTask in session, when not nil.
+func runTaskAs(t *testing.T, srv *server.MCPServer, session server.ClientSession, name, args string) (string, bool) {
+	t.Helper()
 	ctx := context.Background()
+	if session != nil {
+		ctx = srv.WithContext(ctx, session)
+	}
 	out := srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`","arguments":`+args+`,"task":{}}}`))
 	b, _ := json.Marshal(out)
 	var created struct {
@@ -522,7 +604,12 @@ func runTask(t *testing.T, srv *server.MCPServer, name, args string) (string, bo
 		t.Fatalf("no task created: %s", b)
 	}
 	// tasks/result waits for the task to end; a hang is left to go test's -timeout.
-	out = srv.HandleMessage(t.Context(), []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`))
+	if session != nil {
+		ctx = srv.WithContext(t.Context(), session)
+	} else {
+		ctx = t.Context()
+	}
+	out = srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`))
 	b, _ = json.Marshal(out)
 	var res struct {
 		Result struct {

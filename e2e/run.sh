@@ -4,6 +4,8 @@
 #   2. the official MCP Go SDK (e2e/gosdk, its own Go module)
 # each over stdio and over streamable HTTP on 127.0.0.1.
 # Needs: go, node (>= 20) and npm; node_modules is installed here with `npm ci`.
+# WEATHER_MODFILE, when set, builds the server from that go.mod instead of the checkout's
+# (.ci/run: the newest mcp-go supported).
 # No step has a time limit of its own: the checks wait for events, and each suite has one
 # safety net against a hang (go test -timeout, e2e.mjs's global timeout), far beyond what a
 # busy machine needs.
@@ -23,8 +25,9 @@ echo "node $(node --version)"
 echo "npm $(npm --version)"
 
 bin="$tmp/weather"
-step "building examples/weather -> $bin"
-(cd "$root_dir" && go build -o "$bin" ./examples/weather)
+step "building examples/weather -> $bin${WEATHER_MODFILE:+ (-modfile=$WEATHER_MODFILE)}"
+(cd "$root_dir" && go build ${WEATHER_MODFILE:+-modfile="$WEATHER_MODFILE"} -o "$bin" ./examples/weather)
+go version -m "$bin" | grep -F github.com/mark3labs/mcp-go
 
 step "npm ci in e2e/node"
 (cd "$e2e_dir/node" && npm ci --no-audit --no-fund)
