@@ -408,7 +408,7 @@ func (s *state) explain(alts []*node, keyword string, start, depth int) int {
 	}
 	switch {
 	case !b.typed:
-		s.fail(Violation{Kind: KindType, Keyword: "type", Types: types, Items: itemTypes(alts)})
+		s.fail(Violation{Kind: KindType, Keyword: "type", Types: types, Items: itemTypes(alts), Got: jsonType(s.data, start)})
 	case ties > 0 && !b.keyed:
 		s.fail(Violation{Kind: KindNoMatch, Keyword: keyword})
 	case s.counting > 0:

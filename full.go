@@ -528,7 +528,7 @@ func (f *finding) depth() int {
 // violation builds the Violation of a finding.
 func (f *finding) violation(doc any) Violation {
 	e := f.err
-	path := instancePath(e.InstanceLocation, doc)
+	path, value := instancePath(e.InstanceLocation, doc)
 	keyword := ""
 	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
 		keyword = kp[len(kp)-1]
@@ -553,7 +553,7 @@ func (f *finding) violation(doc any) Violation {
 	case *kind.AdditionalProperties:
 		v.Kind, path = KindAdditional, at(k.Properties[f.item])
 	case *kind.Type:
-		v.Kind, v.Types = KindType, k.Want
+		v.Kind, v.Types, v.Got = KindType, k.Want, jsonTypeOf(value) // the engine's Got does not tell whole numbers apart
 	case *kind.Enum:
 		v.Kind, v.Values = KindEnum, texts(k.Want...)
 	case *kind.Const:
@@ -612,9 +612,9 @@ func (f *finding) violation(doc any) Violation {
 // instancePath turns the engine's location into a Path, telling indexes from names by
 // looking at the decoded arguments. It leaves room for one more element. Names are copied:
 // the decoded arguments share one string, which a kept Violation must not hold.
-func instancePath(loc []string, doc any) Path {
+func instancePath(loc []string, doc any) (Path, any) {
 	if len(loc) == 0 {
-		return nil
+		return nil, doc
 	}
 	p := make(Path, 0, len(loc)+1)
 	cur := doc
@@ -633,7 +633,7 @@ func instancePath(loc []string, doc any) Path {
 			p = append(p, PathElem{Name: strings.Clone(tok), Index: -1})
 		}
 	}
-	return p
+	return p, cur
 }
 
 func texts(vals ...any) []string {

@@ -6,11 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// This file adds to a refusal's violations what a reader needs besides what the schema
-// asks, for DetailedFormat and the violations as data: the JSON type that was sent, the
-// allowed value or declared name close to what was sent, and whether a member may be left
-// out. It runs on refused calls only, after either engine, and reads the arguments again
-// along each violation's path; it never copies a value of the arguments into a violation.
+// This file adds to a refusal's violations what DetailedFormat tells besides what the
+// schema asks: the allowed value or declared name close to what was sent, and whether a
+// member may be left out (the type sent, Violation.Got, the engines record as they fail).
+// It runs on refused calls only, after either engine, when the formatter is
+// DetailedFormat, and reads the arguments again along each violation's path; it never
+// copies a value of the arguments into a violation.
 
 const (
 	nearNames   = 64     // names longer than this, in runes, are not compared for "did you mean"
@@ -18,7 +19,7 @@ const (
 	nearValues  = 10_000 // allowed values compared with a string sent, at most
 )
 
-// hint fills Got, Near, Declared and Optional where they apply. Arguments that are not
+// hint fills Near, Declared and Optional where they apply. Arguments that are not
 // well-formed get no hints: their violation is the whole answer.
 func (v *Validator) hint(args []byte, vs []Violation) {
 	for _, x := range vs {
@@ -30,11 +31,6 @@ func (v *Validator) hint(args []byte, vs []Violation) {
 		x := &vs[i]
 		switch x.Kind {
 		case KindType:
-			at, ok := valueAt(args, x.Path)
-			if !ok {
-				continue
-			}
-			x.Got = jsonType(args, at)
 			if x.Got == "null" && len(x.Path) > 0 && x.Path[len(x.Path)-1].Index < 0 {
 				parent := v.nodeAt(x.Path[:len(x.Path)-1])
 				x.Optional = parent != nil && !parent.requires(x.Path[len(x.Path)-1].Name)
@@ -193,26 +189,6 @@ func skipValue(args []byte, i int) int {
 // delimiter reports whether c ends a number or literal.
 func delimiter(c byte) bool { return c == ',' || c == '}' || c == ']' || c == ':' || space[c] }
 
-// jsonType names the type of the value at args[i]; a number is an integer when it is whole.
-func jsonType(args []byte, i int) string {
-	switch args[i] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	if _, whole, _ := scanNumber(args, i); whole {
-		return "integer"
-	}
-	return "number"
-}
-
 // nearValue returns the allowed string (as its JSON text) that the string at args[i]
 // matches but for case and surrounding spaces, or "".
 func nearValue(args []byte, i int, allowed []string) string {
@@ -240,16 +216,18 @@ func nearValue(args []byte, i int, allowed []string) string {
 // does not hold, and that is close enough to name to be what was meant: the same but for
 // case, or a few letters apart (at most one edit in four).
 func nearName(name string, n *node, args []byte, i int) string {
-	if utf8.RuneCountInString(name) > nearNames {
+	ln := utf8.RuneCountInString(name)
+	if ln > nearNames {
 		return ""
 	}
 	best, bestDist := "", nearNames
 	for _, p := range n.props {
-		if len(p.name) > utf8.UTFMax*(len(name)+nearNames/4) || len(name) > utf8.UTFMax*(len(p.name)+nearNames/4) {
-			continue // too far apart in length for any allowed edit
+		lp := utf8.RuneCountInString(p.name)
+		most := max(1, lp/4)
+		if lp > nearNames || ln-lp > most || lp-ln > most {
+			continue
 		}
-		most := max(1, utf8.RuneCountInString(p.name)/4)
-		if d := editDistance(name, p.name, most); d <= most && d < bestDist {
+		if d := editDistance(name, p.name); d <= most && d < bestDist {
 			if _, present := memberAt(args, i, p.name); !present {
 				best, bestDist = p.name, d
 			}
@@ -258,19 +236,16 @@ func nearName(name string, n *node, args []byte, i int) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b in runes, ignoring case, or a
-// number above most when it is above most or either is longer than nearNames runes.
-func editDistance(a, b string, most int) int {
-	la, lb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
-	if la > nearNames || lb > nearNames || la-lb > most || lb-la > most {
-		return most + 1
-	}
+// editDistance is the Levenshtein distance between a and b in runes, ignoring case; both
+// are at most nearNames runes long.
+func editDistance(a, b string) int {
 	var ra, rb [nearNames]rune
-	for i, r := range []rune(a) {
-		ra[i] = unicode.ToLower(r)
+	la, lb := 0, 0
+	for _, r := range a {
+		ra[la], la = unicode.ToLower(r), la+1
 	}
-	for i, r := range []rune(b) {
-		rb[i] = unicode.ToLower(r)
+	for _, r := range b {
+		rb[lb], lb = unicode.ToLower(r), lb+1
 	}
 	var rows [2][nearNames + 1]int
 	prev, cur := &rows[0], &rows[1]

@@ -34,7 +34,7 @@ func TestDetailedFormat(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := Compile([]byte(c.schema))
+			v, err := Compile([]byte(c.schema), WithFormatter(DetailedFormat))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,5 +1,7 @@
 package mcpvalidate
 
+import "reflect"
+
 // An Option configures Compile and Middleware. Options that concern only the middleware
 // are ignored by Compile.
 type Option func(*config)
@@ -14,6 +16,7 @@ type config struct {
 	cacheBudget   int64
 	reportOnly    bool
 	outputs       bool
+	hints         bool // find what DetailedFormat tells besides the default (hint.go)
 }
 
 const (
@@ -67,11 +70,14 @@ func WithMaxViolations(n int) Option {
 }
 
 // WithFormatter chooses how violations become text. The default is DefaultFormat;
-// GatewayFormat is the other built-in style.
+// GatewayFormat and DetailedFormat are the other built-in styles. With DetailedFormat,
+// Validate also finds on each refusal what that style tells (Violation.Near, Declared and
+// Optional), reading the arguments again; given to Compile, it does the same there.
 func WithFormatter(f Formatter) Option {
 	return func(c *config) {
 		if f != nil {
 			c.formatter = f
+			c.hints = reflect.ValueOf(f).Pointer() == reflect.ValueOf(DetailedFormat).Pointer()
 		}
 	}
 }

@@ -294,3 +294,23 @@ func (s *state) readLiteral(word string) bool {
 	s.pos += len(word)
 	return true
 }
+
+// jsonType names the type of the value at args[i]; a number is an integer when it is whole.
+func jsonType(args []byte, i int) string {
+	switch args[i] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	if _, whole, _ := scanNumber(args, i); whole {
+		return "integer"
+	}
+	return "number"
+}

@@ -104,7 +104,7 @@ func (v *Validator) Validate(args []byte) []Violation {
 	default:
 		vs = v.check(args)
 	}
-	if vs != nil {
+	if vs != nil && v.cfg.hints {
 		v.hint(args, vs)
 	}
 	return vs
@@ -531,7 +531,7 @@ func (s *state) own(n *node, depth int) outcome {
 			return failed
 		}
 		if n.types != 0 && n.types&tString == 0 {
-			s.wrongType(n)
+			s.wrongType(n, "string")
 			return wrongType
 		}
 		if !n.stringWork {
@@ -573,16 +573,20 @@ func (s *state) typeOK(n *node, t typeSet) bool {
 	if n.types == 0 || n.types&t != 0 {
 		return true
 	}
-	s.wrongType(n)
+	s.wrongType(n, sentType[t])
 	return false
 }
 
-func (s *state) wrongType(n *node) {
+// sentType names the type of a value that is not a number.
+var sentType = map[typeSet]string{tObject: "object", tArray: "array", tString: "string", tBoolean: "boolean", tNull: "null"}
+
+// wrongType records that the value, of the type got, has none of the types n allows.
+func (s *state) wrongType(n *node, got string) {
 	if s.quiet > 0 {
 		s.miss()
 		return
 	}
-	s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames})
+	s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames, Got: got})
 }
 
 // setCheck applies const and enum to a value of type t whose key is the decoded string,
@@ -706,8 +710,12 @@ func (s *state) numberValue(n *node, lit []byte) outcome {
 	x := numArg{lit: lit}
 	x.small, x.isSmall = smallInt(lit)
 	if n.types != 0 && n.types&tNumber == 0 {
-		if n.types&tInteger == 0 || !x.isSmall && !s.integral(&x) {
-			s.wrongType(n)
+		if integral := x.isSmall || s.integral(&x); n.types&tInteger == 0 || !integral {
+			got := "number"
+			if integral {
+				got = "integer"
+			}
+			s.wrongType(n, got)
 			return wrongType
 		}
 	}

@@ -24,7 +24,7 @@ func TestRefusalsNameTheFix(t *testing.T) {
 				continue
 			}
 			for _, g := range f.groups {
-				v, err := mcpvalidate.Compile(g.Schema, ourOptions(g)...)
+				v, err := mcpvalidate.Compile(g.Schema, append(ourOptions(g), mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat))...)
 				if err != nil {
 					continue
 				}

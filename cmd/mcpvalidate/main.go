@@ -88,7 +88,14 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var opts []mcpvalidate.Option
+	formatter := mcpvalidate.DefaultFormat
+	switch {
+	case *gateway:
+		formatter = mcpvalidate.GatewayFormat
+	case *detailed:
+		formatter = mcpvalidate.DetailedFormat
+	}
+	opts := []mcpvalidate.Option{mcpvalidate.WithFormatter(formatter)}
 	if *format {
 		opts = append(opts, mcpvalidate.WithFormatAssertion())
 	}
@@ -104,13 +111,6 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	}
 	if err != nil {
 		return 0, err
-	}
-	formatter := mcpvalidate.DefaultFormat
-	switch {
-	case *gateway:
-		formatter = mcpvalidate.GatewayFormat
-	case *detailed:
-		formatter = mcpvalidate.DetailedFormat
 	}
 	vs := v.Validate(data)
 	for _, msg := range mcpvalidate.Messages(vs, formatter) {
