@@ -1609,6 +1609,35 @@ func hostileLoad(t *testing.T) {
 // ---------------------------------------------------------------------------------------
 // 7. Fuzzing the middleware.
 
+// checkRefusalData checks the violations a refusal carries as data in its _meta: there is
+// at least one, listed or counted, within the refusal's bound, and each listed message is
+// one of those the text shows.
+func checkRefusalData(t *testing.T, response []byte, text string) {
+	t.Helper()
+	var r struct {
+		Result struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+	}
+	if err := json.Unmarshal(response, &r); err != nil {
+		t.Fatalf("the response does not decode: %v: %.300s", err, response)
+	}
+	raw := r.Result.Meta[mcpvalidate.MetaKey]
+	var data struct {
+		Of         string
+		Violations []struct{ Pointer, Kind, Message string }
+		NotShown   int
+	}
+	if err := json.Unmarshal(raw, &data); err != nil || data.Of != "arguments" || len(data.Violations)+data.NotShown == 0 || len(raw) > 8<<10 {
+		t.Fatalf("the refusal's data (%d bytes, %v): %.300s", len(raw), err, raw)
+	}
+	for _, v := range data.Violations {
+		if !strings.Contains(text, v.Message) || v.Kind == "" {
+			t.Fatalf("data %+v not in the text %.300q", v, text)
+		}
+	}
+}
+
 // fuzzTools are the tools FuzzMiddleware calls, by the first input's value.
 var fuzzTools = []string{"seed", "strings", "numbers", "dup", "filter", "full", "closed", "required"}
 
@@ -1651,6 +1680,7 @@ func FuzzMiddleware(f *testing.F) {
 			if strings.ContainsAny(r.text, "\n\r") {
 				t.Fatalf("the refusal breaks the line: %q", r.text)
 			}
+			checkRefusalData(t, r.raw, r.text)
 		default: // a JSON-RPC error, no response (a notification), or another method's result
 			if ran {
 				t.Fatalf("the handler ran, yet the response is not its result: %.300s", r.raw)
