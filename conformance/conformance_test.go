@@ -22,7 +22,7 @@ import (
 // corpusFiles are the group files under testdata. Only the first comes from the
 // JSON-Schema-Test-Suite and has optional/ groups; the others hold schemas of MCP tools,
 // some with a draft-07 $schema.
-var corpusFiles = []string{"jsts-2020-12-public.json", "mcp-cases-public.json", "real-servers-public.json"}
+var corpusFiles = []string{"jsts-2020-12-public.json", "jsts-added-keywords.json", "mcp-cases-public.json", "real-servers-public.json"}
 
 type corpusFile struct {
 	name   string
