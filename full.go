@@ -593,13 +593,13 @@ func (f *finding) violation(doc any) Violation {
 	case *kind.Not:
 		v.Kind = KindNot
 	case *kind.PropertyNames:
-		v.Detail, path = "the member name does not satisfy propertyNames", at(k.Property)
+		v.Detail, path = namesDetail, at(k.Property)
 	case *kind.Contains:
-		v.Detail = "must contain an item that matches the schema under contains"
+		v = containsViolation(keyword, 1)
 	case *kind.MinContains:
-		v.Detail = "must contain at least " + plural(k.Want, "item") + " that match the schema under contains"
+		v = containsViolation(keyword, k.Want)
 	case *kind.MaxContains:
-		v.Detail = "must contain at most " + plural(k.Want, "item") + " that match the schema under contains"
+		v = containsViolation(keyword, k.Want)
 	case *kind.RefCycle:
 		v.Detail = "the schema loops here without descending into the arguments"
 	default:

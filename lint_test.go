@@ -7,7 +7,7 @@ import (
 
 func TestLint(t *testing.T) {
 	cases := []struct{ name, schema, rule, location string }{
-		{"outside the subset", `{"type":"object","additionalProperties":false,"properties":{"m":{"type":"object","additionalProperties":false,"propertyNames":{"maxLength":3}}}}`, "outside-subset", "#/properties/m/propertyNames"},
+		{"outside the subset", `{"type":"object","additionalProperties":false,"properties":{"m":{"type":"object","additionalProperties":false,"unevaluatedProperties":false}}}`, "outside-subset", "#/properties/m/unevaluatedProperties"},
 		{"open object", `{"type":"object","properties":{"q":{"type":"string","maxLength":9}}}`, "open-object", "#"},
 		{"identifier without a grammar", `{"type":"object","additionalProperties":false,"properties":{"customer_id":{"type":"string"}}}`, "unconstrained-identifier", "#/properties/customer_id"},
 		{"date without a format", `{"type":"object","additionalProperties":false,"properties":{"createdAt":{"type":"string"}}}`, "unconstrained-identifier", "#/properties/createdAt"},

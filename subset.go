@@ -837,14 +837,25 @@ func (s *state) object(n *node, depth int) outcome {
 			s.pos = skipSpace(d, i+1)
 			members++
 			s.path[top].name = key
+			if work && n.names != nil && !s.nameValid(n.names, key, depth+1) {
+				ok = false
+				s.fail(namesViolation)
+				if s.quiet > 0 || s.abort {
+					return failed
+				}
+			}
 			if p != nil && !seen.has(p.slot) {
 				seen.set(p.slot)
 				next++
 				var good bool
+				start := s.pos
 				if s.pos < len(d) && s.direct(p.node) {
 					good = s.own(p.node, depth+1) == passed
 				} else {
 					good = s.value(p.node, depth+1)
+				}
+				if len(n.patterns) > 0 && (good || s.quiet == 0) && !s.abort {
+					good = s.patterned(n, key, n.firstMatch(key.text(d, &s.buf), 0), start, depth) && good
 				}
 				if !good {
 					ok = false
@@ -963,11 +974,19 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberN
 			return false
 		}
 		seen.set(p.slot)
-		return s.value(p.node, depth+1)
+		start := s.pos
+		ok := s.value(p.node, depth+1)
+		if len(n.patterns) > 0 && (ok || s.quiet == 0) && !s.abort {
+			ok = s.patterned(n, key, n.firstMatch(key.text(s.data, &s.buf), 0), start, depth) && ok
+		}
+		return ok
 	}
 	var sub *node
+	matched := -1 // the first pattern that matches the name
 	if n != nil {
-		sub = n.additional
+		if matched = n.firstMatch(name, 0); matched < 0 {
+			sub = n.additional // only for members no property or pattern names
+		}
 	}
 	if sub != nil && sub.reject && s.quiet > 0 {
 		s.miss() // refused whether or not the name is repeated
@@ -993,7 +1012,73 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberN
 		}
 		return false
 	}
+	if matched >= 0 {
+		start := s.pos
+		ok := s.value(n.patterns[matched].node, depth+1)
+		if (ok || s.quiet == 0) && !s.abort {
+			ok = s.patterned(n, key, n.firstMatch(key.text(s.data, &s.buf), matched+1), start, depth) && ok
+		}
+		return ok
+	}
 	return s.value(sub, depth+1)
+}
+
+// firstMatch returns the index of the first of n's patterns from i on that matches the
+// member name, or -1.
+func (n *node) firstMatch(name []byte, i int) int {
+	for ; n != nil && i < len(n.patterns); i++ {
+		if n.patterns[i].pattern.match(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// patterned checks the member value at start, which a first pass has just scanned, again
+// against the schemas of n's patterns from i on (i < 0: none) that match the member name
+// key. It reports whether the value is valid against them; s.pos ends past the value.
+func (s *state) patterned(n *node, key str, i, start, depth int) bool {
+	ok, end := true, s.pos
+	for ; i >= 0; i = n.firstMatch(key.text(s.data, &s.buf), i+1) {
+		s.jump(start)
+		if !s.value(n.patterns[i].node, depth+1) {
+			ok = false
+			if s.quiet > 0 || s.abort {
+				return false
+			}
+		}
+	}
+	if s.pos != end {
+		s.jump(end)
+	}
+	return ok
+}
+
+// namesViolation is the failure of propertyNames, at the path of the member refused.
+var namesViolation = Violation{Kind: KindOther, Keyword: "propertyNames", Detail: namesDetail}
+
+const namesDetail = "the member name does not satisfy propertyNames"
+
+// nameValid reports whether the member name key is valid against names, the schema of
+// propertyNames, as a string value; it records nothing. s.pos stays where it is.
+func (s *state) nameValid(names *node, key str, depth int) bool {
+	for names != nil && names.refOnly {
+		names = names.ref
+	}
+	switch {
+	case names == nil:
+		return true
+	case names.applicators:
+		at := s.pos
+		ok := s.test(names, key.start-1, depth) // the name's token is a string value
+		s.jump(at)
+		return ok
+	case names.reject || names.types != 0 && names.types&tString == 0:
+		return false
+	case !names.stringWork:
+		return true
+	}
+	return names.stringKind(key.text(s.data, &s.buf), !key.high && !key.escaped) == 0
 }
 
 // lookup finds a declared property by name.
@@ -1176,6 +1261,14 @@ func (s *state) array(n *node, depth int) outcome {
 	count := 0
 	unique := n != nil && n.uniqueItem
 	itemsStart := len(s.items)
+	matched := 0 // items valid against contains
+	need := 1    // matches beyond which counting stops
+	if n != nil && n.contains != nil {
+		need = n.minContains
+		if n.maxContains >= 0 || need < 0 {
+			need = max(need, n.maxContains+1, 1)
+		}
+	}
 	if s.peek() == ']' {
 		s.pos++
 	} else {
@@ -1197,6 +1290,9 @@ func (s *state) array(n *node, depth int) outcome {
 				if s.quiet > 0 || s.abort {
 					return failed
 				}
+			}
+			if n != nil && n.contains != nil && matched < need && s.contained(n.contains, itemStart, depth+1) {
+				matched++
 			}
 			if unique {
 				s.items = append(s.items, [2]int{itemStart, s.pos})
@@ -1237,10 +1333,58 @@ func (s *state) array(n *node, depth int) outcome {
 		}
 		s.items = s.items[:itemsStart]
 	}
+	if n.contains != nil {
+		if v, refused := n.containsViolation(matched); refused {
+			ok = false
+			s.fail(v)
+		}
+		if n.maxContains >= 0 && matched > n.maxContains {
+			ok = false
+			s.fail(containsViolation("maxContains", n.maxContains))
+		}
+	}
 	if ok {
 		return passed
 	}
 	return failed
+}
+
+// contained reports whether the item at start, which a first pass has just scanned, is
+// valid against the schema of contains, recording nothing; s.pos ends past the item.
+func (s *state) contained(sub *node, start, depth int) bool {
+	end := s.pos
+	ok := s.test(sub, start, depth)
+	if s.pos != end {
+		s.jump(end)
+	}
+	return ok
+}
+
+// containsViolation returns the failure of contains or minContains when an array of which
+// matched items match contains has too few, and whether it has.
+func (n *node) containsViolation(matched int) (Violation, bool) {
+	switch {
+	case n.minContains >= 0:
+		return containsViolation("minContains", n.minContains), matched < n.minContains
+	case matched == 0:
+		return containsViolation("contains", 1), true
+	}
+	return Violation{}, false
+}
+
+// containsViolation is the failure of keyword, contains (want 1), minContains or
+// maxContains (want their bound), at the array's path.
+func containsViolation(keyword string, want int) Violation {
+	v := Violation{Kind: KindOther, Keyword: keyword}
+	switch keyword {
+	case "contains":
+		v.Detail = "must contain an item that matches the schema under contains"
+	case "minContains":
+		v.Detail = "must contain at least " + plural(want, "item") + " that match the schema under contains"
+	default:
+		v.Detail = "must contain at most " + plural(want, "item") + " that match the schema under contains"
+	}
+	return v
 }
 
 // item returns the schema of item i of an array checked against n (nil: any item).
