@@ -547,9 +547,9 @@ func (f *finding) violation(doc any) Violation {
 	case *kind.Required:
 		v.Kind, path = KindRequired, at(k.Missing[f.item])
 	case *kind.DependentRequired:
-		v.Kind, v.Name, path = KindDependentRequired, k.Prop, at(k.Missing[f.item])
+		v.Kind, v.Keyword, v.Name, path = KindDependentRequired, "dependentRequired", k.Prop, at(k.Missing[f.item])
 	case *kind.Dependency:
-		v.Kind, v.Name, path = KindDependentRequired, k.Prop, at(k.Missing[f.item])
+		v.Kind, v.Keyword, v.Name, path = KindDependentRequired, "dependencies", k.Prop, at(k.Missing[f.item])
 	case *kind.AdditionalProperties:
 		v.Kind, path = KindAdditional, at(k.Properties[f.item])
 	case *kind.Type:
@@ -589,7 +589,7 @@ func (f *finding) violation(doc any) Violation {
 	case *kind.AdditionalItems:
 		v.Kind, v.Limit = KindAdditionalItem, strconv.Itoa(k.Count)
 	case *kind.FalseSchema:
-		v.Kind = KindForbidden
+		v.Kind, v.Keyword = KindForbidden, "false"
 	case *kind.Not:
 		v.Kind = KindNot
 	case *kind.PropertyNames:

@@ -837,13 +837,7 @@ func (s *state) object(n *node, depth int) outcome {
 			s.pos = skipSpace(d, i+1)
 			members++
 			s.path[top].name = key
-			if work && n.names != nil && !s.nameValid(n.names, key, depth+1) {
-				ok = false
-				s.fail(namesViolation)
-				if s.quiet > 0 || s.abort {
-					return failed
-				}
-			}
+			valueMark := len(s.out)
 			if p != nil && !seen.has(p.slot) {
 				seen.set(p.slot)
 				next++
@@ -867,6 +861,12 @@ func (s *state) object(n *node, depth int) outcome {
 				ok = false
 				if s.quiet > 0 || s.abort {
 					return failed // test() restores the path and the names
+				}
+			}
+			if work && n.names != nil && !s.nameValid(n.names, key, depth+1) {
+				ok = false
+				if s.refuseName(valueMark); s.quiet > 0 {
+					return failed
 				}
 			}
 			if i = skipSpace(d, s.pos); i < len(d) && d[i] == '}' {
@@ -914,15 +914,12 @@ func (s *state) closeObject(n *node, seen *bitset, members, mark int) bool {
 		for _, slot := range d.requires {
 			if !seen.has(slot) {
 				ok = false
-				s.failMember(n.slots[slot], Violation{Kind: KindDependentRequired, Keyword: "dependentRequired", Name: n.slots[d.slot]})
+				s.failMember(n.slots[slot], Violation{Kind: KindDependentRequired, Keyword: d.keyword, Name: n.slots[d.slot]})
 			}
 		}
 	}
 	if tail > mark && len(s.out) > tail {
-		// Move the missing members before the members' violations, through a scratch list.
-		s.moved = append(s.moved[:0], s.out[tail:]...)
-		s.out = slices.Insert(s.out[:tail], mark, s.moved...)
-		clear(s.moved)
+		s.moveBack(mark, tail) // the missing members before the members' violations
 	}
 	if members < n.minProps {
 		ok = false
@@ -933,6 +930,13 @@ func (s *state) closeObject(n *node, seen *bitset, members, mark int) bool {
 		s.fail(Violation{Kind: KindMaxProperties, Keyword: "maxProperties", Limit: strconv.Itoa(n.maxProps)})
 	}
 	return ok
+}
+
+// moveBack moves the violations recorded from tail on to mark, before those recorded since.
+func (s *state) moveBack(mark, tail int) {
+	s.moved = append(s.moved[:0], s.out[tail:]...)
+	s.out = slices.Insert(s.out[:tail], mark, s.moved...)
+	clear(s.moved)
 }
 
 // expected returns the property declared after the last one seen: members tend to come
@@ -1058,6 +1062,22 @@ func (s *state) patterned(n *node, key str, i, start, depth int) bool {
 var namesViolation = Violation{Kind: KindOther, Keyword: "propertyNames", Detail: namesDetail}
 
 const namesDetail = "the member name does not satisfy propertyNames"
+
+// refuseName records that propertyNames refuses the name of the member whose value was
+// just checked, as the full engine orders it: after the violations of the value itself,
+// recorded from mark on, and before those of the values inside it.
+func (s *state) refuseName(mark int) {
+	tail := len(s.out)
+	if s.fail(namesViolation); len(s.out) == tail {
+		return
+	}
+	for i := mark; i < tail; i++ {
+		if len(s.out[i].Path) > len(s.path) {
+			s.moveBack(i, tail)
+			return
+		}
+	}
+}
 
 // nameValid reports whether the member name key is valid against names, the schema of
 // propertyNames, as a string value; it records nothing. s.pos stays where it is.
@@ -1261,6 +1281,7 @@ func (s *state) array(n *node, depth int) outcome {
 	count := 0
 	unique := n != nil && n.uniqueItem
 	itemsStart := len(s.items)
+	mark := len(s.out)
 	matched := 0 // items valid against contains
 	need := 1    // matches beyond which counting stops
 	if n != nil && n.contains != nil {
@@ -1334,6 +1355,8 @@ func (s *state) array(n *node, depth int) outcome {
 		s.items = s.items[:itemsStart]
 	}
 	if n.contains != nil {
+		// As the full engine has them: before the violations of the items.
+		tail := len(s.out)
 		if v, refused := n.containsViolation(matched); refused {
 			ok = false
 			s.fail(v)
@@ -1341,6 +1364,9 @@ func (s *state) array(n *node, depth int) outcome {
 		if n.maxContains >= 0 && matched > n.maxContains {
 			ok = false
 			s.fail(containsViolation("maxContains", n.maxContains))
+		}
+		if tail > mark && len(s.out) > tail {
+			s.moveBack(mark, tail)
 		}
 	}
 	if ok {
