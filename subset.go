@@ -1283,7 +1283,7 @@ func (s *state) array(n *node, depth int) outcome {
 	itemsStart := len(s.items)
 	mark := len(s.out)
 	matched := 0 // items valid against contains
-	need := 1    // matches beyond which counting stops
+	need := 1    // the matches that decide the bounds: counting stops there
 	if n != nil && n.contains != nil {
 		need = n.minContains
 		if n.maxContains >= 0 || need < 0 {
@@ -1357,7 +1357,7 @@ func (s *state) array(n *node, depth int) outcome {
 	if n.contains != nil {
 		// As the full engine has them: before the violations of the items.
 		tail := len(s.out)
-		if v, refused := n.containsViolation(matched); refused {
+		if v, refused := n.tooFew(matched); refused {
 			ok = false
 			s.fail(v)
 		}
@@ -1386,9 +1386,9 @@ func (s *state) contained(sub *node, start, depth int) bool {
 	return ok
 }
 
-// containsViolation returns the failure of contains or minContains when an array of which
-// matched items match contains has too few, and whether it has.
-func (n *node) containsViolation(matched int) (Violation, bool) {
+// tooFew returns the failure of contains or minContains for an array in which matched items
+// match contains, and whether they are too few.
+func (n *node) tooFew(matched int) (Violation, bool) {
 	switch {
 	case n.minContains >= 0:
 		return containsViolation("minContains", n.minContains), matched < n.minContains
