@@ -119,7 +119,7 @@ func newProp(name string, sub *node, slot int) prop {
 type dependent struct {
 	slot     int // the member whose presence requires the others
 	requires []int
-	keyword  string // dependentRequired, or dependencies (before 2019-09)
+	keyword  string // that states it: dependentRequired or dependencies
 }
 
 // A patternProp is one member of patternProperties: the schema of the members whose names
