@@ -156,13 +156,16 @@ type dialect struct {
 	// dependentRequired, dependentSchemas, minContains, maxContains and $anchor exist
 	// (2019-09 on)
 	since2019 bool
+	anchor    *regexp.Regexp // the names $anchor takes, as the dialect's meta-schema says
 }
 
 var (
-	draft2020 = &dialect{name: "2020-12", conditionals: true, since2019: true}
-	draft2019 = &dialect{name: "2019-09", tupleItems: true, conditionals: true, since2019: true}
-	draft7    = &dialect{name: "draft-07", tupleItems: true, refOverrides: true, formatAsserts: true, conditionals: true}
-	draft6    = &dialect{name: "draft-06", tupleItems: true, refOverrides: true, formatAsserts: true}
+	draft2020 = &dialect{name: "2020-12", conditionals: true, since2019: true,
+		anchor: regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9._]*$`)}
+	draft2019 = &dialect{name: "2019-09", tupleItems: true, conditionals: true, since2019: true,
+		anchor: regexp.MustCompile(`^[A-Za-z][-A-Za-z0-9.:_]*$`)}
+	draft7 = &dialect{name: "draft-07", tupleItems: true, refOverrides: true, formatAsserts: true, conditionals: true}
+	draft6 = &dialect{name: "draft-06", tupleItems: true, refOverrides: true, formatAsserts: true}
 )
 
 // dialectOf maps a $schema URI to a dialect; fallback reports a known draft the subset
@@ -809,14 +812,11 @@ func (c *compiler) patternProperties(n *node, v any, ptr string) error {
 	return nil
 }
 
-// anchorName is the form $anchor takes in 2019-09 and 2020-12.
-var anchorName = regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9._]*$`)
-
 // anchor records the schema o at ptr under the name v in the resource being compiled.
 func (c *compiler) anchor(v any, o *object, ptr string) error {
 	name, ok := v.(string)
-	if !ok || !anchorName.MatchString(name) {
-		return schemaErr(ptr+"/$anchor", "$anchor must be a name: a letter or '_', then letters, digits, '-', '_' and '.'")
+	if !ok || !c.d.anchor.MatchString(name) {
+		return schemaErr(ptr+"/$anchor", "$anchor must be a name matching %s", c.d.anchor)
 	}
 	key := c.base.String() + "#" + name
 	if prev, dup := c.anchors[key]; dup && prev.ptr != ptr {

@@ -259,6 +259,7 @@ func TestCompileErrors(t *testing.T) {
 		{"dependentSchemas not an object", `{"dependentSchemas":[{}]}`, "", "#/dependentSchemas", "must be an object"},
 		{"dependencies of another kind", `{"dependencies":{"a":3}}`, "", "#/dependencies/a", "must be an object or a boolean"},
 		{"$anchor not a name", `{"$defs":{"a":{"$anchor":"1a"}}}`, "", "#/$defs/a/$anchor", "must be a name"},
+		{"$anchor not a 2019-09 name", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$defs":{"a":{"$anchor":"_a"}}}`, "", "#/$defs/a/$anchor", "must be a name"},
 		{"$anchor twice", `{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`, "", "#/$defs/b/$anchor", "also defined at #/$defs/a"},
 		{"$ref to no anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, "", "#/properties/a/$ref", "points at no anchor"},
 	}
