@@ -68,13 +68,14 @@ type fullShape struct {
 	first  mcpvalidate.Kind // the first violation listed
 }
 
-// recursive goes to the full engine (unevaluatedProperties) and wants strings under any number
-// of objects and arrays.
+// recursive goes to the full engine (unevaluatedProperties) and wants strings under any
+// number of objects and arrays.
 const recursive = `{"$defs":{"n":{"type":["object","array"],"additionalProperties":{"$ref":"#/$defs/n"},"items":{"type":"string"}}},"$ref":"#/$defs/n","unevaluatedProperties":{}}`
 
 func fullShapes() []fullShape {
 	return []fullShape{
-		// The issue's case: one long name over many values, one violation.
+		// The issue's case, one long name over many values, one violation; the subset has it
+		// now, the full engine with unevaluatedProperties (TestHostileKeywordsMemory).
 		{"long-name-over-values", `{"type":"object","required":["q"],"unevaluatedProperties":{}}`,
 			func(n int) string { return `{"` + strings.Repeat("a", n/2) + `":` + zeros(n/8) + `}` }, mcpvalidate.KindRequired},
 		{"failing-items", `{"properties":{"a":{"items":{"type":"string"}}},"unevaluatedProperties":{}}`,
@@ -106,8 +107,9 @@ func fullShapes() []fullShape {
 // engine itself allocates to decode and validate the arguments, at most as much again plus
 // 4 bytes per byte of arguments; and its cost per byte does not grow with the size of the
 // arguments (16 times the arguments, at most 1.25 times the bytes per byte). The engine
-// allocates little for the issue's case, one long name over many values: there a refusal
-// of a megabyte allocates at most 20 bytes per byte.
+// allocates little for one long name over many values: there a refusal of a megabyte
+// allocates at most 20 bytes per byte. The schemas use unevaluatedProperties, which keeps
+// them on the full engine.
 func TestHostileFullRefusalMemory(t *testing.T) {
 	// The engine allocates several hundred bytes per failing value: the sizes stay small
 	// where it validates every value.
