@@ -547,7 +547,7 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 				}
 			}
 		case "$id":
-			if ptr != "" {
+			if ptr != "" && !c.namesAnchor(v) {
 				c.noteOutside(k, at)
 			}
 		case "$anchor":
@@ -818,9 +818,22 @@ func (c *compiler) anchor(v any, o *object, ptr string) error {
 	if !ok || !c.d.anchor.MatchString(name) {
 		return schemaErr(ptr+"/$anchor", "$anchor must be a name matching %s", c.d.anchor)
 	}
+	return c.addAnchor(name, o, ptr, ptr+"/$anchor")
+}
+
+// namesAnchor reports whether the $id v is an anchor: a plain name after '#', before
+// 2019-09.
+func (c *compiler) namesAnchor(v any) bool {
+	s, _ := v.(string)
+	return !c.d.since2019 && len(s) > 1 && s[0] == '#' && s[1] != '/'
+}
+
+// addAnchor records the schema o at ptr under the anchor name in the resource being
+// compiled; at is where the name is given.
+func (c *compiler) addAnchor(name string, o *object, ptr, at string) error {
 	key := c.base.String() + "#" + name
 	if prev, dup := c.anchors[key]; dup && prev.ptr != ptr {
-		return schemaErr(ptr+"/$anchor", "anchor %q is also defined at %s", name, fragment(prev.ptr))
+		return schemaErr(at, "anchor %q is also defined at %s", name, fragment(prev.ptr))
 	}
 	c.anchors[key] = resource{ptr, o}
 	return nil
@@ -842,8 +855,8 @@ func (c *compiler) schemaList(v any, ptr string) ([]*node, error) {
 }
 
 // identify records the schema o at ptr, whose $id is id, as a resource, and returns its
-// URI, the base of the references inside it. An $id that is only a fragment (an anchor,
-// before 2019-09) names no resource: the base stays.
+// URI, the base of the references inside it. An $id that is only a fragment names no
+// resource: the base stays; before 2019-09, a plain name there is an anchor.
 func (c *compiler) identify(id any, o *object, ptr string) (*url.URL, error) {
 	s, ok := id.(string)
 	if !ok {
@@ -852,6 +865,12 @@ func (c *compiler) identify(id any, o *object, ptr string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil {
 		return nil, schemaErr(ptr+"/$id", "$id %q is not a valid URI reference", s)
+	}
+	if strings.HasPrefix(s, "#") {
+		if c.namesAnchor(id) {
+			return c.base, c.addAnchor(u.Fragment, o, ptr, ptr+"/$id")
+		}
+		return c.base, nil
 	}
 	u = c.base.ResolveReference(u)
 	u.Fragment, u.RawFragment = "", ""
@@ -892,7 +911,9 @@ func (c *compiler) resolve(p pendingRef) (*node, error) {
 	if frag != "" && frag[0] != '/' {
 		a, ok := c.anchors[u.String()+"#"+frag]
 		if !ok {
-			return nil, schemaErr(loc, "$ref %q points at no anchor of that name", ref)
+			// Perhaps a $dynamicAnchor, or an anchor in a resource the full engine knows.
+			c.noteOutside("$ref to an anchor the subset does not know", loc)
+			return nil, nil
 		}
 		return c.schema(a.v, a.ptr)
 	}

@@ -183,6 +183,8 @@ func TestKeywordSemantics(t *testing.T) {
 		{"$anchor", `{"$defs":{"pos":{"$anchor":"positive","exclusiveMinimum":0}},"properties":{"n":{"$ref":"#positive"}}}`, `{"n":0}`, "property 'n' must be greater than 0"},
 		{"$anchor through an absolute reference", `{"$id":"https://example.com/tool","$defs":{"s":{"$anchor":"s","type":"string"}},"items":{"$ref":"https://example.com/tool#s"}}`, `[1]`,
 			"property '[0]' must be string"},
+		{"draft-07: an $id of a plain name is an anchor", `{` + draft7 + `,"definitions":{"s":{"$id":"#str","type":"string"}},"properties":{"a":{"$ref":"#str"}}}`, `{"a":1}`,
+			"property 'a' must be string"},
 		{"$anchor in draft-07 is no keyword", `{` + draft7 + `,"definitions":{"s":{"$anchor":"s"}},"properties":{"a":{"$ref":"#/definitions/s"}}}`, `{"a":1}`, ""},
 	}
 	for _, c := range cases {
@@ -261,7 +263,8 @@ func TestCompileErrors(t *testing.T) {
 		{"$anchor not a name", `{"$defs":{"a":{"$anchor":"1a"}}}`, "", "#/$defs/a/$anchor", "must be a name"},
 		{"$anchor not a 2019-09 name", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$defs":{"a":{"$anchor":"_a"}}}`, "", "#/$defs/a/$anchor", "must be a name"},
 		{"$anchor twice", `{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`, "", "#/$defs/b/$anchor", "also defined at #/$defs/a"},
-		{"$ref to no anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, "", "#/properties/a/$ref", "points at no anchor"},
+		{"$ref to no anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, "", "#", "anchor in \"mcpvalidate:///inputSchema.json#nope\" not found"},
+		{"draft-07 anchor twice", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#x"},"b":{"$id":"#x"}}}`, "", "#/definitions/b/$id", "also defined at #/definitions/a"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -54,6 +54,7 @@ var sameAsFullCases = []engineCase{
 	{"dependencies, both forms", `{"$schema":"http://json-schema.org/draft-07/schema#","dependencies":{"a":["b","c"],"b":{"properties":{"b":{"type":"string"}}}}}`, `{"a":1,"b":2}`},
 	{"dependencies in 2020-12, as the full engine has them", `{"dependencies":{"a":["b"]}}`, `{"a":1}`},
 	{"$anchor", `{"$defs":{"s":{"$anchor":"str","type":"string"}},"properties":{"a":{"$ref":"#str"}}}`, `{"a":1}`},
+	{"draft-06 anchor in $id", `{"$schema":"http://json-schema.org/draft-06/schema#","definitions":{"s":{"$id":"#s","maxLength":1}},"additionalProperties":{"$ref":"#s"}}`, `{"a":"bc","b":"c"}`},
 	{"$anchor in 2019-09", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$defs":{"s":{"$anchor":"n:1","type":"null"}},"items":{"$ref":"#n:1"}}`, `[null,0]`},
 }
 
