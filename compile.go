@@ -212,6 +212,10 @@ type compiler struct {
 	resources map[string]resource
 	base      *url.URL
 	anchors   map[string]resource // by the URI of their resource, '#', and the name
+	// present holds, by member name, the schema {"type": "object", "required": [name]}
+	// that dependentSchemas test: one for the whole document, so that its results are
+	// remembered for every dependentSchemas that tests the name.
+	present map[string]*node
 }
 
 type resource struct {
@@ -312,7 +316,7 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 func compileSubset(root any, cfg config, d *dialect) (n *node, outside *SchemaError, err error) {
 	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}, base: documentURL}
 	c.resources = map[string]resource{documentURL.String(): {"", root}}
-	c.anchors = map[string]resource{}
+	c.anchors, c.present = map[string]resource{}, map[string]*node{}
 	if n, err = c.schema(root, ""); err != nil {
 		return nil, nil, err
 	}
@@ -756,11 +760,15 @@ func (c *compiler) dependentSchema(n *node, name string, v any, ptr string) erro
 	if err != nil {
 		return err
 	}
-	present := newNode(ptr)
-	present.types, present.typeNames = tObject, []string{"object"}
-	present.required = []int{present.slot(name)}
-	present.objectWork = true
-	present.derive(false)
+	present := c.present[name]
+	if present == nil {
+		present = newNode(ptr)
+		present.types, present.typeNames = tObject, []string{"object"}
+		present.required = []int{present.slot(name)}
+		present.objectWork = true
+		present.derive(false)
+		c.present[name] = present
+	}
 	cond := newNode(ptr)
 	cond.ifn, cond.then, cond.applicators = present, then, true
 	cond.derive(false)
