@@ -107,6 +107,8 @@ func workCases() []workCase {
 		// A member's value checked against its property's schema and two patterns'.
 		workCase{"spine/patterns", `{"properties":{"a":{"$ref":"#"}},"patternProperties":{"a":{"$ref":"#"},"^a$":{"$ref":"#"}},"items":{"required":["zz"]}}`, spine},
 		workCase{"spine/names", `{"propertyNames":{"$ref":"#/$defs/n"},"additionalProperties":{"$ref":"#"},"$defs":{"n":{"anyOf":[{"maxLength":0},{"pattern":"^[b-z]"}]}}}`, spine},
+		// Every member matched by two patterns and its name checked through anyOf.
+		workCase{"members/patterns-and-names", `{"patternProperties":{"^m":{"type":"integer"},"[0-9]$":{"minimum":5}},"propertyNames":{"anyOf":[{"maxLength":1},{"pattern":"^m"}]}}`, members},
 		// Each level's one item checked against items and contains, both the whole schema.
 		workCase{"arrays/contains", `{"items":{"$ref":"#"},"contains":{"$ref":"#"}}`, arrays},
 		workCase{"arrays/contains-invalid", `{"items":{"$ref":"#"},"contains":{"$ref":"#","type":"array"}}`, arrays},
