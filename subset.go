@@ -790,6 +790,8 @@ func (s *state) object(n *node, depth int) outcome {
 		return wrongType
 	}
 	work := n != nil && n.objectWork
+	hasPatterns := work && len(n.patterns) > 0
+	hasNames := work && n.names != nil
 	s.pos++ // '{'
 	mark := len(s.out)
 	var seen bitset
@@ -848,7 +850,7 @@ func (s *state) object(n *node, depth int) outcome {
 				} else {
 					good = s.value(p.node, depth+1)
 				}
-				if len(n.patterns) > 0 && (good || s.quiet == 0) && !s.abort {
+				if hasPatterns && (good || s.quiet == 0) && !s.abort {
 					good = s.patterned(n, key, n.firstMatch(key.text(d, &s.buf), 0), start, depth) && good
 				}
 				if !good {
@@ -863,7 +865,7 @@ func (s *state) object(n *node, depth int) outcome {
 					return failed // test() restores the path and the names
 				}
 			}
-			if work && n.names != nil && !s.nameValid(n.names, key, depth+1) {
+			if hasNames && !s.nameValid(n.names, key, depth+1) {
 				ok = false
 				if s.refuseName(valueMark); s.quiet > 0 {
 					return failed
@@ -988,7 +990,10 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberN
 	var sub *node
 	matched := -1 // the first pattern that matches the name
 	if n != nil {
-		if matched = n.firstMatch(name, 0); matched < 0 {
+		if len(n.patterns) > 0 {
+			matched = n.firstMatch(name, 0)
+		}
+		if matched < 0 {
 			sub = n.additional // only for members no property or pattern names
 		}
 	}
@@ -1283,7 +1288,7 @@ func (s *state) array(n *node, depth int) outcome {
 	itemsStart := len(s.items)
 	mark := len(s.out)
 	matched := 0 // items valid against contains
-	need := 1    // the matches that decide the bounds: counting stops there
+	need := 0    // the matches that decide the bounds: counting stops there
 	if n != nil && n.contains != nil {
 		need = n.minContains
 		if n.maxContains >= 0 || need < 0 {
@@ -1312,7 +1317,7 @@ func (s *state) array(n *node, depth int) outcome {
 					return failed
 				}
 			}
-			if n != nil && n.contains != nil && matched < need && s.contained(n.contains, itemStart, depth+1) {
+			if matched < need && s.contained(n.contains, itemStart, depth+1) {
 				matched++
 			}
 			if unique {
