@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -45,6 +46,8 @@ type node struct {
 
 	props      []prop
 	propIndex  map[string]int // for objects with many properties
+	patterns   []patternProp  // patternProperties, in schema order
+	names      *node          // propertyNames: nil allows any name
 	slots      []string       // member names tracked for presence
 	slotIndex  map[string]int // position of each name in slots
 	required   []int          // slots
@@ -65,6 +68,10 @@ type node struct {
 	minItems   int
 	maxItems   int // -1 when absent
 	uniqueItem bool
+	contains   *node
+	// minContains and maxContains bound the items contains matches, when it is present;
+	// -1 when absent, which for minContains means at least one.
+	minContains, maxContains int
 
 	ref                 *node
 	allOf, anyOf, oneOf []*node
@@ -112,6 +119,14 @@ func newProp(name string, sub *node, slot int) prop {
 type dependent struct {
 	slot     int // the member whose presence requires the others
 	requires []int
+	keyword  string // that states it: dependentRequired or dependencies
+}
+
+// A patternProp is one member of patternProperties: the schema of the members whose names
+// the pattern matches.
+type patternProp struct {
+	pattern *pattern
+	node    *node
 }
 
 type typeSet uint8
@@ -138,14 +153,19 @@ type dialect struct {
 	refOverrides  bool // $ref ignores its siblings (draft 7 and earlier)
 	formatAsserts bool // format is an assertion by default (draft 7 and earlier)
 	conditionals  bool // if/then/else exist (draft 7 on)
-	dependentReq  bool // dependentRequired exists (2019-09 on)
+	// dependentRequired, dependentSchemas, minContains, maxContains and $anchor exist
+	// (2019-09 on)
+	since2019 bool
+	anchor    *regexp.Regexp // the names $anchor takes, as the dialect's meta-schema says
 }
 
 var (
-	draft2020 = &dialect{name: "2020-12", conditionals: true, dependentReq: true}
-	draft2019 = &dialect{name: "2019-09", tupleItems: true, conditionals: true, dependentReq: true}
-	draft7    = &dialect{name: "draft-07", tupleItems: true, refOverrides: true, formatAsserts: true, conditionals: true}
-	draft6    = &dialect{name: "draft-06", tupleItems: true, refOverrides: true, formatAsserts: true}
+	draft2020 = &dialect{name: "2020-12", conditionals: true, since2019: true,
+		anchor: regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9._]*$`)}
+	draft2019 = &dialect{name: "2019-09", tupleItems: true, conditionals: true, since2019: true,
+		anchor: regexp.MustCompile(`^[A-Za-z][-A-Za-z0-9.:_]*$`)}
+	draft7 = &dialect{name: "draft-07", tupleItems: true, refOverrides: true, formatAsserts: true, conditionals: true}
+	draft6 = &dialect{name: "draft-06", tupleItems: true, refOverrides: true, formatAsserts: true}
 )
 
 // dialectOf maps a $schema URI to a dialect; fallback reports a known draft the subset
@@ -175,9 +195,7 @@ func dialectOf(uri string) (d *dialect, fallback bool, ok bool) {
 // Keywords each draft defines that the subset does not implement: a schema using one goes
 // to the full engine, or is refused under StrictSubset.
 var outsideSubset = map[string]bool{
-	"patternProperties": true, "propertyNames": true, "contains": true, "minContains": true,
-	"maxContains": true, "unevaluatedProperties": true, "unevaluatedItems": true,
-	"dependentSchemas": true, "dependencies": true, "$anchor": true, "$dynamicRef": true,
+	"unevaluatedProperties": true, "unevaluatedItems": true, "$dynamicRef": true,
 	"$dynamicAnchor": true, "$recursiveRef": true, "$recursiveAnchor": true,
 }
 
@@ -193,6 +211,11 @@ type compiler struct {
 	// of the resource being compiled, which a $ref is resolved against.
 	resources map[string]resource
 	base      *url.URL
+	anchors   map[string]resource // by the URI of their resource, '#', and the name
+	// present holds, by member name, the schema {"type": "object", "required": [name]}
+	// that dependentSchemas test: one for the whole document, so that its results are
+	// remembered for every dependentSchemas that tests the name.
+	present map[string]*node
 }
 
 type resource struct {
@@ -293,6 +316,7 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 func compileSubset(root any, cfg config, d *dialect) (n *node, outside *SchemaError, err error) {
 	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}, base: documentURL}
 	c.resources = map[string]resource{documentURL.String(): {"", root}}
+	c.anchors, c.present = map[string]resource{}, map[string]*node{}
 	if n, err = c.schema(root, ""); err != nil {
 		return nil, nil, err
 	}
@@ -321,7 +345,7 @@ func (c *compiler) schema(v any, ptr string) (*node, error) {
 	if n, ok := c.nodes[ptr]; ok {
 		return n, nil
 	}
-	n := &node{loc: fragment(ptr), minLength: -1, maxLength: -1, maxProps: -1, maxItems: -1}
+	n := newNode(ptr)
 	c.nodes[ptr] = n
 	switch v := v.(type) {
 	case bool:
@@ -334,6 +358,10 @@ func (c *compiler) schema(v any, ptr string) (*node, error) {
 		return n, nil
 	}
 	return nil, schemaErr(ptr, "a schema must be an object or a boolean, not %s", jsonKind(v))
+}
+
+func newNode(ptr string) *node {
+	return &node{loc: fragment(ptr), minLength: -1, maxLength: -1, maxProps: -1, maxItems: -1, minContains: -1, maxContains: -1}
 }
 
 // documentURL is the URI the whole document is known by, as the full engine knows it.
@@ -427,9 +455,20 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 				n.objectWork = true
 			}
 		case "dependentRequired":
-			if c.d.dependentReq {
-				err = c.dependentRequired(n, v, at)
+			if c.d.since2019 {
+				err = c.dependentRequired(n, v, at, k)
 			}
+		case "dependentSchemas":
+			if c.d.since2019 {
+				err = c.dependentSchemas(n, v, at)
+			}
+		case "dependencies":
+			err = c.dependencies(n, v, at)
+		case "patternProperties":
+			err = c.patternProperties(n, v, at)
+		case "propertyNames":
+			n.names, err = c.schema(v, at)
+			n.objectWork = true
 		case "additionalProperties":
 			n.additional, err = c.schema(v, at)
 			n.objectWork = true
@@ -461,6 +500,19 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		case "maxItems":
 			n.maxItems, err = count(v, at)
 			n.arrayWork = true
+		case "contains":
+			n.contains, err = c.schema(v, at)
+			n.arrayWork = true
+		case "minContains", "maxContains":
+			if !c.d.since2019 {
+				continue
+			}
+			var bound int
+			if bound, err = count(v, at); k == "minContains" {
+				n.minContains = bound
+			} else {
+				n.maxContains = bound
+			}
 		case "uniqueItems":
 			b, ok := v.(bool)
 			if !ok {
@@ -499,8 +551,12 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 				}
 			}
 		case "$id":
-			if ptr != "" {
+			if ptr != "" && !c.namesAnchor(v) {
 				c.noteOutside(k, at)
+			}
+		case "$anchor":
+			if c.d.since2019 {
+				err = c.anchor(v, o, ptr)
 			}
 		case "$schema":
 			if _, ok := v.(string); !ok {
@@ -521,6 +577,13 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 	if n.ifn == nil {
 		n.then, n.elsen = nil, nil
 	}
+	n.derive(hasRef)
+	return c.defs(o, ptr)
+}
+
+// derive sets what follows from n's keywords once they are all read; hasRef says n has a
+// $ref.
+func (n *node) derive(hasRef bool) {
 	n.ownless = !n.ownWork()
 	n.refOnly = hasRef && n.ownless && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil
 	n.stringWork = n.enum != nil || n.konst != nil || n.minLength >= 0 || n.maxLength >= 0 ||
@@ -537,7 +600,7 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 			n.requiredMask |= 1 << slot
 		}
 	}
-	if n.additional != nil && n.additional.reject {
+	if n.additional != nil && n.additional.reject && len(n.patterns) == 0 {
 		n.leads = new([256]bool)
 		for _, p := range n.props {
 			if p.quoted == "" {
@@ -553,7 +616,6 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 			n.propIndex[p.name] = i
 		}
 	}
-	return c.defs(o, ptr)
 }
 
 // ownWork reports whether n has a keyword that looks at the value itself.
@@ -649,23 +711,139 @@ func (n *node) slot(name string) int {
 	return len(n.slots) - 1
 }
 
-func (c *compiler) dependentRequired(n *node, v any, ptr string) error {
+func (c *compiler) dependentRequired(n *node, v any, ptr, keyword string) error {
 	o, ok := v.(*object)
 	if !ok {
-		return schemaErr(ptr, "dependentRequired must be an object")
+		return schemaErr(ptr, "%s must be an object", keyword)
 	}
 	for i, name := range o.keys {
-		names, err := stringList(o.vals[i], ptr+"/"+escapePointer(name))
+		if err := c.requires(n, name, o.vals[i], ptr+"/"+escapePointer(name), keyword); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// requires adds the dependency of keyword that the member name requires the names listed
+// in v.
+func (c *compiler) requires(n *node, name string, v any, ptr, keyword string) error {
+	names, err := stringList(v, ptr)
+	if err != nil {
+		return err
+	}
+	d := dependent{slot: n.slot(name), keyword: keyword}
+	for _, r := range names {
+		d.requires = append(d.requires, n.slot(r))
+	}
+	n.dependents = append(n.dependents, d)
+	n.objectWork = true
+	return nil
+}
+
+func (c *compiler) dependentSchemas(n *node, v any, ptr string) error {
+	o, ok := v.(*object)
+	if !ok {
+		return schemaErr(ptr, "dependentSchemas must be an object")
+	}
+	for i, name := range o.keys {
+		if err := c.dependentSchema(n, name, o.vals[i], ptr+"/"+escapePointer(name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dependentSchema applies the schema v at ptr to the whole object when it has the member
+// name, as {"if": {"type": "object", "required": [name]}, "then": v} in n's allOf would.
+func (c *compiler) dependentSchema(n *node, name string, v any, ptr string) error {
+	then, err := c.schema(v, ptr)
+	if err != nil {
+		return err
+	}
+	present := c.present[name]
+	if present == nil {
+		present = newNode(ptr)
+		present.types, present.typeNames = tObject, []string{"object"}
+		present.required = []int{present.slot(name)}
+		present.objectWork = true
+		present.derive(false)
+		c.present[name] = present
+	}
+	cond := newNode(ptr)
+	cond.ifn, cond.then, cond.applicators = present, then, true
+	cond.derive(false)
+	n.allOf = append(n.allOf, cond)
+	n.applicators = true
+	return nil
+}
+
+// dependencies compiles the keyword dependentRequired and dependentSchemas come from: each
+// member requires a list of names or a schema.
+func (c *compiler) dependencies(n *node, v any, ptr string) error {
+	o, ok := v.(*object)
+	if !ok {
+		return schemaErr(ptr, "dependencies must be an object")
+	}
+	for i, name := range o.keys {
+		at := ptr + "/" + escapePointer(name)
+		var err error
+		if _, list := o.vals[i].([]any); list {
+			err = c.requires(n, name, o.vals[i], at, "dependencies")
+		} else {
+			err = c.dependentSchema(n, name, o.vals[i], at)
+		}
 		if err != nil {
 			return err
 		}
-		d := dependent{slot: n.slot(name)}
-		for _, r := range names {
-			d.requires = append(d.requires, n.slot(r))
+	}
+	return nil
+}
+
+func (c *compiler) patternProperties(n *node, v any, ptr string) error {
+	o, ok := v.(*object)
+	if !ok {
+		return schemaErr(ptr, "patternProperties must be an object")
+	}
+	for i, expr := range o.keys {
+		at := ptr + "/" + escapePointer(expr)
+		p, err := compilePattern(expr)
+		if err != nil {
+			return schemaErr(at, "pattern %q does not compile as a Go regular expression: %v", expr, err)
 		}
-		n.dependents = append(n.dependents, d)
+		sub, err := c.schema(o.vals[i], at)
+		if err != nil {
+			return err
+		}
+		n.patterns = append(n.patterns, patternProp{p, sub})
 	}
 	n.objectWork = true
+	return nil
+}
+
+// anchor records the schema o at ptr under the name v in the resource being compiled.
+func (c *compiler) anchor(v any, o *object, ptr string) error {
+	name, ok := v.(string)
+	if !ok || !c.d.anchor.MatchString(name) {
+		return schemaErr(ptr+"/$anchor", "$anchor must be a name matching %s", c.d.anchor)
+	}
+	return c.addAnchor(name, o, ptr, ptr+"/$anchor")
+}
+
+// namesAnchor reports whether the $id v is an anchor: a plain name after '#', before
+// 2019-09.
+func (c *compiler) namesAnchor(v any) bool {
+	s, _ := v.(string)
+	return !c.d.since2019 && len(s) > 1 && s[0] == '#' && s[1] != '/'
+}
+
+// addAnchor records the schema o at ptr under the anchor name in the resource being
+// compiled; at is where the name is given.
+func (c *compiler) addAnchor(name string, o *object, ptr, at string) error {
+	key := c.base.String() + "#" + name
+	if prev, dup := c.anchors[key]; dup && prev.ptr != ptr {
+		return schemaErr(at, "anchor %q is also defined at %s", name, fragment(prev.ptr))
+	}
+	c.anchors[key] = resource{ptr, o}
 	return nil
 }
 
@@ -685,8 +863,8 @@ func (c *compiler) schemaList(v any, ptr string) ([]*node, error) {
 }
 
 // identify records the schema o at ptr, whose $id is id, as a resource, and returns its
-// URI, the base of the references inside it. An $id that is only a fragment (an anchor,
-// before 2019-09) names no resource: the base stays.
+// URI, the base of the references inside it. An $id that is only a fragment names no
+// resource: the base stays; before 2019-09, a plain name there is an anchor.
 func (c *compiler) identify(id any, o *object, ptr string) (*url.URL, error) {
 	s, ok := id.(string)
 	if !ok {
@@ -695,6 +873,12 @@ func (c *compiler) identify(id any, o *object, ptr string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil {
 		return nil, schemaErr(ptr+"/$id", "$id %q is not a valid URI reference", s)
+	}
+	if strings.HasPrefix(s, "#") {
+		if c.namesAnchor(id) {
+			return c.base, c.addAnchor(u.Fragment, o, ptr, ptr+"/$id")
+		}
+		return c.base, nil
 	}
 	u = c.base.ResolveReference(u)
 	u.Fragment, u.RawFragment = "", ""
@@ -727,15 +911,20 @@ func (c *compiler) resolve(p pendingRef) (*node, error) {
 	if !ok {
 		return nil, schemaErr(loc, "$ref %q points at %s, another document: remote references are never fetched", ref, u)
 	}
-	if frag != "" && frag[0] != '/' {
-		c.noteOutside("$ref to an anchor", loc)
-		return nil, nil
-	}
 	if frag, err = url.PathUnescape(frag); err != nil {
 		return nil, schemaErr(loc, "$ref %q is not a valid URI fragment", ref)
 	}
 	defer func(outer *url.URL) { c.base = outer }(c.base)
 	c.base = u
+	if frag != "" && frag[0] != '/' {
+		a, ok := c.anchors[u.String()+"#"+frag]
+		if !ok {
+			// Perhaps a $dynamicAnchor, or an anchor in a resource the full engine knows.
+			c.noteOutside("$ref to an anchor the subset does not know", loc)
+			return nil, nil
+		}
+		return c.schema(a.v, a.ptr)
+	}
 	v := res.v
 	ptr := res.ptr
 	if frag != "" {
@@ -881,8 +1070,11 @@ func checkLoops(root *node) error {
 		for _, p := range n.props {
 			out = append(out, p.node)
 		}
+		for _, p := range n.patterns {
+			out = append(out, p.node)
+		}
 		out = append(out, n.prefix...)
-		for _, s := range []*node{n.additional, n.items} {
+		for _, s := range []*node{n.additional, n.items, n.names, n.contains} {
 			if s != nil {
 				out = append(out, s)
 			}

@@ -32,6 +32,7 @@ var nestings = []struct{ name, tmpl string }{
 	{"not", `{"not":{"not":{"$ref":"%[1]s"}},"allOf":[{"$ref":"%[1]s"}]}`},
 	{"if-then-else", `{"if":{"$ref":"%[1]s"},"then":{"$ref":"%[1]s"},"else":{"$ref":"%[1]s"}}`},
 	{"$ref", `{"$ref":"%[1]s","allOf":[{"$ref":"%[1]s"}],"dependentRequired":{"m0":["m1"]}}`},
+	{"dependentSchemas", `{"dependentSchemas":{"m0":{"$ref":"%[1]s"},"m1":{"$ref":"%[1]s"}}}`},
 }
 
 // members returns an object of about size bytes of plain members.
@@ -66,6 +67,19 @@ func spine(size int) []byte {
 	return append(append(b, ']'), strings.Repeat("}", 500)...)
 }
 
+// arrays returns arrays nested 500 deep around an array of zeros, of about size bytes in
+// all.
+func arrays(size int) []byte {
+	b := []byte(strings.Repeat("[", 501))
+	for i := 0; len(b) < size; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '0')
+	}
+	return append(b, strings.Repeat("]", 501)...)
+}
+
 type workCase struct {
 	name   string
 	schema string
@@ -90,6 +104,15 @@ func workCases() []workCase {
 		workCase{"spine/chain", `{"allOf":[{"$ref":"#/$defs/p"}],"properties":{"a":{"$ref":"#"}},"$defs":{"p":{"properties":{"a":{"$ref":"#/$defs/p"}}}}}`, spine},
 		workCase{"spine/scan", `{"allOf":[{"properties":{"a":true}}],"properties":{"a":{"$ref":"#"}}}`, spine},
 		workCase{"spine/alternatives", `{"anyOf":[{"type":"object","properties":{"a":{"$ref":"#"}},"required":["zz"]},{"type":"array","items":{"$ref":"#"}},{"type":"object","properties":{"a":{"$ref":"#"},"x":{"type":"string"}}}]}`, spine},
+		// A member's value checked against its property's schema and two patterns'.
+		workCase{"spine/patterns", `{"properties":{"a":{"$ref":"#"}},"patternProperties":{"a":{"$ref":"#"},"^a$":{"$ref":"#"}},"items":{"required":["zz"]}}`, spine},
+		workCase{"spine/names", `{"propertyNames":{"$ref":"#/$defs/n"},"additionalProperties":{"$ref":"#"},"$defs":{"n":{"anyOf":[{"maxLength":0},{"pattern":"^[b-z]"}]}}}`, spine},
+		// Every member matched by two patterns and its name checked through anyOf.
+		workCase{"members/patterns-and-names", `{"patternProperties":{"^m":{"type":"integer"},"[0-9]$":{"minimum":5}},"propertyNames":{"anyOf":[{"maxLength":1},{"pattern":"^m"}]}}`, members},
+		// Each level's one item checked against items and contains, both the whole schema.
+		workCase{"arrays/contains", `{"items":{"$ref":"#"},"contains":{"$ref":"#"}}`, arrays},
+		workCase{"arrays/contains-invalid", `{"items":{"$ref":"#"},"contains":{"$ref":"#","type":"array"}}`, arrays},
+		workCase{"arrays/max-contains", `{"items":{"$ref":"#"},"contains":{"$ref":"#"},"minContains":0,"maxContains":0}`, arrays},
 	)
 }
 

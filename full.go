@@ -547,9 +547,9 @@ func (f *finding) violation(doc any) Violation {
 	case *kind.Required:
 		v.Kind, path = KindRequired, at(k.Missing[f.item])
 	case *kind.DependentRequired:
-		v.Kind, v.Name, path = KindDependentRequired, k.Prop, at(k.Missing[f.item])
+		v.Kind, v.Keyword, v.Name, path = KindDependentRequired, "dependentRequired", k.Prop, at(k.Missing[f.item])
 	case *kind.Dependency:
-		v.Kind, v.Name, path = KindDependentRequired, k.Prop, at(k.Missing[f.item])
+		v.Kind, v.Keyword, v.Name, path = KindDependentRequired, "dependencies", k.Prop, at(k.Missing[f.item])
 	case *kind.AdditionalProperties:
 		v.Kind, path = KindAdditional, at(k.Properties[f.item])
 	case *kind.Type:
@@ -589,17 +589,17 @@ func (f *finding) violation(doc any) Violation {
 	case *kind.AdditionalItems:
 		v.Kind, v.Limit = KindAdditionalItem, strconv.Itoa(k.Count)
 	case *kind.FalseSchema:
-		v.Kind = KindForbidden
+		v.Kind, v.Keyword = KindForbidden, "false"
 	case *kind.Not:
 		v.Kind = KindNot
 	case *kind.PropertyNames:
-		v.Detail, path = "the member name does not satisfy propertyNames", at(k.Property)
+		v.Detail, path = namesDetail, at(k.Property)
 	case *kind.Contains:
-		v.Detail = "must contain an item that matches the schema under contains"
+		v = containsViolation(keyword, 1)
 	case *kind.MinContains:
-		v.Detail = "must contain at least " + plural(k.Want, "item") + " that match the schema under contains"
+		v = containsViolation(keyword, k.Want)
 	case *kind.MaxContains:
-		v.Detail = "must contain at most " + plural(k.Want, "item") + " that match the schema under contains"
+		v = containsViolation(keyword, k.Want)
 	case *kind.RefCycle:
 		v.Detail = "the schema loops here without descending into the arguments"
 	default:

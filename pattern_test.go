@@ -5,27 +5,31 @@ import (
 	"testing"
 )
 
-// The byte-table path agrees with the regexp engine, and is taken where it should be.
+// The byte-table and literal paths agree with the regexp engine, and are taken where they
+// should be.
 func TestPatternAgreesWithRegexp(t *testing.T) {
 	cases := []struct {
-		expr string
-		fast bool
+		expr    string
+		fast    bool
+		literal bool
 	}{
-		{`^[a-z_]{1,32}$`, true}, {`^[A-Za-z0-9_-]+$`, true}, {`^\d*$`, true}, {`^[a-c]?$`, true},
-		{`^[a-z]{2,}$`, true}, {`^[0-9]$`, true}, {`^\w{3}$`, true},
-		{`^(?i)[a-k]+$`, false}, {`^[^a-z]+$`, false}, {`[a-z]+`, false}, {`^[a-z]+`, false},
-		{`^a+$`, false}, {`^.+$`, false}, {`(?m)^[a-z]+$`, false}, {`^[é-ü]+$`, false}, {`^$`, false},
-		{`^[a-z]+|x$`, false}, {`^([a-z])+$`, false},
+		{`^[a-z_]{1,32}$`, true, false}, {`^[A-Za-z0-9_-]+$`, true, false}, {`^\d*$`, true, false}, {`^[a-c]?$`, true, false},
+		{`^[a-z]{2,}$`, true, false}, {`^[0-9]$`, true, false}, {`^\w{3}$`, true, false},
+		{`^(?i)[a-k]+$`, false, false}, {`^[^a-z]+$`, false, false}, {`[a-z]+`, false, false}, {`^[a-z]+`, false, false},
+		{`^a+$`, false, false}, {`^.+$`, false, false}, {`(?m)^[a-z]+$`, false, false}, {`^[é-ü]+$`, false, false}, {`^$`, false, false},
+		{`^[a-z]+|x$`, false, false}, {`^([a-z])+$`, false, false},
+		{`^x-`, false, true}, {`ab`, false, true}, {`c$`, false, true}, {`^abc$`, false, true}, {`^a`, false, true},
+		{`(?i)^ab`, false, false}, {`^é`, false, false}, {`^a|b`, false, false}, {`(?m)^a`, false, false}, {`^`, false, false},
 	}
-	inputs := []string{"", "a", "abc", "ab_c", "Abc", "a-b", "abcdefghijklmnopqrstuvwxyzabcdefg",
+	inputs := []string{"", "a", "abc", "ab_c", "x-1", "zx-", "x", "ABC", "Abc", "a-b", "abcdefghijklmnopqrstuvwxyzabcdefg",
 		"abcdefghijklmnopqrstuvwxyzabcdef", "123", "1", "é", "a\n", "\na", "k", "K", "\u212a", "x", "ab\xff"}
 	for _, c := range cases {
 		p, err := compilePattern(c.expr)
 		if err != nil {
 			t.Fatalf("%s: %v", c.expr, err)
 		}
-		if (p.class != nil) != c.fast {
-			t.Errorf("%s: byte table used = %v, want %v", c.expr, p.class != nil, c.fast)
+		if (p.class != nil) != c.fast || (p.lit != nil) != c.literal {
+			t.Errorf("%s: byte table used = %v, literal = %v; want %v, %v", c.expr, p.class != nil, p.lit != nil, c.fast, c.literal)
 		}
 		re := regexp.MustCompile(c.expr)
 		for _, in := range inputs {

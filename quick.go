@@ -207,12 +207,13 @@ func (q *quick) array(n *node, i, depth int) (int, bool) {
 }
 
 // markQuick sets quick on the nodes that the quick pass can decide with everything below
-// them: no applicator but a lone $ref, no uniqueItems, at most 64 tracked member names and
-// no keyword on the whole object but required, and no schema for undeclared members.
+// them: no applicator but a lone $ref, no uniqueItems or contains, at most 64 tracked member
+// names and no keyword on the whole object but required, and no schema for undeclared
+// members, for names or for names matching a pattern.
 func markQuick(nodes map[string]*node) {
 	for _, n := range nodes {
-		n.quick = (!n.applicators || n.refOnly) && !n.uniqueItem && n.settled &&
-			(n.additional == nil || n.additional.reject)
+		n.quick = (!n.applicators || n.refOnly) && !n.uniqueItem && n.contains == nil && n.settled &&
+			(n.additional == nil || n.additional.reject) && n.patterns == nil && n.names == nil
 	}
 	below := func(n *node) bool {
 		if n.refOnly && (n.ref == nil || !n.ref.quick) {

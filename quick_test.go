@@ -117,6 +117,7 @@ func corpusGroups(tb testing.TB, keep func(*Validator) bool) []quickGroup {
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no corpus: %v", err)
 	}
+	files = append(files, "conformance/testdata/jsts-added-keywords.json")
 	var out []quickGroup
 	for _, f := range files {
 		groups, err := suite.Load(f)

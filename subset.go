@@ -803,6 +803,8 @@ func (s *state) object(n *node, depth int) outcome {
 		return wrongType
 	}
 	work := n != nil && n.objectWork
+	hasPatterns := work && len(n.patterns) > 0
+	hasNames := work && n.names != nil
 	s.pos++ // '{'
 	mark := len(s.out)
 	var seen bitset
@@ -850,14 +852,19 @@ func (s *state) object(n *node, depth int) outcome {
 			s.pos = skipSpace(d, i+1)
 			members++
 			s.path[top].name = key
+			valueMark := len(s.out)
 			if p != nil && !seen.has(p.slot) {
 				seen.set(p.slot)
 				next++
 				var good bool
+				start := s.pos
 				if s.pos < len(d) && s.direct(p.node) {
 					good = s.own(p.node, depth+1) == passed
 				} else {
 					good = s.value(p.node, depth+1)
+				}
+				if hasPatterns && (good || s.quiet == 0) && !s.abort {
+					good = s.patterned(n, key, n.firstMatch(key.text(d, &s.buf), 0), start, depth) && good
 				}
 				if !good {
 					ok = false
@@ -869,6 +876,12 @@ func (s *state) object(n *node, depth int) outcome {
 				ok = false
 				if s.quiet > 0 || s.abort {
 					return failed // test() restores the path and the names
+				}
+			}
+			if hasNames && !s.nameValid(n.names, key, depth+1) {
+				ok = false
+				if s.refuseName(valueMark); s.quiet > 0 {
+					return failed
 				}
 			}
 			if i = skipSpace(d, s.pos); i < len(d) && d[i] == '}' {
@@ -916,15 +929,12 @@ func (s *state) closeObject(n *node, seen *bitset, members, mark int) bool {
 		for _, slot := range d.requires {
 			if !seen.has(slot) {
 				ok = false
-				s.failMember(n.slots[slot], Violation{Kind: KindDependentRequired, Keyword: "dependentRequired", Name: n.slots[d.slot]})
+				s.failMember(n.slots[slot], Violation{Kind: KindDependentRequired, Keyword: d.keyword, Name: n.slots[d.slot]})
 			}
 		}
 	}
 	if tail > mark && len(s.out) > tail {
-		// Move the missing members before the members' violations, through a scratch list.
-		s.moved = append(s.moved[:0], s.out[tail:]...)
-		s.out = slices.Insert(s.out[:tail], mark, s.moved...)
-		clear(s.moved)
+		s.moveBack(mark, tail) // the missing members before the members' violations
 	}
 	if members < n.minProps {
 		ok = false
@@ -935,6 +945,13 @@ func (s *state) closeObject(n *node, seen *bitset, members, mark int) bool {
 		s.fail(Violation{Kind: KindMaxProperties, Keyword: "maxProperties", Limit: strconv.Itoa(n.maxProps)})
 	}
 	return ok
+}
+
+// moveBack moves the violations recorded from tail on to mark, before those recorded since.
+func (s *state) moveBack(mark, tail int) {
+	s.moved = append(s.moved[:0], s.out[tail:]...)
+	s.out = slices.Insert(s.out[:tail], mark, s.moved...)
+	clear(s.moved)
 }
 
 // expected returns the property declared after the last one seen: members tend to come
@@ -976,11 +993,22 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberN
 			return false
 		}
 		seen.set(p.slot)
-		return s.value(p.node, depth+1)
+		start := s.pos
+		ok := s.value(p.node, depth+1)
+		if len(n.patterns) > 0 && (ok || s.quiet == 0) && !s.abort {
+			ok = s.patterned(n, key, n.firstMatch(key.text(s.data, &s.buf), 0), start, depth) && ok
+		}
+		return ok
 	}
 	var sub *node
+	matched := -1 // the first pattern that matches the name
 	if n != nil {
-		sub = n.additional
+		if len(n.patterns) > 0 {
+			matched = n.firstMatch(name, 0)
+		}
+		if matched < 0 {
+			sub = n.additional // only for members no property or pattern names
+		}
 	}
 	if sub != nil && sub.reject && s.quiet > 0 {
 		s.miss() // refused whether or not the name is repeated
@@ -1006,7 +1034,89 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberN
 		}
 		return false
 	}
+	if matched >= 0 {
+		start := s.pos
+		ok := s.value(n.patterns[matched].node, depth+1)
+		if (ok || s.quiet == 0) && !s.abort {
+			ok = s.patterned(n, key, n.firstMatch(key.text(s.data, &s.buf), matched+1), start, depth) && ok
+		}
+		return ok
+	}
 	return s.value(sub, depth+1)
+}
+
+// firstMatch returns the index of the first of n's patterns from i on that matches the
+// member name, or -1.
+func (n *node) firstMatch(name []byte, i int) int {
+	for ; n != nil && i < len(n.patterns); i++ {
+		if n.patterns[i].pattern.match(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// patterned checks the member value at start, which a first pass has just scanned, again
+// against the schemas of n's patterns from i on (i < 0: none) that match the member name
+// key. It reports whether the value is valid against them; s.pos ends past the value.
+func (s *state) patterned(n *node, key str, i, start, depth int) bool {
+	ok, end := true, s.pos
+	for ; i >= 0; i = n.firstMatch(key.text(s.data, &s.buf), i+1) {
+		s.jump(start)
+		if !s.value(n.patterns[i].node, depth+1) {
+			ok = false
+			if s.quiet > 0 || s.abort {
+				return false
+			}
+		}
+	}
+	if s.pos != end {
+		s.jump(end)
+	}
+	return ok
+}
+
+// namesViolation is the failure of propertyNames, at the path of the member refused.
+var namesViolation = Violation{Kind: KindOther, Keyword: "propertyNames", Detail: namesDetail}
+
+const namesDetail = "the member name does not satisfy propertyNames"
+
+// refuseName records that propertyNames refuses the name of the member whose value was
+// just checked, as the full engine orders it: after the violations of the value itself,
+// recorded from mark on, and before those of the values inside it.
+func (s *state) refuseName(mark int) {
+	tail := len(s.out)
+	if s.fail(namesViolation); len(s.out) == tail {
+		return
+	}
+	for i := mark; i < tail; i++ {
+		if len(s.out[i].Path) > len(s.path) {
+			s.moveBack(i, tail)
+			return
+		}
+	}
+}
+
+// nameValid reports whether the member name key is valid against names, the schema of
+// propertyNames, as a string value; it records nothing. s.pos stays where it is.
+func (s *state) nameValid(names *node, key str, depth int) bool {
+	for names != nil && names.refOnly {
+		names = names.ref
+	}
+	switch {
+	case names == nil:
+		return true
+	case names.applicators:
+		at := s.pos
+		ok := s.test(names, key.start-1, depth) // the name's token is a string value
+		s.jump(at)
+		return ok
+	case names.reject || names.types != 0 && names.types&tString == 0:
+		return false
+	case !names.stringWork:
+		return true
+	}
+	return names.stringKind(key.text(s.data, &s.buf), !key.high && !key.escaped) == 0
 }
 
 // lookup finds a declared property by name.
@@ -1189,6 +1299,15 @@ func (s *state) array(n *node, depth int) outcome {
 	count := 0
 	unique := n != nil && n.uniqueItem
 	itemsStart := len(s.items)
+	mark := len(s.out)
+	matched := 0 // items valid against contains
+	need := 0    // the matches that decide the bounds: counting stops there
+	if n != nil && n.contains != nil {
+		need = n.minContains
+		if n.maxContains >= 0 || need < 0 {
+			need = max(need, n.maxContains+1, 1)
+		}
+	}
 	if s.peek() == ']' {
 		s.pos++
 	} else {
@@ -1210,6 +1329,9 @@ func (s *state) array(n *node, depth int) outcome {
 				if s.quiet > 0 || s.abort {
 					return failed
 				}
+			}
+			if matched < need && s.contained(n.contains, itemStart, depth+1) {
+				matched++
 			}
 			if unique {
 				s.items = append(s.items, [2]int{itemStart, s.pos})
@@ -1250,10 +1372,63 @@ func (s *state) array(n *node, depth int) outcome {
 		}
 		s.items = s.items[:itemsStart]
 	}
+	if n.contains != nil {
+		// As the full engine has them: before the violations of the items.
+		tail := len(s.out)
+		if v, refused := n.tooFew(matched); refused {
+			ok = false
+			s.fail(v)
+		}
+		if n.maxContains >= 0 && matched > n.maxContains {
+			ok = false
+			s.fail(containsViolation("maxContains", n.maxContains))
+		}
+		if tail > mark && len(s.out) > tail {
+			s.moveBack(mark, tail)
+		}
+	}
 	if ok {
 		return passed
 	}
 	return failed
+}
+
+// contained reports whether the item at start, which a first pass has just scanned, is
+// valid against the schema of contains, recording nothing; s.pos ends past the item.
+func (s *state) contained(sub *node, start, depth int) bool {
+	end := s.pos
+	ok := s.test(sub, start, depth)
+	if s.pos != end {
+		s.jump(end)
+	}
+	return ok
+}
+
+// tooFew returns the failure of contains or minContains for an array in which matched items
+// match contains, and whether they are too few.
+func (n *node) tooFew(matched int) (Violation, bool) {
+	switch {
+	case n.minContains >= 0:
+		return containsViolation("minContains", n.minContains), matched < n.minContains
+	case matched == 0:
+		return containsViolation("contains", 1), true
+	}
+	return Violation{}, false
+}
+
+// containsViolation is the failure of keyword, contains (want 1), minContains or
+// maxContains (want their bound), at the array's path.
+func containsViolation(keyword string, want int) Violation {
+	v := Violation{Kind: KindOther, Keyword: keyword}
+	switch keyword {
+	case "contains":
+		v.Detail = "must contain an item that matches the schema under contains"
+	case "minContains":
+		v.Detail = "must contain at least " + plural(want, "item") + " that match the schema under contains"
+	default:
+		v.Detail = "must contain at most " + plural(want, "item") + " that match the schema under contains"
+	}
+	return v
 }
 
 // item returns the schema of item i of an array checked against n (nil: any item).

@@ -118,7 +118,7 @@ func TestSemantics(t *testing.T) {
 		{"2020-12 $ref keeps its siblings", `{"$defs":{"s":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/s","maxLength":1}}}`,
 			`{"x":"long"}`, "property 'x' must be at most 1 character long"},
 		{"format is an annotation by default", `{"properties":{"d":{"format":"date"}}}`, `{"d":"nope"}`, ""},
-		{"full engine, same style and order", `{"type":"object","patternProperties":{"^x":{"type":"string"}},"required":["a"]}`, `{"x1":2,"b":1}`,
+		{"patternProperties: required first, then wire order", `{"type":"object","patternProperties":{"^x":{"type":"string"}},"required":["a"]}`, `{"x1":2,"b":1}`,
 			"missing required property 'a' | property 'x1' must be string"},
 	}
 	for _, c := range cases {
@@ -127,6 +127,110 @@ func TestSemantics(t *testing.T) {
 				t.Errorf("\n got %q\nwant %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestKeywordSemantics covers the keywords that once went to the full engine, alone and
+// with the keywords around them.
+func TestKeywordSemantics(t *testing.T) {
+	const patterned = `{"properties":{"id":{"type":"string"}},"patternProperties":{"^x-":{"type":"integer"},"-n$":{"minimum":0}},"additionalProperties":false}`
+	const names = `{"propertyNames":{"pattern":"^[a-zé]+$","maxLength":3}}`
+	const draft7 = `"$schema":"http://json-schema.org/draft-07/schema#"`
+	cases := []struct{ name, schema, args, want string }{
+		{"patternProperties: declared, matched and other members", patterned, `{"id":"a","x-1":2,"x-n":3,"zz":1}`, "unexpected property 'zz'"},
+		{"patternProperties: every matching pattern applies", patterned, `{"x-n":-1,"x-2":"s"}`, "property 'x-n' must be at least 0 | property 'x-2' must be integer"},
+		{"patternProperties: a property's schema and a pattern's", `{"properties":{"x-n":{"type":"integer"}},"patternProperties":{"-n$":{"minimum":0}}}`, `{"x-n":-1.5}`,
+			"property 'x-n' must be integer | property 'x-n' must be at least 0"},
+		{"patternProperties: unanchored, on the decoded name", `{"patternProperties":{"é":{"type":"null"}},"additionalProperties":false}`, `{"caf\u00e9s":null,"b":1}`, "unexpected property 'b'"},
+		{"patternProperties: a repeated name", `{"patternProperties":{"^a":{}}}`, `{"a":1,"a":2}`, "property 'a' appears more than once"},
+		{"patternProperties: an object inside", `{"patternProperties":{"^o":{"required":["k"],"patternProperties":{"^o":{"type":"string"}}}}}`, `{"o1":{"o2":1}}`,
+			"missing required property 'o1.k' | property 'o1.o2' must be string"},
+		{"propertyNames: pattern and maxLength", names, `{"abc":1,"a1":2,"abcd":3}`,
+			"property 'a1' is invalid: the member name does not satisfy propertyNames | property 'abcd' is invalid: the member name does not satisfy propertyNames"},
+		{"propertyNames: escaped and non-ASCII names", names, `{"\u0061b":1,"éé":2,"\u00e9\u00e9\u00e9\u00e9":3}`,
+			"property '[\"éééé\"]' is invalid: the member name does not satisfy propertyNames"},
+		{"propertyNames: enum", `{"propertyNames":{"enum":["a","b\"c"]}}`, `{"a":1,"b\"c":2,"b\u0022c":3,"d":4}`,
+			`property '["b\"c"]' appears more than once | property 'd' is invalid: the member name does not satisfy propertyNames`},
+		{"propertyNames: const", `{"propertyNames":{"const":"é"}}`, `{"\u00e9":1,"e":2}`, "property 'e' is invalid: the member name does not satisfy propertyNames"},
+		{"propertyNames: false refuses every member", `{"propertyNames":false}`, `{"a":1}`, "property 'a' is invalid: the member name does not satisfy propertyNames"},
+		{"propertyNames: false allows the empty object", `{"propertyNames":false}`, `{}`, ""},
+		{"propertyNames: through anyOf", `{"propertyNames":{"anyOf":[{"maxLength":1},{"pattern":"^x"}]}}`, `{"a":1,"xyz":2,"ab":3}`,
+			"property 'ab' is invalid: the member name does not satisfy propertyNames"},
+		{"propertyNames: after the value's own violation", `{"propertyNames":{"maxLength":1},"additionalProperties":{"type":"string"}}`, `{"ab":1}`,
+			"property 'ab' must be string | property 'ab' is invalid: the member name does not satisfy propertyNames"},
+		{"propertyNames: before violations inside the value", `{"propertyNames":{"maxLength":1},"additionalProperties":{"required":["z"]}}`, `{"ab":{}}`,
+			"property 'ab' is invalid: the member name does not satisfy propertyNames | missing required property 'ab.z'"},
+		{"contains: none matches", `{"properties":{"t":{"contains":{"const":"x"}}}}`, `{"t":["a"]}`,
+			"property 't' is invalid: must contain an item that matches the schema under contains"},
+		{"contains: one matches", `{"contains":{"const":"x"}}`, `["a","x"]`, ""},
+		{"contains: the empty array", `{"contains":true}`, `[]`, "arguments are invalid: must contain an item that matches the schema under contains"},
+		{"contains: not an array", `{"contains":false}`, `{"a":1}`, ""},
+		{"minContains 0: none needed", `{"contains":{"type":"string"},"minContains":0}`, `[1,2]`, ""},
+		{"minContains", `{"contains":{"type":"string"},"minContains":2}`, `["a",1]`,
+			"arguments are invalid: must contain at least 2 items that match the schema under contains"},
+		{"maxContains", `{"contains":{"type":"string"},"maxContains":1}`, `["a",1,"b"]`,
+			"arguments are invalid: must contain at most 1 item that match the schema under contains"},
+		{"minContains 0 with maxContains", `{"contains":{"type":"string"},"minContains":0,"maxContains":0}`, `[1,"a"]`,
+			"arguments are invalid: must contain at most 0 items that match the schema under contains"},
+		{"contains before the items' violations", `{"items":{"type":"integer"},"contains":{"type":"number","minimum":5}}`, `[1,"a"]`,
+			"arguments are invalid: must contain an item that matches the schema under contains | property '[1]' must be integer"},
+		{"draft-07: minContains and maxContains are no keywords", `{` + draft7 + `,"contains":{"const":1},"minContains":3,"maxContains":0}`, `[1]`, ""},
+		{"dependentSchemas: the member present", `{"dependentSchemas":{"card":{"required":["billing"],"properties":{"cvv":{"type":"string"}}}}}`, `{"card":1,"cvv":123}`,
+			"missing required property 'billing' | property 'cvv' must be string"},
+		{"dependentSchemas: the member absent", `{"dependentSchemas":{"card":false}}`, `{"cvv":123}`, ""},
+		{"dependentSchemas: false", `{"dependentSchemas":{"card":false}}`, `{"card":1}`, "arguments are not allowed"},
+		{"dependentSchemas: not an object", `{"dependentSchemas":{"card":false}}`, `"card"`, ""},
+		{"dependentSchemas: after the object's own violations", `{"properties":{"a":{"type":"integer"}},"dependentSchemas":{"a":{"required":["b"]}}}`, `{"a":"x"}`,
+			"property 'a' must be integer | missing required property 'b'"},
+		{"draft-07 dependencies: a list", `{` + draft7 + `,"dependencies":{"a":["b","c"]}}`, `{"a":1,"c":2}`, "missing required property 'b' (required when 'a' is present)"},
+		{"draft-07 dependencies: a schema", `{` + draft7 + `,"dependencies":{"a":{"maxProperties":1}}}`, `{"a":1,"c":2}`, "arguments must have at most 1 property"},
+		{"draft-07: dependentSchemas is no keyword", `{` + draft7 + `,"dependentSchemas":{"a":false}}`, `{"a":1}`, ""},
+		{"$anchor", `{"$defs":{"pos":{"$anchor":"positive","exclusiveMinimum":0}},"properties":{"n":{"$ref":"#positive"}}}`, `{"n":0}`, "property 'n' must be greater than 0"},
+		{"$anchor through an absolute reference", `{"$id":"https://example.com/tool","$defs":{"s":{"$anchor":"s","type":"string"}},"items":{"$ref":"https://example.com/tool#s"}}`, `[1]`,
+			"property '[0]' must be string"},
+		{"draft-07: an $id of a plain name is an anchor", `{` + draft7 + `,"definitions":{"s":{"$id":"#str","type":"string"}},"properties":{"a":{"$ref":"#str"}}}`, `{"a":1}`,
+			"property 'a' must be string"},
+		{"$anchor in draft-07 is no keyword", `{` + draft7 + `,"definitions":{"s":{"$anchor":"s"}},"properties":{"a":{"$ref":"#/definitions/s"}}}`, `{"a":1}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v, err := Compile([]byte(c.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.FullEngine() != "" {
+				t.Fatalf("the full engine is in charge: %s", v.FullEngine())
+			}
+			if got := strings.Join(Messages(v.Validate([]byte(c.args)), nil), " | "); got != c.want {
+				t.Errorf("\n got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestAnchorsUnderNestedID: an anchor belongs to the resource it is defined in. The
+// schemas stay with the full engine for their nested $id, but the subset resolves them.
+func TestAnchorsUnderNestedID(t *testing.T) {
+	cases := []struct{ schema, at string }{
+		{`{"$defs":{"r":{"$id":"other","$defs":{"a":{"$anchor":"x","type":"string"}}}},"$ref":"other#x"}`, "#/$defs/r/$defs/a"},
+		{`{"$defs":{"r":{"$id":"other","$ref":"#x","$defs":{"a":{"$anchor":"x","type":"null"}}},"b":{"$anchor":"x","type":"string"}},"$ref":"#/$defs/r"}`, "#/$defs/r/$defs/a"},
+	}
+	for _, c := range cases {
+		tree, err := parseSchema([]byte(c.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, _, err := compileSubset(tree, newConfig(nil), draft2020)
+		if err != nil {
+			t.Fatalf("%s: %v", c.schema, err)
+		}
+		n := root.ref
+		for n.ref != nil {
+			n = n.ref
+		}
+		if n.loc != c.at {
+			t.Errorf("%s: the reference reaches %s, want %s", c.schema, n.loc, c.at)
+		}
 	}
 }
 
@@ -153,9 +257,19 @@ func TestCompileErrors(t *testing.T) {
 		{"negative length", `{"properties":{"a":{"minLength":-1}}}`, "", "#/properties/a/minLength", "non-negative integer"},
 		{"zero multipleOf", `{"properties":{"a":{"multipleOf":0}}}`, "", "#/properties/a/multipleOf", "greater than 0"},
 		{"unknown dialect", `{"$schema":"https://example.com/my-dialect"}`, "", "#/$schema", "unknown dialect"},
-		{"outside the subset under StrictSubset", `{"properties":{"a":{"propertyNames":{"maxLength":3}}}}`, "strict", "#/properties/a/propertyNames", "outside the subset"},
+		{"outside the subset under StrictSubset", `{"properties":{"a":{"unevaluatedProperties":{"maxLength":3}}}}`, "strict", "#/properties/a/unevaluatedProperties", "outside the subset"},
 		{"old draft under StrictSubset", `{"$schema":"http://json-schema.org/draft-04/schema#"}`, "strict", "#/$schema", "outside the subset"},
 		{"duplicate names in the schema", `{"type":"object","type":"array"}`, "", "#", "appears twice"},
+		{"bad patternProperties regex", `{"patternProperties":{"(x":{}}}`, "", "#/patternProperties/(x", "does not compile"},
+		{"patternProperties not an object", `{"patternProperties":["^x"]}`, "", "#/patternProperties", "must be an object"},
+		{"negative minContains", `{"contains":{},"minContains":-1}`, "", "#/minContains", "non-negative integer"},
+		{"dependentSchemas not an object", `{"dependentSchemas":[{}]}`, "", "#/dependentSchemas", "must be an object"},
+		{"dependencies of another kind", `{"dependencies":{"a":3}}`, "", "#/dependencies/a", "must be an object or a boolean"},
+		{"$anchor not a name", `{"$defs":{"a":{"$anchor":"1a"}}}`, "", "#/$defs/a/$anchor", "must be a name"},
+		{"$anchor not a 2019-09 name", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$defs":{"a":{"$anchor":"_a"}}}`, "", "#/$defs/a/$anchor", "must be a name"},
+		{"$anchor twice", `{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`, "", "#/$defs/b/$anchor", "also defined at #/$defs/a"},
+		{"$ref to no anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, "", "#", "anchor in \"mcpvalidate:///inputSchema.json#nope\" not found"},
+		{"draft-07 anchor twice", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#x"},"b":{"$id":"#x"}}}`, "", "#/definitions/b/$id", "also defined at #/definitions/a"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -176,14 +290,14 @@ func TestCompileErrors(t *testing.T) {
 }
 
 func TestFullEngineFallback(t *testing.T) {
-	v, err := Compile([]byte(`{"type":"object","properties":{"tags":{"contains":{"const":"x"}}}}`))
+	v, err := Compile([]byte(`{"type":"object","properties":{"tags":{"unevaluatedItems":{"const":"x"}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.FullEngine() == "" {
-		t.Fatal("contains is outside the subset; the full engine should be in charge")
+		t.Fatal("unevaluatedItems is outside the subset; the full engine should be in charge")
 	}
-	if got := strings.Join(Messages(v.Validate([]byte(`{"tags":["a"]}`)), nil), " | "); got != "property 'tags' is invalid: must contain an item that matches the schema under contains" {
+	if got := strings.Join(Messages(v.Validate([]byte(`{"tags":["a"]}`)), nil), " | "); got != "property 'tags[0]' must equal 'x'" {
 		t.Errorf("got %q", got)
 	}
 	if vs := v.Validate([]byte(`{"tags":["a"],"tags":["x"]}`)); len(vs) != 1 || vs[0].Kind != KindDuplicate {

@@ -155,6 +155,9 @@ func propNode(n *node, name string) *node {
 	if i := n.lookup([]byte(name)); i >= 0 {
 		return n.props[i].node
 	}
+	if i := n.firstMatch([]byte(name), 0); i >= 0 {
+		return n.patterns[i].node
+	}
 	return n.additional
 }
 

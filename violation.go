@@ -70,7 +70,10 @@ const (
 	KindNoMatch
 	// KindManyMatch: the value at Path matches the oneOf alternatives at Indexes, but must match exactly one.
 	KindManyMatch
-	// KindOther: a failure reported by the full JSON Schema engine with no closer kind; Detail describes it.
+	// KindOther: a failure with no closer kind: propertyNames refusing the member name at
+	// Path, contains, minContains or maxContains refusing the array at Path, or another
+	// failure the full JSON Schema engine reports. Keyword names the keyword; Detail
+	// describes the failure.
 	KindOther
 	// KindTruncated: Count more violations were found but not listed.
 	KindTruncated

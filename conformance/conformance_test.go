@@ -22,7 +22,7 @@ import (
 // corpusFiles are the group files under testdata. Only the first comes from the
 // JSON-Schema-Test-Suite and has optional/ groups; the others hold schemas of MCP tools,
 // some with a draft-07 $schema.
-var corpusFiles = []string{"jsts-2020-12-public.json", "mcp-cases-public.json", "real-servers-public.json"}
+var corpusFiles = []string{"jsts-2020-12-public.json", "jsts-added-keywords.json", "mcp-cases-public.json", "real-servers-public.json"}
 
 type corpusFile struct {
 	name   string
@@ -142,14 +142,16 @@ func pointer(tokens []string) string {
 }
 
 // placed reports whether the oracle reports a failure where v stands: at v's path or
-// beneath it. A missing or undeclared member is reported by the oracle at its parent object.
+// beneath it. A missing or undeclared member, or a name that propertyNames refuses, is
+// reported by the oracle at its parent object.
 func placed(v mcpvalidate.Violation, leaves []string) bool {
 	ptr := v.Path.Pointer()
 	parent := ""
 	if len(v.Path) > 0 {
 		parent = v.Path[:len(v.Path)-1].Pointer()
 	}
-	member := v.Kind == mcpvalidate.KindRequired || v.Kind == mcpvalidate.KindDependentRequired || v.Kind == mcpvalidate.KindAdditional
+	member := v.Kind == mcpvalidate.KindRequired || v.Kind == mcpvalidate.KindDependentRequired || v.Kind == mcpvalidate.KindAdditional ||
+		v.Keyword == "propertyNames"
 	for _, l := range leaves {
 		if l == ptr || strings.HasPrefix(l, ptr+"/") || member && len(v.Path) > 0 && l == parent {
 			return true
@@ -335,6 +337,7 @@ func TestPlacedMatching(t *testing.T) {
 		{"missing member at its parent", at(mcpvalidate.KindRequired, "a", "b"), []string{"/a"}, true},
 		{"dependent member at its parent", at(mcpvalidate.KindDependentRequired, "b"), []string{""}, true},
 		{"additional member at its parent", at(mcpvalidate.KindAdditional, "x"), []string{""}, true},
+		{"refused name at its parent", mcpvalidate.Violation{Kind: mcpvalidate.KindOther, Keyword: "propertyNames", Path: at(0, "a", "b").Path}, []string{"/a"}, true},
 		{"missing member, other parent", at(mcpvalidate.KindRequired, "a", "b"), []string{"/c"}, false},
 		{"escaped names", at(mcpvalidate.KindType, "a/b", "c~d"), []string{"/a~1b/c~0d"}, true},
 		{"one of many leaves", at(mcpvalidate.KindEnum, 2), []string{"/0", "/1", "/2"}, true},

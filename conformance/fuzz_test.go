@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate"
+	"github.com/mcpvalidate/mcpvalidate/internal/suite"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -176,6 +177,14 @@ func FuzzAgainstOracle(f *testing.F) {
 			}
 		}
 	}
+	for _, c := range sameAsFullCases {
+		oracle, err := compileOracle(suite.Group{Schema: []byte(c.schema)})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint(len(targets)), []byte(c.args))
+		targets = append(targets, fuzzTarget{name: c.name, ours: mustCompile(f, c.schema), oracle: oracle})
+	}
 	f.Fuzz(func(t *testing.T, i uint, data []byte) {
 		if !json.Valid(data) || !plainJSON(data, maxArgsDepth) {
 			return
@@ -224,6 +233,10 @@ func FuzzNoPanic(f *testing.F) {
 		{`{"type":"string","pattern":"\\p{L}+","format":"date-time"}`, `"\ud800"`},
 		{`{"oneOf":[{"required":["a"]},{"required":["b"]}]}`, `{"a":1,"b":2}`},
 		{`{"if":{"const":1},"then":false,"else":true}`, `[[[[[[1]]]]]]`},
+		{`{"propertyNames":{"$ref":"#"},"patternProperties":{"":{"$ref":"#"}},"additionalProperties":false}`, `{"a":{"b":{"\u0063":1}}}`},
+		{`{"contains":{"contains":{"type":"null"}},"minContains":2,"maxContains":1}`, `[[null],[],[1,null]]`},
+		{`{"dependentSchemas":{"a":{"properties":{"a":{"$ref":"#"}}}},"dependencies":{"b":["a"]}}`, `{"a":{"a":{"b":1}},"b":2}`},
+		{`{"$defs":{"a":{"$anchor":"a","items":{"$ref":"#a"},"maxItems":1}},"$ref":"#a"}`, `[[[],[]]]`},
 	} {
 		f.Add([]byte(s.schema), []byte(s.args), uint8(0xff))
 	}

@@ -22,6 +22,7 @@ import (
 var nestings = []struct{ name, tmpl string }{
 	{"allOf", `{"allOf":[{"$ref":"#/$defs/a%d"},{"$ref":"#/$defs/a%d"}]}`},
 	{"anyOf", `{"anyOf":[{"$ref":"#/$defs/a%d"},{"allOf":[{"$ref":"#/$defs/a%d"}]}]}`},
+	{"dependentSchemas", `{"dependentSchemas":{"m0":{"$ref":"#/$defs/a%d"},"m1":{"$ref":"#/$defs/a%d"}}}`},
 }
 
 // nestingArgs is an object of about size bytes of plain members.
@@ -79,12 +80,16 @@ func coldAllocation(t *testing.T, schema string, args []byte) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// TestHostileNestingMemory: a refusal through nested applicators allocates in proportion
-// to the arguments, from 16 KB to 64 KB and to 1 MB, and at most 20 bytes per byte of
-// them: alternatives that lose leave nothing behind, and long member names are copied once.
+// TestHostileNestingMemory: a refusal through nested applicators, dependentSchemas among
+// them, allocates in proportion to the arguments, from 16 KB to 64 KB and to 1 MB, and at
+// most 20 bytes per byte of them: alternatives that lose leave nothing behind, and long
+// member names are copied once.
 func TestHostileNestingMemory(t *testing.T) {
 	for _, c := range nestingCases(false) {
 		t.Run(c.name, func(t *testing.T) {
+			if v := mustCompile(t, c.schema); v.FullEngine() != "" {
+				t.Fatalf("the full engine is in charge: %s", v.FullEngine())
+			}
 			var size int
 			var bytes uint64
 			for _, next := range []int{16 << 10, 64 << 10, 1 << 20} {
@@ -104,9 +109,9 @@ func TestHostileNestingMemory(t *testing.T) {
 }
 
 // BenchmarkHostileNestingSlope shows time and memory against the size of the arguments,
-// 1 KB to 1 MB, for 20-level allOf and anyOf nests over an object of plain members and
-// for a recursive anyOf over names of a fortieth of the arguments each, on valid and
-// invalid arguments. ns/B should stay flat.
+// 1 KB to 1 MB, for 20-level allOf, anyOf and dependentSchemas nests over an object of
+// plain members and for a recursive anyOf over names of a fortieth of the arguments each,
+// on valid and invalid arguments. ns/B should stay flat.
 func BenchmarkHostileNestingSlope(b *testing.B) {
 	for _, valid := range []bool{true, false} {
 		for _, c := range nestingCases(valid) {
@@ -184,6 +189,11 @@ func TestHostileNestingNoViolationTwice(t *testing.T) {
 		`{"$ref":"#/$defs/n","$defs":{"n":{"anyOf":[{"additionalProperties":{"$ref":"#/$defs/n"},"required":["zz"]},{"additionalProperties":{"$ref":"#/$defs/n"},"minProperties":9}]}}}`,
 		strings.Replace(chainSchema(20, "#", nestings[0].tmpl), `{"type":"string"}`, `{"required":["zz"]}`, 1),
 		strings.Replace(chainSchema(20, "#", nestings[1].tmpl), `{"type":"string"}`, `{"required":["zz"]}`, 1),
+		strings.Replace(chainSchema(20, "#", nestings[2].tmpl), `{"type":"string"}`, `{"required":["zz"]}`, 1),
+		`{"properties":{"x":{"required":["q"]}},"patternProperties":{"^x":{"required":["r"]},"x$":{"$ref":"#/$defs/s"}},"$defs":{"s":{"required":["s"],"propertyNames":{"maxLength":1}}}}`,
+		`{"propertyNames":{"anyOf":[{"maxLength":1},{"pattern":"^[xy]"}]},"additionalProperties":{"$ref":"#"}}`,
+		`{"properties":{"y":{"items":{"required":["c"]},"contains":{"required":["c"]},"maxContains":0}}}`,
+		`{"dependentSchemas":{"k":{"properties":{"x":{"required":["q"]}}},"x":{"properties":{"x":{"required":["q"]}},"required":["z"]}}}`,
 	}
 	args := []string{
 		`{"x":1,"x":2}`,
