@@ -32,7 +32,13 @@ func (g *Guard) meta(vd verdict) json.RawMessage {
 	if len(vd.vs) == 0 {
 		return nil
 	}
-	b := append([]byte(`{"of":`), strconv.Quote(string(vd.of))...)
+	size := 64
+	for _, m := range vd.shown {
+		size += len(m) + 128
+	}
+	b := make([]byte, 0, min(size, maxRefusal))
+	b = append(b, `{"of":`...)
+	b = strconv.AppendQuote(b, string(vd.of))
 	b = append(b, `,"violations":[`...)
 	const closing = len(`],"notShown":`) + 20 + len(`}`)
 	shown, notShown := 0, 0

@@ -201,6 +201,15 @@ func appendJSONString(b []byte, s string) []byte {
 func appendJSONText(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); {
+		if plain[s[i]] { // printable ASCII but '"' and '\\': a run of them is copied
+			j := i + 1
+			for j < len(s) && plain[s[j]] {
+				j++
+			}
+			b = append(b, s[i:j]...)
+			i = j
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		if e, ok := shortEscape(r); ok {
