@@ -550,10 +550,6 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 					n.elsen = sub
 				}
 			}
-		case "$id":
-			if ptr != "" && !c.namesAnchor(v) {
-				c.noteOutside(k, at)
-			}
 		case "$anchor":
 			if c.d.since2019 {
 				err = c.anchor(v, o, ptr)

@@ -109,7 +109,7 @@ func (l *linter) schema(v any, ptr, name string, ancestors []string) {
 	}
 	ancestors = append(ancestors, ptr)
 	for _, k := range o.keys {
-		if outsideSubset[k] || k == "$id" && ptr != "" {
+		if outsideSubset[k] {
 			l.add(ptr+"/"+escapePointer(k), "outside-subset", "keyword "+k+" is outside the fast subset: the full engine validates this schema, more slowly")
 		}
 	}
