@@ -89,6 +89,15 @@ type node struct {
 	stringWork  bool // enum, const, a length, a pattern or an asserted format
 }
 
+// target is the schema that applies in n's place: n itself or, when nothing but a $ref
+// applies, where the references lead; nil for nil.
+func (n *node) target() *node {
+	for n != nil && n.refOnly {
+		n = n.ref
+	}
+	return n
+}
+
 type prop struct {
 	name   string
 	quoted string // name and its closing quote, when the name needs no escape; else ""

@@ -112,9 +112,7 @@ func (s *state) applicators(n *node, start, end, depth int) (bool, int) {
 // it fails there, as applicators are (see remembered): another applicator may apply it at
 // the same place, and its failures must be recorded once.
 func (s *state) inPlace(sub *node, depth int) bool {
-	for sub != nil && sub.refOnly {
-		sub = sub.ref
-	}
+	sub = sub.target()
 	if sub == nil || sub.applicators || s.quiet > 0 || s.counting > 0 {
 		return s.value(sub, depth)
 	}
@@ -164,9 +162,7 @@ func (s *state) test(sub *node, start, depth int) bool {
 // tagged union that sub is not are told apart cheaply. Decoding keeps an unescaped first
 // character, so one byte decides; a backslash or a control character decides nothing.
 func (s *state) refusesFirstMember(sub *node, start int) bool {
-	for sub != nil && sub.refOnly {
-		sub = sub.ref
-	}
+	sub = sub.target()
 	d := s.data
 	if sub == nil || sub.leads == nil || start >= len(d) || d[start] != '{' {
 		return false
@@ -344,16 +340,12 @@ func (s *state) recall(r *memoResult) bool {
 func itemTypes(alts []*node) []string {
 	var out []string
 	for _, a := range alts {
-		for a != nil && a.refOnly {
-			a = a.ref
-		}
+		a = a.target()
 		if a == nil || a.types&tArray == 0 || a.items == nil {
 			continue
 		}
 		it := a.items
-		for it.refOnly {
-			it = it.ref
-		}
+		it = it.target()
 		out = appendNew(out, it.typeNames...)
 	}
 	return out
@@ -454,9 +446,7 @@ func appendNew(list []string, items ...string) []string {
 // const or enum and whose value sub accepts: the mark of the alternative the caller meant.
 // It records nothing.
 func (s *state) discriminated(sub *node, start, depth int) bool {
-	for sub != nil && sub.refOnly {
-		sub = sub.ref
-	}
+	sub = sub.target()
 	if sub == nil || len(sub.props) == 0 || s.data[start] != '{' {
 		return false
 	}
@@ -478,9 +468,7 @@ func (s *state) pinned(sub *node, start, depth int) bool {
 		valueStart := s.pos
 		if i := sub.lookup(key.text(s.data, &s.buf)); i >= 0 {
 			p := sub.props[i].node
-			for p != nil && p.refOnly {
-				p = p.ref
-			}
+			p = p.target()
 			if p != nil && (p.konst != nil || p.enum != nil) {
 				if s.test(p, valueStart, depth+1) {
 					return true

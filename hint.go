@@ -62,9 +62,7 @@ func (v *Validator) hint(args []byte, vs []Violation) {
 func (v *Validator) nodeAt(p Path) *node {
 	n := v.root
 	for _, e := range p {
-		for n != nil && n.refOnly {
-			n = n.ref
-		}
+		n = n.target()
 		if n == nil || n.applicators {
 			return nil
 		}
@@ -74,9 +72,7 @@ func (v *Validator) nodeAt(p Path) *node {
 			n = propNode(n, e.Name)
 		}
 	}
-	for n != nil && n.refOnly {
-		n = n.ref
-	}
+	n = n.target()
 	if n != nil && n.applicators {
 		return nil
 	}

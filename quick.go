@@ -33,9 +33,7 @@ func (v *Validator) quickValid(args []byte) bool {
 
 // value checks the value at d[i], which is not space, and returns where it ends.
 func (q *quick) value(n *node, i, depth int) (int, bool) {
-	for n != nil && n.refOnly {
-		n = n.ref
-	}
+	n = n.target()
 	d := q.d
 	if i >= len(d) || n != nil && (!n.quick || n.reject) {
 		return 0, false

@@ -399,9 +399,7 @@ func (s *state) atPath(p Path, name string, isMember bool) bool {
 // value validates the value at s.pos against n (nil accepts anything) and moves past it.
 // It reports whether the value is valid; under quiet it may stop early on failure.
 func (s *state) value(n *node, depth int) bool {
-	for n != nil && n.refOnly {
-		n = n.ref
-	}
+	n = n.target()
 	if s.skipWS(); s.pos >= len(s.data) {
 		s.syntax("unexpected end of input: a value is missing")
 		return false
@@ -1100,9 +1098,7 @@ func (s *state) refuseName(mark int) {
 // nameValid reports whether the member name key is valid against names, the schema of
 // propertyNames, as a string value; it records nothing. s.pos stays where it is.
 func (s *state) nameValid(names *node, key str, depth int) bool {
-	for names != nil && names.refOnly {
-		names = names.ref
-	}
+	names = names.target()
 	switch {
 	case names == nil:
 		return true

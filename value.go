@@ -30,9 +30,7 @@ func encodeOrdered(b []byte, x any, n *node, depth int) ([]byte, error) {
 	if depth > 10000 {
 		return nil, valueError("the arguments nest too deeply to encode")
 	}
-	for n != nil && n.refOnly {
-		n = n.ref
-	}
+	n = n.target()
 	switch x := x.(type) {
 	case nil:
 		return append(b, "null"...), nil
