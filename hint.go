@@ -67,7 +67,7 @@ func (v *Validator) nodeAt(p Path) *node {
 			return nil
 		}
 		if e.Index >= 0 {
-			n = itemNode(n, e.Index)
+			n = n.item(e.Index)
 		} else {
 			n = propNode(n, e.Name)
 		}

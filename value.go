@@ -61,7 +61,7 @@ func encodeOrdered(b []byte, x any, n *node, depth int) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = encodeOrdered(b, e, itemNode(n, i), depth+1); err != nil {
+			if b, err = encodeOrdered(b, e, n.item(i), depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -157,14 +157,4 @@ func propNode(n *node, name string) *node {
 		return n.patterns[i].node
 	}
 	return n.additional
-}
-
-func itemNode(n *node, i int) *node {
-	if n == nil {
-		return nil
-	}
-	if i < len(n.prefix) {
-		return n.prefix[i]
-	}
-	return n.items
 }
