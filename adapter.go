@@ -262,7 +262,7 @@ func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.
 	switch {
 	case !ok && srv == nil:
 		info := g.callInfo(session, req.Params.Name)
-		return g.decide(info, g.tool(req.Params.Name), outsideServer, nil, nil, false), nil, nil
+		return g.decide(info, g.tool(req.Params.Name), outsideServer, nil, nil), nil, nil
 	case !ok:
 		// Deleted since mcp-go chose its handler.
 		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil, nil
@@ -338,7 +338,7 @@ func (g *Guard) compiled(tool *mcp.Tool, key schemaKey) *compiled {
 func (g *Guard) checkTool(session server.ClientSession, req mcp.CallToolRequest, c *compiled) verdict {
 	info := g.callInfo(session, req.Params.Name)
 	raw := req.Params.RawArguments
-	return g.decide(info, g.tool(req.Params.Name), c, raw, req.Params.Arguments, len(raw) > 0)
+	return g.decide(info, g.tool(req.Params.Name), c, raw, req.Params.Arguments)
 }
 
 var outsideServer = &compiled{err: errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?")}

@@ -248,8 +248,9 @@ const (
 // guard enforces.
 func (g *Guard) refused(v verdict) bool { return v.text != "" && !g.cfg.reportOnly }
 
-// decide validates one call's arguments. args are the raw arguments; when nil, value is used.
-func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, value any, haveRaw bool) (vd verdict) {
+// decide validates one call's arguments: the raw bytes args, or when there are none, the
+// decoded value.
+func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, value any) (vd verdict) {
 	v, err := g.schemas.validator(c)
 	start := g.startClock()
 	var vs []Violation
@@ -267,7 +268,7 @@ func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, va
 	case err != nil:
 		g.observe(info, t, SchemaBroken, nil, err, start)
 		return verdict{text: brokenSchemaText, of: ofArguments}
-	case haveRaw:
+	case len(args) > 0:
 		vs = validateArguments(v, args)
 	default:
 		vs = validateDecoded(v, value)
