@@ -57,8 +57,8 @@ func filterArgs(depth int) string {
 
 // BenchmarkCompare measures each engine on each case: subset is Validate on the raw bytes,
 // subset-value is ValidateValue on a value decoded beforehand, santhosh is the oracle on a
-// value decoded beforehand with json.Number, and decode is json.Unmarshal alone, the cost
-// a server pays anyway.
+// value decoded beforehand with json.Number, decode is json.Unmarshal alone, the cost a
+// server pays anyway, and jsonvalid is json.Valid, which only reads the bytes once.
 func BenchmarkCompare(b *testing.B) {
 	cases := []struct {
 		name, schema, args string
@@ -101,10 +101,11 @@ func BenchmarkCompare(b *testing.B) {
 				var v any
 				return json.Unmarshal(args, &v) == nil
 			}},
+			{"jsonvalid", func() bool { return json.Valid(args) }},
 		}
 		for _, e := range engines {
 			b.Run(c.name+"/"+e.name, func(b *testing.B) {
-				want := c.valid || e.name == "decode" // decoding succeeds whatever the verdict
+				want := c.valid || e.name == "decode" || e.name == "jsonvalid" // well-formed whatever the verdict
 				if got := e.valid(); got != want {
 					b.Fatalf("%s: got %v, want %v", e.name, got, want)
 				}
