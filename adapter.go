@@ -51,17 +51,17 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 			return next // it checks its own schema
 		}
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			vd, checked, out := g.check(ctx, req, next)
-			if g.refused(vd) {
-				return g.refusal(vd), nil
+			k := g.check(ctx, req, next)
+			if g.refused(k.verdict) {
+				return g.refusal(k.verdict), nil
 			}
-			if checked != nil && g.placement.binds.Load() {
-				ctx = context.WithValue(ctx, checkedKey{g}, checked) // a Handler inside needs not check again
+			if k.against != nil && g.placement.binds.Load() {
+				ctx = context.WithValue(ctx, checkedKey{g}, k.against) // a Handler inside needs not check again
 			}
-			if out == nil {
+			if k.out == nil {
 				return next(ctx, req)
 			}
-			return g.checkResult(ctx, req, out, next)
+			return g.checkResult(ctx, req, k.info, k.counters, k.out, next)
 		}
 	}
 	g.placement.ours.Store(funcPointer(mw), true)
@@ -83,18 +83,18 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 		if ctx.Value(checkedKey{g}) == c {
 			return h(ctx, req) // the middleware checked both
 		}
-		session := server.ClientSessionFromContext(ctx)
-		if vd := g.checkTool(session, req, c); g.refused(vd) {
+		info, t := g.callInfo(server.ClientSessionFromContext(ctx), req.Params.Name), g.tool(req.Params.Name)
+		if vd := g.checkTool(info, t, req, c); g.refused(vd) {
 			return g.refusal(vd), nil
 		}
-		out, vd := g.resultValidator(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name), &tool)
+		out, vd := g.resultValidator(info, t, &tool)
 		switch {
 		case g.refused(vd):
 			return g.refusal(vd), nil
 		case out == nil:
 			return h(ctx, req)
 		}
-		return g.checkResult(ctx, req, out, h)
+		return g.checkResult(ctx, req, info, t, out, h)
 	}
 	g.placement.binds.Store(true)
 	boundCode.Store(reflect.ValueOf(bound).Pointer())
@@ -104,7 +104,7 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 // checkResult runs h and, when its result is a success, checks the result's structured
 // content against the outputSchema's validator out: a result that does not match is
 // replaced by an error result that says the tool failed.
-func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
+func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, info callInfo, t *toolState, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
 	res, err := h(ctx, req)
 	if err != nil || res == nil || res.IsError {
 		return res, err
@@ -113,8 +113,7 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, out *V
 	if err != nil {
 		return nil, err
 	}
-	info := g.callInfo(server.ClientSessionFromContext(ctx), req.Params.Name)
-	if vd := g.decideResult(info, g.tool(req.Params.Name), out, content); g.refused(vd) {
+	if vd := g.decideResult(info, t, out, content); g.refused(vd) {
 		return g.refusal(vd), nil
 	}
 	return res, nil
@@ -223,11 +222,10 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent(vd.text)}, IsError: true}
 	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
-		session := server.ClientSessionFromContext(ctx)
-		if vd := g.checkTool(session, req, g.compiled(&tool, key)); g.refused(vd) {
+		info, t := g.callInfo(server.ClientSessionFromContext(ctx), req.Params.Name), g.tool(req.Params.Name)
+		if vd := g.checkTool(info, t, req, g.compiled(&tool, key)); g.refused(vd) {
 			return failed(vd), nil
 		}
-		info, t := g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)
 		out, vd := g.resultValidator(info, t, &tool)
 		switch {
 		case g.refused(vd):
@@ -250,22 +248,30 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 	}
 }
 
+// checked is what check found of one call.
+type checked struct {
+	verdict
+	against  *compiled  // the compilation checked; nil when the registration is not next's
+	out      *Validator // of the tool's outputSchema, when the result is to be checked
+	info     callInfo
+	counters *toolState
+}
+
 // check validates one call against the schema registered with next, the handler mcp-go
-// chose: the session's tool of that name if there is one, else the server's. It returns
-// the verdict, the compilation it checked against (nil when it could not bind the
-// registration to next), and the validator of the tool's outputSchema when the result is
-// to be checked.
-func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) (verdict, *compiled, *Validator) {
+// chose: the session's tool of that name if there is one, else the server's.
+func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) checked {
 	session := server.ClientSessionFromContext(ctx)
 	srv := server.ServerFromContext(ctx)
+	k := checked{info: g.callInfo(session, req.Params.Name), counters: g.tool(req.Params.Name)}
 	st, ok := findTool(srv, session, req.Params.Name)
 	switch {
 	case !ok && srv == nil:
-		info := g.callInfo(session, req.Params.Name)
-		return g.decide(info, g.tool(req.Params.Name), outsideServer, nil, nil), nil, nil
+		k.verdict = g.decide(k.info, k.counters, outsideServer, nil, nil)
+		return k
 	case !ok:
 		// Deleted since mcp-go chose its handler.
-		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil, nil
+		k.verdict = g.refuseReplaced(k.info, k.counters)
+		return k
 	case funcPointer(st.Handler) == funcPointer(next):
 		if in := &g.placement.innermost; in.Load() != srv {
 			in.Store(srv)
@@ -273,18 +279,21 @@ func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.
 	case sameCode(st.Handler, next) || g.last(srv):
 		// The handler about to run is not the one registered now: the tool was registered
 		// again after mcp-go chose it, and the handler's own schema is not known here.
-		return g.refuseReplaced(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name)), nil, nil
+		k.verdict = g.refuseReplaced(k.info, k.counters)
+		return k
 	}
-	c := g.compiled(&st.Tool, keyOf(st.Tool.RawInputSchema, &st.Tool.InputSchema))
-	vd := g.checkTool(session, req, c)
-	if !g.cfg.outputs || !declaresOutput(&st.Tool) || g.refused(vd) {
-		return vd, c, nil
+	k.against = g.compiled(&st.Tool, keyOf(st.Tool.RawInputSchema, &st.Tool.InputSchema))
+	k.verdict = g.checkTool(k.info, k.counters, req, k.against)
+	if !g.cfg.outputs || !declaresOutput(&st.Tool) || g.refused(k.verdict) {
+		return k
 	}
-	out, broken := g.resultValidator(g.callInfo(session, req.Params.Name), g.tool(req.Params.Name), &st.Tool)
+	out, broken := g.resultValidator(k.info, k.counters, &st.Tool)
 	if broken.text != "" {
-		return broken, c, nil
+		k.verdict = broken
+		return k
 	}
-	return vd, c, out
+	k.out = out
+	return k
 }
 
 // resultValidator returns the validator of the tool's outputSchema when results are
@@ -335,10 +344,8 @@ func (g *Guard) compiled(tool *mcp.Tool, key schemaKey) *compiled {
 	return g.schemas.bind(key, [2]any{tool.RawInputSchema, tool.InputSchema}, text, err)
 }
 
-func (g *Guard) checkTool(session server.ClientSession, req mcp.CallToolRequest, c *compiled) verdict {
-	info := g.callInfo(session, req.Params.Name)
-	raw := req.Params.RawArguments
-	return g.decide(info, g.tool(req.Params.Name), c, raw, req.Params.Arguments)
+func (g *Guard) checkTool(info callInfo, t *toolState, req mcp.CallToolRequest, c *compiled) verdict {
+	return g.decide(info, t, c, req.Params.RawArguments, req.Params.Arguments)
 }
 
 var outsideServer = &compiled{err: errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?")}
