@@ -17,6 +17,7 @@ const (
 	nearNames   = 64     // names longer than this, in runes, are not compared for "did you mean"
 	fewDeclared = 8      // a closed object declaring at most this many names lists them
 	nearValues  = 10_000 // allowed values compared with a string sent, at most
+	nearProps   = 200    // declared names compared with an unexpected one, at most
 )
 
 // hint fills Near, Declared and Optional where they apply. Arguments that are not
@@ -131,8 +132,21 @@ func itemAt(args []byte, i, index int) (int, bool) {
 }
 
 func memberAt(args []byte, i int, name string) (int, bool) {
+	found := -1
+	eachMember(args, i, func(n []byte, at int) bool {
+		if len(n) == len(name) && string(n) == name {
+			found = at
+		}
+		return found < 0
+	})
+	return found, found >= 0
+}
+
+// eachMember calls f with the decoded name (valid until f returns) and the value's start
+// of each member of the object at args[i], while f returns true.
+func eachMember(args []byte, i int, f func(name []byte, at int) bool) {
 	if args[i] != '{' {
-		return 0, false
+		return
 	}
 	var buf []byte
 	i = skipSpace(args, i+1)
@@ -142,15 +156,14 @@ func memberAt(args []byte, i int, name string) (int, bool) {
 		if i < len(args) && args[i] == ':' {
 			i = skipSpace(args, i+1)
 		}
-		if t.end-t.start >= len(name) && string(t.text(args, &buf)) == name {
-			return i, true
+		if !f(t.text(args, &buf), i) {
+			return
 		}
 		i = skipSpace(args, skipValue(args, i))
 		if i < len(args) && args[i] == ',' {
 			i = skipSpace(args, i+1)
 		}
 	}
-	return 0, false
 }
 
 // skipValue returns the index after the well-formed value at args[i].
@@ -210,23 +223,37 @@ func nearValue(args []byte, i int, allowed []string) string {
 
 // nearName returns the name that the object schema n declares, that the object at args[i]
 // does not hold, and that is close enough to name to be what was meant: the same but for
-// case, or a few letters apart (at most one edit in four).
+// case, or a few letters apart (at most one edit in four). It compares name with the first
+// nearProps declared names, and reads the object once.
 func nearName(name string, n *node, args []byte, i int) string {
 	ln := utf8.RuneCountInString(name)
 	if ln > nearNames {
 		return ""
 	}
-	best, bestDist := "", nearNames
-	for _, p := range n.props {
+	near := map[string]int{} // candidate name -> distance
+	for _, p := range n.props[:min(len(n.props), nearProps)] {
 		lp := utf8.RuneCountInString(p.name)
 		most := max(1, lp/4)
 		if lp > nearNames || ln-lp > most || lp-ln > most {
 			continue
 		}
-		if d := editDistance(name, p.name); d <= most && d < bestDist {
-			if _, present := memberAt(args, i, p.name); !present {
-				best, bestDist = p.name, d
-			}
+		if d := editDistance(name, p.name); d <= most {
+			near[p.name] = d
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	eachMember(args, i, func(member []byte, _ int) bool {
+		if _, ok := near[string(member)]; ok {
+			delete(near, string(member))
+		}
+		return len(near) > 0
+	})
+	best, bestDist := "", nearNames
+	for _, p := range n.props[:min(len(n.props), nearProps)] { // in declared order, for ties
+		if d, ok := near[p.name]; ok && d < bestDist {
+			best, bestDist = p.name, d
 		}
 	}
 	return best

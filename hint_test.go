@@ -1,6 +1,8 @@
 package mcpvalidate
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -55,5 +57,72 @@ func TestHintsLeaveTheDefaultWording(t *testing.T) {
 	want := "missing required property 'location' | property 'days' must be integer | property 'units' must be one of ['c', 'f'] | unexpected property 'locaton'"
 	if got != want {
 		t.Errorf("\n got %q\nwant %q", got, want)
+	}
+}
+
+// hintArgs builds about size bytes of arguments for hintSchema: every declared member,
+// each with a long string, then misspelt names, each one edit from a declared name that is
+// present, so that every declared name is a candidate the object must be read for.
+func hintArgs(size int) []byte {
+	var b strings.Builder
+	b.WriteString("{")
+	value := strings.Repeat("v", max(1, size/1000-16))
+	for i := range 1000 {
+		fmt.Fprintf(&b, `"field_%04d":"%s",`, i, value)
+	}
+	for i := range 25 {
+		fmt.Fprintf(&b, `"fiel_%04d":1,`, i)
+	}
+	b.WriteString(`"days":"x"}`)
+	return []byte(b.String())
+}
+
+var hintSchema = func() string {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","additionalProperties":false,"properties":{"days":{"type":"integer"}`)
+	for i := range 1000 {
+		fmt.Fprintf(&b, `,"field_%04d":{"type":"string"}`, i)
+	}
+	b.WriteString("}}")
+	return b.String()
+}()
+
+// TestHintsAtScale: on a megabyte of arguments whose every unexpected name is close to
+// many declared names, all present, the hints read the object once a violation, allocate
+// no more than the arguments' size, and suggest nothing wrong.
+func TestHintsAtScale(t *testing.T) {
+	v, err := Compile([]byte(hintSchema), WithFormatter(DetailedFormat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := hintArgs(1 << 20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	vs := v.Validate(args)
+	runtime.ReadMemStats(&after)
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > uint64(len(args)) {
+		t.Errorf("%d bytes allocated for %d bytes of arguments", allocated, len(args))
+	}
+	msgs := Messages(vs, DetailedFormat)
+	if len(msgs) != 21 || msgs[0] != "unexpected property 'fiel_0000'" || msgs[20] != "and 6 more violations" {
+		t.Errorf("got %d messages: %q … %q", len(msgs), msgs[0], msgs[len(msgs)-1])
+	}
+}
+
+// BenchmarkHintsSlope: the hints' cost per byte of arguments from 64 KB to 1 MB.
+func BenchmarkHintsSlope(b *testing.B) {
+	v, err := Compile([]byte(hintSchema), WithFormatter(DetailedFormat))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, size := range []int{64 << 10, 1 << 20} {
+		args := hintArgs(size)
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(args)))
+			b.ReportAllocs()
+			for b.Loop() {
+				v.Validate(args)
+			}
+		})
 	}
 }
