@@ -77,6 +77,13 @@ type node struct {
 	allOf, anyOf, oneOf []*node
 	not                 *node
 	ifn, then, elsen    *node
+	// bareIf is an if without then or else: it asserts nothing, but the members and items
+	// it evaluates when it holds count for unevaluatedProperties and unevaluatedItems.
+	bareIf *node
+	// unevaluatedProperties and unevaluatedItems (unevaluated.go); nil when absent.
+	// containsEvaluates: items that contains matches count as evaluated (2020-12).
+	unevalProps, unevalItems *node
+	containsEvaluates        bool
 
 	quick       bool // the quick pass decides this schema and all below it (quick.go)
 	refOnly     bool // nothing but $ref applies: validation follows it directly
@@ -204,8 +211,7 @@ func dialectOf(uri string) (d *dialect, fallback bool, ok bool) {
 // Keywords each draft defines that the subset does not implement: a schema using one goes
 // to the full engine, or is refused under StrictSubset.
 var outsideSubset = map[string]bool{
-	"unevaluatedProperties": true, "unevaluatedItems": true, "$dynamicRef": true,
-	"$dynamicAnchor": true, "$recursiveRef": true, "$recursiveAnchor": true,
+	"$dynamicRef": true, "$dynamicAnchor": true, "$recursiveRef": true, "$recursiveAnchor": true,
 }
 
 type compiler struct {
@@ -559,6 +565,19 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 					n.elsen = sub
 				}
 			}
+		case "unevaluatedProperties", "unevaluatedItems":
+			if !c.d.since2019 {
+				continue
+			}
+			var sub *node
+			if sub, err = c.schema(v, at); err == nil {
+				if k == "unevaluatedProperties" {
+					n.unevalProps = sub
+				} else {
+					n.unevalItems, n.containsEvaluates = sub, !c.d.tupleItems
+				}
+				n.applicators = true
+			}
 		case "$anchor":
 			if c.d.since2019 {
 				err = c.anchor(v, o, ptr)
@@ -577,7 +596,7 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		}
 	}
 	if n.ifn != nil && n.then == nil && n.elsen == nil {
-		n.ifn = nil // an if without then or else asserts nothing
+		n.bareIf, n.ifn = n.ifn, nil
 	}
 	if n.ifn == nil {
 		n.then, n.elsen = nil, nil
@@ -590,7 +609,8 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 // $ref.
 func (n *node) derive(hasRef bool) {
 	n.ownless = !n.ownWork()
-	n.refOnly = hasRef && n.ownless && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil
+	n.refOnly = hasRef && n.ownless && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil &&
+		n.unevalProps == nil && n.unevalItems == nil
 	n.stringWork = n.enum != nil || n.konst != nil || n.minLength >= 0 || n.maxLength >= 0 ||
 		n.pattern != nil || n.checkFormat != nil
 	n.numberWork = n.enum != nil || n.konst != nil || n.minimum != nil || n.maximum != nil ||
@@ -1063,7 +1083,7 @@ func checkLoops(root *node) error {
 		out = append(out, n.allOf...)
 		out = append(out, n.anyOf...)
 		out = append(out, n.oneOf...)
-		for _, s := range []*node{n.not, n.ifn, n.then, n.elsen} {
+		for _, s := range []*node{n.not, n.ifn, n.then, n.elsen, n.bareIf} {
 			if s != nil {
 				out = append(out, s)
 			}
@@ -1079,7 +1099,7 @@ func checkLoops(root *node) error {
 			out = append(out, p.node)
 		}
 		out = append(out, n.prefix...)
-		for _, s := range []*node{n.additional, n.items, n.names, n.contains} {
+		for _, s := range []*node{n.additional, n.items, n.names, n.contains, n.unevalProps, n.unevalItems} {
 			if s != nil {
 				out = append(out, s)
 			}

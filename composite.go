@@ -1,5 +1,7 @@
 package mcpvalidate
 
+import "slices"
+
 // Applicators ($ref, allOf, anyOf, oneOf, not, if/then/else) look at a value more than
 // once: each re-scans the value's bytes from its start, in one of three modes:
 //
@@ -373,7 +375,7 @@ func (s *state) explain(alts []*node, keyword string, start, depth int) int {
 	}
 	var b attempt
 	best, ties := -1, 0
-	var types []string
+	mark := len(s.altTypes) // the types the alternatives ask for: s.altTypes[mark:]
 	for i, sub := range alts {
 		s.jump(start)
 		count, outer := s.count, s.types
@@ -382,9 +384,14 @@ func (s *state) explain(alts []*node, keyword string, start, depth int) int {
 		s.value(sub, depth)
 		s.counting--
 		a := attempt{count: s.count - count, typed: s.types.names == nil}
-		types = appendNew(types, s.types.names...)
+		for _, t := range s.types.names {
+			if !slices.Contains(s.altTypes[mark:], t) {
+				s.altTypes = append(s.altTypes, t)
+			}
+		}
 		s.count, s.types = count, outer
 		if s.abort {
+			s.altTypes = s.altTypes[:mark]
 			return -1 // the syntax or depth violation is the whole answer
 		}
 		if s.counting > 0 && end < 0 {
@@ -400,7 +407,11 @@ func (s *state) explain(alts []*node, keyword string, start, depth int) int {
 	}
 	switch {
 	case !b.typed:
-		s.fail(Violation{Kind: KindType, Keyword: "type", Types: types, Items: itemTypes(alts), Got: jsonType(s.data, start)})
+		v := Violation{Kind: KindType, Keyword: "type", Got: jsonType(s.data, start)}
+		if s.counting > 0 || len(s.out) <= s.v.cfg.maxViolations { // else only counted
+			v.Types, v.Items = slices.Clone(s.altTypes[mark:]), itemTypes(alts)
+		}
+		s.fail(v)
 	case ties > 0 && !b.keyed:
 		s.fail(Violation{Kind: KindNoMatch, Keyword: keyword})
 	case s.counting > 0:
@@ -411,6 +422,7 @@ func (s *state) explain(alts []*node, keyword string, start, depth int) int {
 			end = s.pos
 		}
 	}
+	s.altTypes = s.altTypes[:mark]
 	return end
 }
 

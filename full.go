@@ -589,7 +589,14 @@ func (f *finding) violation(doc any) Violation {
 	case *kind.AdditionalItems:
 		v.Kind, v.Limit = KindAdditionalItem, strconv.Itoa(k.Count)
 	case *kind.FalseSchema:
-		v.Kind, v.Keyword = KindForbidden, "false"
+		switch {
+		case strings.HasSuffix(e.SchemaURL, "/unevaluatedProperties"):
+			v.Kind, v.Keyword = KindAdditional, "unevaluatedProperties"
+		case strings.HasSuffix(e.SchemaURL, "/unevaluatedItems"):
+			v.Kind, v.Keyword = KindAdditionalItem, "unevaluatedItems"
+		default:
+			v.Kind, v.Keyword = KindForbidden, "false"
+		}
 	case *kind.Not:
 		v.Kind = KindNot
 	case *kind.PropertyNames:

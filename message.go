@@ -48,6 +48,9 @@ func DefaultFormat(v Violation) string {
 	case KindAdditional:
 		return "unexpected property " + p
 	case KindAdditionalItem:
+		if v.Limit == "" { // unevaluatedItems: what is allowed depends on the items
+			return "unexpected item " + p
+		}
 		return "unexpected item " + p + ": at most " + plural(atoi(v.Limit), "item") + " allowed"
 	case KindDuplicate:
 		return "property " + p + " appears more than once"

@@ -8,6 +8,7 @@ type Option func(*config)
 
 type config struct {
 	strict        bool
+	fullEngine    bool
 	assertFormat  bool
 	maxDepth      int
 	maxViolations int
@@ -39,6 +40,12 @@ func newConfig(opts []Option) config {
 // naming the keyword and where it stands, instead of handing the schema to the full
 // JSON Schema engine.
 func StrictSubset() Option { return func(c *config) { c.strict = true } }
+
+// WithFullEngine validates every schema with the full JSON Schema engine
+// (santhosh-tekuri/jsonschema) rather than the subset: many times slower, with violations of
+// the same kinds in the same order. It is there to compare the two engines, and as a way
+// around a fault of the subset until it is fixed. StrictSubset overrides it.
+func WithFullEngine() Option { return func(c *config) { c.fullEngine = true } }
 
 // WithFormatAssertion makes "format" an assertion rather than an annotation: date-time,
 // date, time, email, uuid, ipv4, ipv6, uri and the other formats the full engine knows are

@@ -39,6 +39,14 @@ func compile(schema []byte, cfg config) (*Validator, error) {
 	if err != nil {
 		return nil, &SchemaError{Location: "#", Reason: "not valid JSON: " + err.Error()}
 	}
+	if cfg.fullEngine && !cfg.strict {
+		full, err := compileFull(schema, tree, cfg)
+		if err != nil {
+			return nil, err
+		}
+		full.reason = "WithFullEngine is on"
+		return &Validator{cfg: cfg, full: full}, nil
+	}
 	d := draft2020
 	if o, ok := tree.(*object); ok {
 		if s, ok := o.get("$schema"); ok {
@@ -159,6 +167,7 @@ func (v *Validator) state(args []byte) *state {
 	s.names.Reset()
 	s.forEngine, s.remember, s.counting, s.recordedDup = false, false, 0, 0
 	s.rescanned, s.budget = 0, rescanFree+rescanFactor*len(args)
+	s.evaluators, s.altTypes, s.order = s.evaluators[:0], s.altTypes[:0], s.order[:0]
 	s.types = typeCollector{level: -1}
 	if len(s.memo) > 0 {
 		clear(s.memo)
@@ -171,7 +180,8 @@ func (v *Validator) state(args []byte) *state {
 func (v *Validator) release(s *state) {
 	const most = 1 << 16
 	if cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.index) > most || cap(s.items) > most ||
-		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most || cap(s.segNames) > most || cap(s.typeLists) > most {
+		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most || cap(s.segNames) > most || cap(s.typeLists) > most ||
+		cap(s.evaluators) > most || cap(s.altTypes) > most || cap(s.order) > most {
 		return
 	}
 	s.data = nil
@@ -217,6 +227,9 @@ type state struct {
 	remember    bool                   // results are remembered: the work passed the budget
 	memo        map[memoKey]memoResult // results by schema and position
 	forEngine   bool                   // refuse numbers the full engine cannot take
+	evaluators  []*node                // the schemas that evaluate the values being checked for unevaluated*
+	altTypes    []string               // the types asked for by the alternatives being explained
+	order       []int                  // scratch: the member each violation of an object is about
 }
 
 // segName is the copy in s.names of the long member name at one level of the path, whose
@@ -432,6 +445,7 @@ func (s *state) evaluate(n *node, depth int) bool {
 		return s.own(n, depth) == passed
 	}
 	start, end := s.pos, -1 // end is found by the first complete pass over the value
+	mark := len(s.out)
 	r := passed
 	if !n.ownless {
 		r = s.own(n, depth)
@@ -453,6 +467,12 @@ func (s *state) evaluate(n *node, depth int) bool {
 			return false
 		}
 		end = s.pos
+	}
+	if (n.unevalProps != nil || n.unevalItems != nil) && !s.unevaluated(n, start, depth, mark) {
+		ok = false
+		if s.abort || s.quiet > 0 {
+			return false
+		}
 	}
 	if s.pos != end {
 		s.jump(end)

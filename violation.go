@@ -22,7 +22,8 @@ const (
 	KindDependentRequired
 	// KindAdditional: the member at Path is not declared and the schema allows no other members.
 	KindAdditional
-	// KindAdditionalItem: the item at Path is beyond the items the schema allows; Limit is how many are allowed.
+	// KindAdditionalItem: the item at Path is beyond the items the schema allows; Limit is how many are
+	// allowed, or empty for unevaluatedItems, where which items are allowed depends on them.
 	KindAdditionalItem
 	// KindForbidden: the schema at Path is false: no value is allowed there.
 	KindForbidden

@@ -1,12 +1,12 @@
 package conformance
 
-// Hostile input for what the full engine does: refusals of schemas that
-// santhosh-tekuri/jsonschema validates, with long member names, deep paths and many failing
-// values; the format checks both engines share; references through the schema's own $id.
-// The engine's own error tree costs what it costs (a few hundred bytes per failing value,
-// plus 16 bytes per level of its path); what mcpvalidate adds to turn it into ordered
-// violations must stay linear in the size of the arguments and within the engine's own
-// cost. Memory goals are assertions, time goals benchmarks.
+// Hostile input for what the full engine does (WithFullEngine): refusals with long member
+// names, deep paths and many failing values; the format checks both engines share;
+// references through the schema's own $id. The engine's own error tree costs what it costs
+// (a few hundred bytes per failing value, plus 16 bytes per level of its path); what
+// mcpvalidate adds to turn it into ordered violations must stay linear in the size of the
+// arguments and within the engine's own cost. By default the subset validates the same
+// schemas, within 20 bytes per byte. Memory goals are assertions, time goals benchmarks.
 
 import (
 	"encoding/json"
@@ -68,14 +68,12 @@ type fullShape struct {
 	first  mcpvalidate.Kind // the first violation listed
 }
 
-// recursive goes to the full engine (unevaluatedProperties) and wants strings under any
-// number of objects and arrays.
+// recursive wants strings under any number of objects and arrays.
 const recursive = `{"$defs":{"n":{"type":["object","array"],"additionalProperties":{"$ref":"#/$defs/n"},"items":{"type":"string"}}},"$ref":"#/$defs/n","unevaluatedProperties":{}}`
 
 func fullShapes() []fullShape {
 	return []fullShape{
-		// The issue's case, one long name over many values, one violation; the subset has it
-		// now, the full engine with unevaluatedProperties (TestHostileKeywordsMemory).
+		// The issue's case, one long name over many values, one violation.
 		{"long-name-over-values", `{"type":"object","required":["q"],"unevaluatedProperties":{}}`,
 			func(n int) string { return `{"` + strings.Repeat("a", n/2) + `":` + zeros(n/8) + `}` }, mcpvalidate.KindRequired},
 		{"failing-items", `{"properties":{"a":{"items":{"type":"string"}}},"unevaluatedProperties":{}}`,
@@ -108,15 +106,15 @@ func fullShapes() []fullShape {
 // 4 bytes per byte of arguments; and its cost per byte does not grow with the size of the
 // arguments (16 times the arguments, at most 1.25 times the bytes per byte). The engine
 // allocates little for one long name over many values: there a refusal of a megabyte
-// allocates at most 20 bytes per byte. The schemas use unevaluatedProperties, which keeps
-// them on the full engine.
+// allocates at most 20 bytes per byte. Without WithFullEngine, the subset validates every
+// shape and a refusal of a megabyte allocates at most 20 bytes per byte, whatever the shape.
 func TestHostileFullRefusalMemory(t *testing.T) {
 	// The engine allocates several hundred bytes per failing value: the sizes stay small
 	// where it validates every value.
 	sizes := map[string][2]int{"long-name-over-values": {64 << 10 / hostileScale, 1 << 20 / hostileScale}}
 	for _, sh := range fullShapes() {
 		t.Run(sh.name, func(t *testing.T) {
-			v := mustCompile(t, sh.schema)
+			v := mustCompile(t, sh.schema, mcpvalidate.WithFullEngine())
 			if v.FullEngine() == "" {
 				t.Fatal("the schema does not go to the full engine")
 			}
@@ -151,6 +149,20 @@ func TestHostileFullRefusalMemory(t *testing.T) {
 			if sh.name == "long-name-over-values" && perByte[1] > 20 {
 				t.Errorf("a refusal of %d bytes allocates %.1f bytes per byte, more than 20", pair[1], perByte[1])
 			}
+
+			sub := mustCompile(t, sh.schema)
+			if sub.FullEngine() != "" {
+				t.Fatalf("without WithFullEngine, the full engine is in charge: %s", sub.FullEngine())
+			}
+			args := []byte(sh.args(1 << 20 / hostileScale))
+			if vs := sub.Validate(args); len(vs) == 0 || vs[0].Kind != sh.first {
+				t.Fatalf("the subset: got %s, want a first violation of kind %v", describe(vs[:min(len(vs), 3)]), sh.first)
+			}
+			if n := coldAllocation(t, sh.schema, args); float64(n) > 20*float64(len(args)) {
+				t.Errorf("the subset: a refusal of %d bytes allocates %d bytes, %.1f per byte", len(args), n, float64(n)/float64(len(args)))
+			} else {
+				t.Logf("the subset: %.2f bytes allocated per byte of a refusal of %d bytes", float64(n)/float64(len(args)), len(args))
+			}
 		})
 	}
 }
@@ -159,7 +171,7 @@ func TestHostileFullRefusalMemory(t *testing.T) {
 // ns/op and B/op should grow 16 times per step (MB/s stays flat).
 func BenchmarkHostileFullRefusal(b *testing.B) {
 	for _, sh := range fullShapes()[:3] {
-		v := mustCompile(b, sh.schema)
+		v := mustCompile(b, sh.schema, mcpvalidate.WithFullEngine())
 		for _, size := range []int{1 << 10, 16 << 10, 256 << 10, 1 << 20} {
 			b.Run(sh.name+"/"+sizeName(size), func(b *testing.B) {
 				args := []byte(sh.args(size))
@@ -206,8 +218,7 @@ func TestHostileFormats(t *testing.T) {
 			schema := `{"type":"object","properties":{"x":{"type":"string","format":"` + format + `"}}}`
 			validators := map[string]*mcpvalidate.Validator{"subset": mustCompile(t, schema, mcpvalidate.WithFormatAssertion())}
 			if format == "regex" {
-				full := `{"type":"object","properties":{"x":{"format":"regex"}},"unevaluatedProperties":{}}`
-				validators["full"] = mustCompile(t, full, mcpvalidate.WithFormatAssertion())
+				validators["full"] = mustCompile(t, schema, mcpvalidate.WithFormatAssertion(), mcpvalidate.WithFullEngine())
 			}
 			// Go's regular expression parser was the superlinear one: regex is checked at a
 			// megabyte, the others at a quarter of one.

@@ -1,7 +1,7 @@
 package conformance
 
 // The keywords the subset took over from the full engine (patternProperties, propertyNames,
-// contains, dependentSchemas) over megabytes of arguments: the subset validates them, and a
+// contains, dependentSchemas, unevaluatedProperties, unevaluatedItems) over megabytes of arguments: the subset validates them, and a
 // refusal allocates in proportion to the arguments, at most 20 bytes per byte.
 
 import (
@@ -50,6 +50,11 @@ func letters(i int) string {
 	return s
 }
 
+// nestA wraps inner in levels objects, each with one member named by n letters a.
+func nestA(levels, n int, inner string) string {
+	return strings.Repeat(`{"`+strings.Repeat("a", n)+`":`, levels) + inner + strings.Repeat("}", levels)
+}
+
 // arraysOf returns arrays of 10 arrays of 100 zeros, about size bytes in all; last is the
 // last item of the last innermost array.
 func arraysOf(size int, last string) string {
@@ -89,6 +94,26 @@ func keywordShapes() []keywordShape {
 				return membersOf(n, func(i int) string { return `"m` + strconv.Itoa(i) + `":"s"` })
 			},
 			func(n int) string { return membersOf(n, func(i int) string { return `"m` + strconv.Itoa(i) + `":1` }) }},
+		// Members evaluated by a property, by an allOf branch's pattern, or by neither.
+		{"unevaluatedProperties", `{"properties":{"id":{"type":"string"}},"allOf":[{"patternProperties":{"^m":{"type":"integer"}}}],"unevaluatedProperties":false}`,
+			func(n int) string { return membersOf(n, func(i int) string { return `"n` + strconv.Itoa(i) + `":0` }) },
+			func(n int) string { return membersOf(n, func(i int) string { return `"m` + strconv.Itoa(i) + `":1` }) }},
+		// The alternative that holds decides what is evaluated: the first never holds here.
+		{"unevaluatedProperties-anyOf", `{"anyOf":[{"required":["a"],"properties":{"a":{}}},{"patternProperties":{"^m":{}}}],"unevaluatedProperties":{"type":"string"}}`,
+			func(n int) string { return membersOf(n, func(i int) string { return `"x` + strconv.Itoa(i) + `":0` }) },
+			func(n int) string {
+				return membersOf(n, func(i int) string { return `"x` + strconv.Itoa(i) + `":"s"` })
+			}},
+		// Items evaluated by prefixItems, by contains, or by neither.
+		{"unevaluatedItems", `{"prefixItems":[{"type":"integer"}],"contains":{"type":"string"},"unevaluatedItems":{"type":"integer"}}`,
+			func(n int) string { return "[0," + strings.Repeat("true,", n/5) + `"x"]` },
+			func(n int) string { return "[0," + strings.Repeat(`"a",1,`, n/6) + `"x"]` }},
+		// unevaluatedProperties at every level of a recursive schema, under long names.
+		{"unevaluated-recursive", `{"$defs":{"n":{"type":"object","patternProperties":{"^a":{"$ref":"#/$defs/n"},"^b":{"type":"array","items":{"type":"string"}}},"unevaluatedProperties":false}},"$ref":"#/$defs/n"}`,
+			func(n int) string { return nestA(60, n/240, `{"b":`+zeros(n/4)+`}`) },
+			func(n int) string {
+				return nestA(60, n/240, `{"b":[`+strings.TrimSuffix(strings.Repeat(`"s",`, n/16), ",")+`]}`)
+			}},
 	}
 }
 
