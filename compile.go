@@ -162,13 +162,16 @@ var typeByName = map[string]typeSet{
 	"number": tNumber, "integer": tInteger, "string": tString,
 }
 
-// dialect holds what differs between the JSON Schema drafts the subset handles natively.
+// dialect holds what differs between the JSON Schema drafts.
 type dialect struct {
 	name          string
-	tupleItems    bool // items may be an array, with additionalItems for the rest (before 2020-12)
-	refOverrides  bool // $ref ignores its siblings (draft 7 and earlier)
-	formatAsserts bool // format is an assertion by default (draft 7 and earlier)
-	conditionals  bool // if/then/else exist (draft 7 on)
+	id            string // the keyword that names a resource: "$id", or "id" in draft-04
+	since6        bool   // const, contains, propertyNames and boolean schemas exist (draft-06 on)
+	boolExclusive bool   // exclusiveMinimum and exclusiveMaximum are booleans modifying minimum and maximum (draft-04)
+	tupleItems    bool   // items may be an array, with additionalItems for the rest (before 2020-12)
+	refOverrides  bool   // $ref ignores its siblings (draft 7 and earlier)
+	formatAsserts bool   // format is an assertion by default (draft 7 and earlier)
+	conditionals  bool   // if/then/else exist (draft 7 on)
 	// dependentRequired, dependentSchemas, minContains, maxContains and $anchor exist
 	// (2019-09 on)
 	since2019 bool
@@ -176,17 +179,17 @@ type dialect struct {
 }
 
 var (
-	draft2020 = &dialect{name: "2020-12", conditionals: true, since2019: true,
+	draft2020 = &dialect{name: "2020-12", id: "$id", since6: true, conditionals: true, since2019: true,
 		anchor: regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9._]*$`)}
-	draft2019 = &dialect{name: "2019-09", tupleItems: true, conditionals: true, since2019: true,
+	draft2019 = &dialect{name: "2019-09", id: "$id", since6: true, tupleItems: true, conditionals: true, since2019: true,
 		anchor: regexp.MustCompile(`^[A-Za-z][-A-Za-z0-9.:_]*$`)}
-	draft7 = &dialect{name: "draft-07", tupleItems: true, refOverrides: true, formatAsserts: true, conditionals: true}
-	draft6 = &dialect{name: "draft-06", tupleItems: true, refOverrides: true, formatAsserts: true}
+	draft7 = &dialect{name: "draft-07", id: "$id", since6: true, tupleItems: true, refOverrides: true, formatAsserts: true, conditionals: true}
+	draft6 = &dialect{name: "draft-06", id: "$id", since6: true, tupleItems: true, refOverrides: true, formatAsserts: true}
+	draft4 = &dialect{name: "draft-04", id: "id", boolExclusive: true, tupleItems: true, refOverrides: true, formatAsserts: true}
 )
 
-// dialectOf maps a $schema URI to a dialect; fallback reports a known draft the subset
-// leaves to the full engine.
-func dialectOf(uri string) (d *dialect, fallback bool, ok bool) {
+// dialectOf maps a $schema URI to a dialect.
+func dialectOf(uri string) (d *dialect, ok bool) {
 	u := strings.TrimSuffix(uri, "#")
 	if v, cut := strings.CutPrefix(u, "http://"); cut {
 		u = v
@@ -195,17 +198,17 @@ func dialectOf(uri string) (d *dialect, fallback bool, ok bool) {
 	}
 	switch u {
 	case "json-schema.org/schema", "json-schema.org/draft/2020-12/schema":
-		return draft2020, false, true
+		return draft2020, true
 	case "json-schema.org/draft/2019-09/schema":
-		return draft2019, false, true
+		return draft2019, true
 	case "json-schema.org/draft-07/schema":
-		return draft7, false, true
+		return draft7, true
 	case "json-schema.org/draft-06/schema":
-		return draft6, false, true
+		return draft6, true
 	case "json-schema.org/draft-04/schema":
-		return nil, true, true
+		return draft4, true
 	}
-	return nil, false, false
+	return nil, false
 }
 
 // Keywords each draft defines that the subset does not implement: a schema using one goes
@@ -231,6 +234,9 @@ type compiler struct {
 	// that dependentSchemas test: one for the whole document, so that its results are
 	// remembered for every dependentSchemas that tests the name.
 	present map[string]*node
+	// boolOK: the schema being compiled may be a boolean in draft-04, as the values of
+	// additionalProperties and additionalItems may.
+	boolOK bool
 }
 
 type resource struct {
@@ -364,6 +370,9 @@ func (c *compiler) schema(v any, ptr string) (*node, error) {
 	c.nodes[ptr] = n
 	switch v := v.(type) {
 	case bool:
+		if !c.d.since6 && !c.boolOK {
+			return nil, schemaErr(ptr, "a schema must be an object in %s", c.d.name)
+		}
 		n.reject, n.settled = !v, true
 		return n, nil
 	case *object:
@@ -384,7 +393,7 @@ var documentURL, _ = url.Parse(fullURL)
 
 func (c *compiler) keywords(n *node, o *object, ptr string) error {
 	r, hasRef := o.get("$ref")
-	if id, ok := o.get("$id"); ok && !(hasRef && c.d.refOverrides) {
+	if id, ok := o.get(c.d.id); ok && !(hasRef && c.d.refOverrides) {
 		base, err := c.identify(id, o, ptr)
 		if err != nil {
 			return err
@@ -399,10 +408,14 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		n.refOnly, n.applicators = true, true
 		return c.defs(o, ptr)
 	}
+	var exclusive [2]bool // draft-04: exclusiveMinimum, exclusiveMaximum
 	for i, k := range o.keys {
 		v := o.vals[i]
 		at := ptr + "/" + escapePointer(k)
 		var err error
+		if !c.d.since6 && (k == "const" || k == "contains" || k == "propertyNames") {
+			continue
+		}
 		switch k {
 		case "type":
 			err = c.types(n, v, at)
@@ -438,7 +451,21 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 			if c.cfg.assertFormat || c.d.formatAsserts {
 				n.format, n.checkFormat = s, formatChecker(s)
 			}
-		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+		case "exclusiveMinimum", "exclusiveMaximum":
+			if c.d.boolExclusive {
+				b, ok := v.(bool)
+				if !ok {
+					return schemaErr(at, "%s must be a boolean in %s", k, c.d.name)
+				}
+				if k == "exclusiveMaximum" {
+					exclusive[1] = b
+				} else {
+					exclusive[0] = b
+				}
+				continue
+			}
+			fallthrough
+		case "minimum", "maximum", "multipleOf":
 			num, ok := v.(json.Number)
 			if !ok {
 				return schemaErr(at, "%s must be a number", k)
@@ -485,7 +512,7 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 			n.names, err = c.schema(v, at)
 			n.objectWork = true
 		case "additionalProperties":
-			n.additional, err = c.schema(v, at)
+			n.additional, err = c.schemaOrBool(v, at)
 			n.objectWork = true
 		case "minProperties":
 			n.minProps, err = count(v, at)
@@ -503,7 +530,7 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 			if arr, ok := v.([]any); ok && c.d.tupleItems {
 				n.prefix, err = c.schemaList(arr, at)
 				if extra, ok := o.get("additionalItems"); ok && err == nil {
-					n.items, err = c.schema(extra, ptr+"/additionalItems")
+					n.items, err = c.schemaOrBool(extra, ptr+"/additionalItems")
 				}
 			} else {
 				n.items, err = c.schema(v, at)
@@ -595,6 +622,12 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 			return err
 		}
 	}
+	if exclusive[0] && n.minimum != nil {
+		n.exclusiveMinimum, n.minimum = n.minimum, nil
+	}
+	if exclusive[1] && n.maximum != nil {
+		n.exclusiveMaximum, n.maximum = n.maximum, nil
+	}
 	if n.ifn != nil && n.then == nil && n.elsen == nil {
 		n.bareIf, n.ifn = n.ifn, nil
 	}
@@ -669,6 +702,15 @@ func (c *compiler) defs(o *object, ptr string) error {
 		}
 	}
 	return nil
+}
+
+// schemaOrBool compiles the value of additionalProperties or additionalItems, which may be
+// a boolean in every draft.
+func (c *compiler) schemaOrBool(v any, ptr string) (*node, error) {
+	_, c.boolOK = v.(bool)
+	n, err := c.schema(v, ptr)
+	c.boolOK = false
+	return n, err
 }
 
 func (c *compiler) noteOutside(keyword, ptr string) {
@@ -893,15 +935,15 @@ func (c *compiler) schemaList(v any, ptr string) ([]*node, error) {
 func (c *compiler) identify(id any, o *object, ptr string) (*url.URL, error) {
 	s, ok := id.(string)
 	if !ok {
-		return nil, schemaErr(ptr+"/$id", "$id must be a string")
+		return nil, schemaErr(ptr+"/"+c.d.id, "%s must be a string", c.d.id)
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, schemaErr(ptr+"/$id", "$id %q is not a valid URI reference", s)
+		return nil, schemaErr(ptr+"/"+c.d.id, "%s %q is not a valid URI reference", c.d.id, s)
 	}
 	if strings.HasPrefix(s, "#") {
 		if c.namesAnchor(id) {
-			return c.base, c.addAnchor(u.Fragment, o, ptr, ptr+"/$id")
+			return c.base, c.addAnchor(u.Fragment, o, ptr, ptr+"/"+c.d.id)
 		}
 		return c.base, nil
 	}

@@ -148,7 +148,7 @@ func (f *fullEngine) validate(args []byte, limit int) []Violation {
 	if !errors.As(err, &ve) {
 		return nil
 	}
-	r := &report{next: map[step]int32{}, containers: 1}
+	r := &report{next: map[step]int32{}, containers: 1, doc: doc}
 	r.collect(ve, 0, 0)
 	for i := range r.found {
 		r.found[i].seq = int32(i)
@@ -262,6 +262,7 @@ func (f *fullEngine) run(doc any) (err error) {
 
 // A report gathers the engine's failures and where they stand in the arguments.
 type report struct {
+	doc   any // the decoded arguments
 	found []finding
 	// The objects and arrays that hold failures form a trie of the engine's location
 	// tokens: container 0 is the arguments themselves; next leads to a member or item.
@@ -293,6 +294,8 @@ func (f *finding) token() (string, bool) {
 		return "", false
 	case *kind.AdditionalProperties:
 		return k.Properties[f.item], true
+	case *kind.AdditionalItems:
+		return strconv.Itoa(int(f.item)), true
 	case *kind.PropertyNames:
 		return k.Property, true
 	}
@@ -384,6 +387,13 @@ func (r *report) collect(e *jsonschema.ValidationError, base int32, depth int) {
 		r.addEach(e, len(k.Missing), here())
 	case *kind.AdditionalProperties:
 		r.addEach(e, len(k.Properties), here())
+	case *kind.AdditionalItems:
+		// One failure of the array: one finding per item beyond those allowed.
+		_, v := instancePath(loc, r.doc)
+		arr, _ := v.([]any)
+		for i := len(arr) - k.Count; i < len(arr); i++ {
+			r.add(e, i, here())
+		}
 	case *kind.PropertyNames:
 		r.add(e, 0, here())
 	default:
@@ -587,7 +597,8 @@ func (f *finding) violation(doc any) Violation {
 	case *kind.UniqueItems:
 		v.Kind, v.Indexes = KindUniqueItems, []int{k.Duplicates[0], k.Duplicates[1]}
 	case *kind.AdditionalItems:
-		v.Kind, v.Limit = KindAdditionalItem, strconv.Itoa(k.Count)
+		arr, _ := value.([]any)
+		v.Kind, v.Limit, path = KindAdditionalItem, strconv.Itoa(len(arr)-k.Count), append(path, PathElem{Index: int(f.item)})
 	case *kind.FalseSchema:
 		switch {
 		case strings.HasSuffix(e.SchemaURL, "/unevaluatedProperties"):

@@ -51,18 +51,9 @@ func compile(schema []byte, cfg config) (*Validator, error) {
 	if o, ok := tree.(*object); ok {
 		if s, ok := o.get("$schema"); ok {
 			uri, _ := s.(string)
-			dd, fallback, known := dialectOf(uri)
-			switch {
-			case !known:
+			dd, known := dialectOf(uri)
+			if !known {
 				return nil, &SchemaError{Location: "#/$schema", Reason: "unknown dialect " + strconv.Quote(uri) + ": use JSON Schema 2020-12, 2019-09, draft-07, draft-06 or draft-04"}
-			case fallback && cfg.strict:
-				return nil, &SchemaError{Location: "#/$schema", Reason: "dialect " + uri + " is outside the subset (StrictSubset is on)"}
-			case fallback:
-				full, err := compileFull(schema, tree, cfg)
-				if err != nil {
-					return nil, err
-				}
-				return &Validator{cfg: cfg, full: full}, nil
 			}
 			d = dd
 		}

@@ -258,7 +258,8 @@ func TestCompileErrors(t *testing.T) {
 		{"zero multipleOf", `{"properties":{"a":{"multipleOf":0}}}`, "", "#/properties/a/multipleOf", "greater than 0"},
 		{"unknown dialect", `{"$schema":"https://example.com/my-dialect"}`, "", "#/$schema", "unknown dialect"},
 		{"outside the subset under StrictSubset", `{"properties":{"a":{"$dynamicRef":"#x"}}}`, "strict", "#/properties/a/$dynamicRef", "outside the subset"},
-		{"old draft under StrictSubset", `{"$schema":"http://json-schema.org/draft-04/schema#"}`, "strict", "#/$schema", "outside the subset"},
+		{"draft-04 exclusiveMaximum as a number", `{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"n":{"maximum":3,"exclusiveMaximum":3}}}`, "", "#/properties/n/exclusiveMaximum", "must be a boolean in draft-04"},
+		{"draft-04 boolean schema", `{"$schema":"http://json-schema.org/draft-04/schema#","items":true}`, "", "#/items", "must be an object in draft-04"},
 		{"duplicate names in the schema", `{"type":"object","type":"array"}`, "", "#", "appears twice"},
 		{"bad patternProperties regex", `{"patternProperties":{"(x":{}}}`, "", "#/patternProperties/(x", "does not compile"},
 		{"patternProperties not an object", `{"patternProperties":["^x"]}`, "", "#/patternProperties", "must be an object"},
@@ -303,12 +304,30 @@ func TestFullEngineFallback(t *testing.T) {
 	if vs := v.Validate([]byte(`{"tags":["a"],"tags":["x"]}`)); len(vs) != 1 || vs[0].Kind != KindDuplicate {
 		t.Errorf("duplicates must be refused before decoding: %+v", vs)
 	}
-	v4, err := Compile([]byte(`{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"n":{"maximum":3,"exclusiveMaximum":true}}}`))
+}
+
+// TestDraft04: the subset reads draft-04's own forms: id, boolean exclusiveMaximum and
+// exclusiveMinimum, and no const, contains or propertyNames.
+func TestDraft04(t *testing.T) {
+	v, err := Compile([]byte(`{"$schema":"http://json-schema.org/draft-04/schema#","properties":{
+		"n":{"maximum":3,"exclusiveMaximum":true},"m":{"minimum":1,"exclusiveMinimum":false},
+		"c":{"const":1,"propertyNames":{"maxLength":1}},"r":{"$ref":"#s"}},"definitions":{"s":{"id":"#s","type":"string"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Messages(v4.Validate([]byte(`{"n":3}`)), nil); len(got) != 1 || got[0] != "property 'n' must be less than 3" {
-		t.Errorf("draft-04: %q", got)
+	if v.FullEngine() != "" {
+		t.Fatalf("the full engine is in charge: %s", v.FullEngine())
+	}
+	for args, want := range map[string]string{
+		`{"n":3}`:          "property 'n' must be less than 3",
+		`{"n":2.5,"m":1}`:  "",
+		`{"m":0.5}`:        "property 'm' must be at least 1",
+		`{"c":{"long":2}}`: "",
+		`{"r":1}`:          "property 'r' must be string",
+	} {
+		if got := strings.Join(Messages(v.Validate([]byte(args)), nil), " | "); got != want {
+			t.Errorf("%s: got %q, want %q", args, got, want)
+		}
 	}
 }
 

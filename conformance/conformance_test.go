@@ -142,8 +142,8 @@ func pointer(tokens []string) string {
 }
 
 // placed reports whether the oracle reports a failure where v stands: at v's path or
-// beneath it. A missing or undeclared member, or a name that propertyNames refuses, is
-// reported by the oracle at its parent object.
+// beneath it. A missing or undeclared member, a name that propertyNames refuses, or an item
+// that additionalItems refuses, is reported by the oracle at its parent.
 func placed(v mcpvalidate.Violation, leaves []string) bool {
 	ptr := v.Path.Pointer()
 	parent := ""
@@ -151,7 +151,7 @@ func placed(v mcpvalidate.Violation, leaves []string) bool {
 		parent = v.Path[:len(v.Path)-1].Pointer()
 	}
 	member := v.Kind == mcpvalidate.KindRequired || v.Kind == mcpvalidate.KindDependentRequired || v.Kind == mcpvalidate.KindAdditional ||
-		v.Keyword == "propertyNames"
+		v.Kind == mcpvalidate.KindAdditionalItem || v.Keyword == "propertyNames"
 	for _, l := range leaves {
 		if l == ptr || strings.HasPrefix(l, ptr+"/") || member && len(v.Path) > 0 && l == parent {
 			return true
