@@ -176,12 +176,23 @@ type dialect struct {
 	// (2019-09 on)
 	since2019 bool
 	anchor    *regexp.Regexp // the names $anchor takes, as the dialect's meta-schema says
+	// $dynamicRef and $dynamicAnchor (2020-12), $recursiveRef and $recursiveAnchor
+	// (2019-09) exist (dynamic.go)
+	dynamicRefs, recursiveRefs bool
+}
+
+// refKeyword reports whether the dialect has the dynamic reference keyword k.
+func (d *dialect) refKeyword(k string) bool {
+	if k == "$dynamicRef" || k == "$dynamicAnchor" {
+		return d.dynamicRefs
+	}
+	return d.recursiveRefs
 }
 
 var (
-	draft2020 = &dialect{name: "2020-12", id: "$id", since6: true, conditionals: true, since2019: true,
+	draft2020 = &dialect{name: "2020-12", id: "$id", since6: true, conditionals: true, since2019: true, dynamicRefs: true,
 		anchor: regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9._]*$`)}
-	draft2019 = &dialect{name: "2019-09", id: "$id", since6: true, tupleItems: true, conditionals: true, since2019: true,
+	draft2019 = &dialect{name: "2019-09", id: "$id", since6: true, tupleItems: true, conditionals: true, since2019: true, recursiveRefs: true,
 		anchor: regexp.MustCompile(`^[A-Za-z][-A-Za-z0-9.:_]*$`)}
 	draft7 = &dialect{name: "draft-07", id: "$id", since6: true, tupleItems: true, refOverrides: true, formatAsserts: true, conditionals: true}
 	draft6 = &dialect{name: "draft-06", id: "$id", since6: true, tupleItems: true, refOverrides: true, formatAsserts: true}
@@ -211,19 +222,12 @@ func dialectOf(uri string) (d *dialect, ok bool) {
 	return nil, false
 }
 
-// Keywords each draft defines that the subset does not implement: a schema using one goes
-// to the full engine, or is refused under StrictSubset.
-var outsideSubset = map[string]bool{
-	"$dynamicRef": true, "$dynamicAnchor": true, "$recursiveRef": true, "$recursiveAnchor": true,
-}
-
 type compiler struct {
 	cfg     config
 	d       *dialect
 	root    any
 	nodes   map[string]*node // by JSON Pointer
 	pending []pendingRef
-	outside *SchemaError // first keyword outside the subset
 	// The document's resources, by their URI without fragment: the whole document, under
 	// fullURL and under its own $id, and each schema with an $id inside it. base is the URI
 	// of the resource being compiled, which a $ref is resolved against.
@@ -237,6 +241,13 @@ type compiler struct {
 	// boolOK: the schema being compiled may be a boolean in draft-04, as the values of
 	// additionalProperties and additionalItems may.
 	boolOK bool
+	// The dynamic scope (dynamic.go): the dynamic anchors of each resource, by the
+	// resource's pointer; what the resources entered so far bind; each scope made once.
+	dynamic  map[string][]dynamicAnchor
+	found    map[string][]dynamicAnchor // by this pass, for the next
+	resource string                     // pointer of the resource being compiled
+	scope    *scope
+	scopes   map[string]*scope
 }
 
 type resource struct {
@@ -245,10 +256,12 @@ type resource struct {
 }
 
 type pendingRef struct {
-	n    *node
-	ref  string
-	loc  string
-	base *url.URL
+	n       *node
+	ref     string
+	loc     string
+	base    *url.URL
+	keyword string // $ref, $dynamicRef or $recursiveRef
+	scope   *scope // at the reference
 }
 
 // parseSchema decodes JSON keeping the order of object members, which the subset needs
@@ -332,27 +345,46 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 	return tok, nil
 }
 
-// compileSubset compiles the parsed schema into nodes. outside names the first keyword the
-// subset does not implement, if any.
-func compileSubset(root any, cfg config, d *dialect) (n *node, outside *SchemaError, err error) {
-	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}, base: documentURL}
+// compileSubset compiles the parsed schema into nodes. A schema with dynamic anchors is
+// compiled twice: the first pass finds them, the second resolves every dynamic reference
+// (dynamic.go).
+func compileSubset(root any, cfg config, d *dialect) (*node, error) {
+	c := newCompiler(root, cfg, d, nil)
+	if n, err := c.compile(); err != nil || len(c.found) == 0 {
+		return n, err
+	}
+	return newCompiler(root, cfg, d, c.found).compile()
+}
+
+// newCompiler prepares the compilation of the document root; dynamic holds the dynamic
+// anchors a first pass found, or nil.
+func newCompiler(root any, cfg config, d *dialect, dynamic map[string][]dynamicAnchor) *compiler {
+	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}, base: documentURL, dynamic: dynamic}
 	c.resources = map[string]resource{documentURL.String(): {"", root}}
-	c.anchors, c.present = map[string]resource{}, map[string]*node{}
-	if n, err = c.schema(root, ""); err != nil {
-		return nil, nil, err
+	c.anchors, c.present, c.scopes = map[string]resource{}, map[string]*node{}, map[string]*scope{}
+	c.found = map[string][]dynamicAnchor{}
+	c.scope = c.enter(&scope{}, "")
+	return c
+}
+
+// compile compiles the whole document, then every schema its references reach.
+func (c *compiler) compile() (*node, error) {
+	n, err := c.schema(c.root, "")
+	if err != nil {
+		return nil, err
 	}
 	for len(c.pending) > 0 {
 		p := c.pending[0]
 		c.pending = c.pending[1:]
 		if p.n.ref, err = c.resolve(p); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if err := checkLoops(n); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	markQuick(c.nodes)
-	return n, c.outside, nil
+	return n, nil
 }
 
 func fragment(ptr string) string { return "#" + ptr }
@@ -363,11 +395,18 @@ func schemaErr(ptr, format string, args ...any) error {
 
 // schema compiles the schema v found at ptr, once per pointer.
 func (c *compiler) schema(v any, ptr string) (*node, error) {
-	if n, ok := c.nodes[ptr]; ok {
+	key := ptr
+	if c.scope.key != "" {
+		key += "\x00" + c.scope.key
+		if len(c.nodes) >= maxScopedNodes {
+			return nil, schemaErr(ptr, "the dynamic references make more than %d schemas of this one", maxScopedNodes)
+		}
+	}
+	if n, ok := c.nodes[key]; ok {
 		return n, nil
 	}
 	n := newNode(ptr)
-	c.nodes[ptr] = n
+	c.nodes[key] = n
 	switch v := v.(type) {
 	case bool:
 		if !c.d.since6 && !c.boolOK {
@@ -398,11 +437,15 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		if err != nil {
 			return err
 		}
-		defer func(outer *url.URL) { c.base = outer }(c.base)
+		defer func(outer *url.URL, res string, sc *scope) { c.base, c.resource, c.scope = outer, res, sc }(c.base, c.resource, c.scope)
+		if base != c.base {
+			c.resource, c.scope = ptr, c.enter(c.scope, ptr)
+		}
 		c.base = base
 	}
+	var dynamicRef *node // the schema a $dynamicRef or $recursiveRef leads to, beside a $ref
 	if hasRef && c.d.refOverrides {
-		if err := c.addRef(n, r, ptr); err != nil {
+		if err := c.addRef(n, r, ptr, "$ref"); err != nil {
 			return err
 		}
 		n.refOnly, n.applicators = true, true
@@ -563,10 +606,28 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 			n.uniqueItem = b
 			n.arrayWork = n.arrayWork || b
 		case "$ref":
-			err = c.addRef(n, v, ptr)
+			err = c.addRef(n, v, ptr, k)
 			n.applicators = true
+		case "$dynamicRef", "$recursiveRef":
+			if !c.d.refKeyword(k) {
+				continue
+			}
+			to := n
+			if hasRef {
+				to = newNode(ptr)
+				to.refOnly, to.applicators = true, true
+				dynamicRef = to
+			}
+			err = c.addRef(to, v, ptr, k)
+			n.applicators = true
+		case "$dynamicAnchor", "$recursiveAnchor":
+			if c.d.refKeyword(k) {
+				err = c.dynamicAnchor(k, v, o, ptr)
+			}
 		case "allOf":
-			n.allOf, err = c.schemaList(v, at)
+			var list []*node
+			list, err = c.schemaList(v, at)
+			n.allOf = append(n.allOf, list...) // after those of dependentSchemas
 			n.applicators = true
 		case "anyOf":
 			n.anyOf, err = c.schemaList(v, at)
@@ -613,14 +674,13 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 			if _, ok := v.(string); !ok {
 				return schemaErr(at, "$schema must be a string")
 			}
-		default:
-			if outsideSubset[k] {
-				c.noteOutside(k, at)
-			}
 		}
 		if err != nil {
 			return err
 		}
+	}
+	if dynamicRef != nil {
+		n.allOf = append(n.allOf, dynamicRef)
 	}
 	if exclusive[0] && n.minimum != nil {
 		n.exclusiveMinimum, n.minimum = n.minimum, nil
@@ -634,7 +694,9 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 	if n.ifn == nil {
 		n.then, n.elsen = nil, nil
 	}
-	n.derive(hasRef)
+	_, dynamic := o.get("$dynamicRef")
+	_, recursive := o.get("$recursiveRef")
+	n.derive(hasRef || dynamic && c.d.refKeyword("$dynamicRef") || recursive && c.d.refKeyword("$recursiveRef"))
 	return c.defs(o, ptr)
 }
 
@@ -711,12 +773,6 @@ func (c *compiler) schemaOrBool(v any, ptr string) (*node, error) {
 	n, err := c.schema(v, ptr)
 	c.boolOK = false
 	return n, err
-}
-
-func (c *compiler) noteOutside(keyword, ptr string) {
-	if c.outside == nil {
-		c.outside = &SchemaError{Location: fragment(ptr), Reason: "keyword " + keyword + " is outside the subset"}
-	}
 }
 
 func (c *compiler) types(n *node, v any, ptr string) error {
@@ -953,75 +1009,91 @@ func (c *compiler) identify(id any, o *object, ptr string) (*url.URL, error) {
 	return u, nil
 }
 
-func (c *compiler) addRef(n *node, v any, ptr string) error {
+// addRef records that n applies what the reference v, given by keyword, points at.
+func (c *compiler) addRef(n *node, v any, ptr, keyword string) error {
 	ref, ok := v.(string)
 	if !ok {
-		return schemaErr(ptr+"/$ref", "$ref must be a string")
+		return schemaErr(ptr+"/"+keyword, "%s must be a string", keyword)
 	}
-	c.pending = append(c.pending, pendingRef{n: n, ref: ref, loc: ptr + "/$ref", base: c.base})
+	c.pending = append(c.pending, pendingRef{n: n, ref: ref, loc: ptr + "/" + keyword, base: c.base, keyword: keyword, scope: c.scope})
 	return nil
 }
 
-// resolve finds the schema a $ref points at, compiling it when first reached. The $ref is
-// resolved against the URI of the resource it stands in; it must point into this document:
-// the whole, or a resource inside it with its own $id. Remote documents are never fetched.
+// resolve finds the schema a reference points at, compiling it when first reached, in the
+// dynamic scope of the reference extended by the target's resource.
 func (c *compiler) resolve(p pendingRef) (*node, error) {
+	u, ptr, v, err := c.target(p)
+	if err != nil {
+		return nil, err
+	}
+	if p.keyword != "$ref" {
+		ptr, v = c.dynamicTarget(p, ptr, v)
+	}
+	defer func(outer *url.URL, res string, sc *scope) { c.base, c.resource, c.scope = outer, res, sc }(c.base, c.resource, c.scope)
+	c.base, c.resource = u, c.resourceOf(ptr)
+	c.scope = c.enter(p.scope, c.resource)
+	return c.schema(v, ptr)
+}
+
+// target finds where the reference p points, statically: the URI of its resource, and the
+// pointer and value of the schema. The reference is resolved against the URI of the resource
+// it stands in; it must point into this document: the whole, or a resource inside it with
+// its own $id. Remote documents are never fetched.
+func (c *compiler) target(p pendingRef) (*url.URL, string, any, error) {
 	ref, loc := p.ref, p.loc
 	u, err := url.Parse(ref)
 	if err != nil {
-		return nil, schemaErr(loc, "$ref %q is not a valid URI reference", ref)
+		return nil, "", nil, schemaErr(loc, "%s %q is not a valid URI reference", p.keyword, ref)
 	}
 	u = p.base.ResolveReference(u)
 	frag := u.EscapedFragment()
 	u.Fragment, u.RawFragment = "", ""
 	res, ok := c.resources[u.String()]
 	if !ok {
-		return nil, schemaErr(loc, "$ref %q points at %s, another document: remote references are never fetched", ref, u)
+		return nil, "", nil, schemaErr(loc, "%s %q points at %s, another document: remote references are never fetched", p.keyword, ref, u)
 	}
 	if frag, err = url.PathUnescape(frag); err != nil {
-		return nil, schemaErr(loc, "$ref %q is not a valid URI fragment", ref)
+		return nil, "", nil, schemaErr(loc, "%s %q is not a valid URI fragment", p.keyword, ref)
 	}
-	defer func(outer *url.URL) { c.base = outer }(c.base)
-	c.base = u
 	if frag != "" && frag[0] != '/' {
 		a, ok := c.anchors[u.String()+"#"+frag]
 		if !ok {
-			// Perhaps a $dynamicAnchor, or an anchor in a resource the full engine knows.
-			c.noteOutside("$ref to an anchor the subset does not know", loc)
-			return nil, nil
+			return nil, "", nil, schemaErr(loc, "%s %q points at no anchor of %s", p.keyword, ref, u)
 		}
-		return c.schema(a.v, a.ptr)
+		return u, a.ptr, a.v, nil
 	}
 	v := res.v
 	ptr := res.ptr
 	if frag != "" {
 		for _, tok := range strings.Split(frag[1:], "/") {
-			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+			tok = pointerUnescape.Replace(tok)
 			ptr += "/" + escapePointer(tok)
 			switch cur := v.(type) {
 			case *object:
 				next, ok := cur.get(tok)
 				if !ok {
-					return nil, schemaErr(loc, "$ref %q points at nothing", ref)
+					return nil, "", nil, schemaErr(loc, "%s %q points at nothing", p.keyword, ref)
 				}
 				v = next
 			case []any:
 				i, err := strconv.Atoi(tok)
 				if err != nil || i < 0 || i >= len(cur) {
-					return nil, schemaErr(loc, "$ref %q points at nothing", ref)
+					return nil, "", nil, schemaErr(loc, "%s %q points at nothing", p.keyword, ref)
 				}
 				v = cur[i]
 			default:
-				return nil, schemaErr(loc, "$ref %q points at nothing", ref)
+				return nil, "", nil, schemaErr(loc, "%s %q points at nothing", p.keyword, ref)
 			}
 		}
 	}
-	return c.schema(v, ptr)
+	return u, ptr, v, nil
 }
 
 func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	return pointerToken.Replace(s)
 }
+
+var pointerUnescape = strings.NewReplacer("~1", "/", "~0", "~")
 
 func count(v any, ptr string) (int, error) {
 	if num, ok := v.(json.Number); ok {

@@ -13,7 +13,7 @@ func TestDetailedFormat(t *testing.T) {
 	nested := `{"type":"object","properties":{"customer":{"type":"object","additionalProperties":false,"properties":{
 		"address":{"type":"string"},"name":{"type":"string"}}}}}`
 	wide := `{"type":"object","additionalProperties":false,"properties":{"a1":{},"a2":{},"a3":{},"a4":{},"a5":{},"a6":{},"a7":{},"a8":{},"a9":{}}}`
-	full := `{"type":"object","properties":{"n":{"type":"integer"}},"$dynamicAnchor":"n"}`
+	full := `{"type":"object","properties":{"n":{"type":"integer"}},"unevaluatedProperties":false}`
 	cases := []struct{ name, schema, args, want string }{
 		{"the type sent", weather, `{"location":"zzz","days":"zzz2"}`, "property 'days' must be integer, not string"},
 		{"a fraction for an integer", weather, `{"location":"zzz","days":2.5}`, "property 'days' must be integer, not number"},
@@ -36,7 +36,11 @@ func TestDetailedFormat(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := Compile([]byte(c.schema), WithFormatter(DetailedFormat))
+			opts := []Option{WithFormatter(DetailedFormat)}
+			if c.schema == full {
+				opts = append(opts, WithFullEngine())
+			}
+			v, err := Compile([]byte(c.schema), opts...)
 			if err != nil {
 				t.Fatal(err)
 			}

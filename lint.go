@@ -108,11 +108,6 @@ func (l *linter) schema(v any, ptr, name string, ancestors []string) {
 		return
 	}
 	ancestors = append(ancestors, ptr)
-	for _, k := range o.keys {
-		if outsideSubset[k] {
-			l.add(ptr+"/"+escapePointer(k), "outside-subset", "keyword "+k+" is outside the fast subset: the full engine validates this schema, more slowly")
-		}
-	}
 	types := typesOf(o)
 	_, hasProps := o.get("properties")
 	if ref, ok := o.get("$ref"); ok {

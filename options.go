@@ -7,7 +7,6 @@ import "reflect"
 type Option func(*config)
 
 type config struct {
-	strict        bool
 	fullEngine    bool
 	assertFormat  bool
 	maxDepth      int
@@ -36,15 +35,16 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// StrictSubset makes Compile refuse a schema that uses a keyword outside the fast subset,
-// naming the keyword and where it stands, instead of handing the schema to the full
-// JSON Schema engine.
-func StrictSubset() Option { return func(c *config) { c.strict = true } }
+// StrictSubset once made Compile refuse schemas that needed the full JSON Schema engine.
+//
+// Deprecated: the subset validates every keyword of every draft Compile reads, so no schema
+// needs the full engine; StrictSubset has no effect.
+func StrictSubset() Option { return func(*config) {} }
 
 // WithFullEngine validates every schema with the full JSON Schema engine
 // (santhosh-tekuri/jsonschema) rather than the subset: many times slower, with violations of
 // the same kinds in the same order. It is there to compare the two engines, and as a way
-// around a fault of the subset until it is fixed. StrictSubset overrides it.
+// around a fault of the subset until it is fixed.
 func WithFullEngine() Option { return func(c *config) { c.fullEngine = true } }
 
 // WithFormatAssertion makes "format" an assertion rather than an annotation: date-time,

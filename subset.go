@@ -19,7 +19,7 @@ type Validator struct {
 	// they allow one, so such arguments go straight to the object scanner.
 	objectRoot bool
 	cfg        config
-	full       *fullEngine // set when the schema needs keywords outside the subset
+	full       *fullEngine // set under WithFullEngine
 	// The explaining pass allocates nothing on a valid call either: the state of a finished
 	// call is kept for the next, one at hand for the common case of one call at a time, the
 	// others in a pool. The quick pass needs no state.
@@ -27,9 +27,8 @@ type Validator struct {
 	pool  sync.Pool
 }
 
-// Compile compiles a tool's inputSchema (JSON Schema 2020-12; drafts 6, 7 and 2019-09 when
-// $schema names them). A schema that uses keywords outside the fast subset is handed to the
-// full engine, unless StrictSubset is given. Errors are *SchemaError values naming the place.
+// Compile compiles a tool's inputSchema (JSON Schema 2020-12; 2019-09, draft-07, draft-06
+// and draft-04 when $schema names them). Errors are *SchemaError values naming the place.
 func Compile(schema []byte, opts ...Option) (*Validator, error) {
 	return compile(schema, newConfig(opts))
 }
@@ -39,7 +38,7 @@ func compile(schema []byte, cfg config) (*Validator, error) {
 	if err != nil {
 		return nil, &SchemaError{Location: "#", Reason: "not valid JSON: " + err.Error()}
 	}
-	if cfg.fullEngine && !cfg.strict {
+	if cfg.fullEngine {
 		full, err := compileFull(schema, tree, cfg)
 		if err != nil {
 			return nil, err
@@ -58,23 +57,13 @@ func compile(schema []byte, cfg config) (*Validator, error) {
 			d = dd
 		}
 	}
-	root, outside, err := compileSubset(tree, cfg, d)
+	root, err := compileSubset(tree, cfg, d)
 	if err != nil {
 		return nil, err
 	}
 	v := &Validator{root: root, cfg: cfg}
 	v.objectRoot = !root.applicators && !root.reject && root.enum == nil && root.konst == nil &&
 		(root.types == 0 || root.types&tObject != 0)
-	if outside != nil {
-		if cfg.strict {
-			outside.Reason += " (StrictSubset is on)"
-			return nil, outside
-		}
-		if v.full, err = compileFull(schema, tree, cfg); err != nil {
-			return nil, err
-		}
-		v.full.reason = outside.Reason + " at " + outside.Location
-	}
 	return v, nil
 }
 

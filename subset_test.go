@@ -220,7 +220,7 @@ func TestAnchorsUnderNestedID(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		root, _, err := compileSubset(tree, newConfig(nil), draft2020)
+		root, err := compileSubset(tree, newConfig(nil), draft2020)
 		if err != nil {
 			t.Fatalf("%s: %v", c.schema, err)
 		}
@@ -246,39 +246,36 @@ func TestFormatAssertion(t *testing.T) {
 }
 
 func TestCompileErrors(t *testing.T) {
-	cases := []struct{ name, schema, opts, location, reason string }{
-		{"not JSON", `{"type":`, "", "#", "not valid JSON"},
-		{"unknown type", `{"properties":{"a":{"type":"strnig"}}}`, "", "#/properties/a/type", `unknown type "strnig"`},
-		{"bad regex", `{"properties":{"id":{"pattern":"(x"}}}`, "", "#/properties/id/pattern", "does not compile"},
-		{"unresolved $ref", `{"properties":{"a":{"$ref":"#/$defs/missing"}}}`, "", "#/properties/a/$ref", "points at nothing"},
-		{"remote $ref", `{"properties":{"a":{"$ref":"https://example.com/s.json"}}}`, "", "#/properties/a/$ref", "never fetched"},
-		{"$ref loop", `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`, "", "#/$defs/a", "loops back"},
-		{"$ref to itself", `{"$ref":"#"}`, "", "#", "loops back"},
-		{"negative length", `{"properties":{"a":{"minLength":-1}}}`, "", "#/properties/a/minLength", "non-negative integer"},
-		{"zero multipleOf", `{"properties":{"a":{"multipleOf":0}}}`, "", "#/properties/a/multipleOf", "greater than 0"},
-		{"unknown dialect", `{"$schema":"https://example.com/my-dialect"}`, "", "#/$schema", "unknown dialect"},
-		{"outside the subset under StrictSubset", `{"properties":{"a":{"$dynamicRef":"#x"}}}`, "strict", "#/properties/a/$dynamicRef", "outside the subset"},
-		{"draft-04 exclusiveMaximum as a number", `{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"n":{"maximum":3,"exclusiveMaximum":3}}}`, "", "#/properties/n/exclusiveMaximum", "must be a boolean in draft-04"},
-		{"draft-04 boolean schema", `{"$schema":"http://json-schema.org/draft-04/schema#","items":true}`, "", "#/items", "must be an object in draft-04"},
-		{"duplicate names in the schema", `{"type":"object","type":"array"}`, "", "#", "appears twice"},
-		{"bad patternProperties regex", `{"patternProperties":{"(x":{}}}`, "", "#/patternProperties/(x", "does not compile"},
-		{"patternProperties not an object", `{"patternProperties":["^x"]}`, "", "#/patternProperties", "must be an object"},
-		{"negative minContains", `{"contains":{},"minContains":-1}`, "", "#/minContains", "non-negative integer"},
-		{"dependentSchemas not an object", `{"dependentSchemas":[{}]}`, "", "#/dependentSchemas", "must be an object"},
-		{"dependencies of another kind", `{"dependencies":{"a":3}}`, "", "#/dependencies/a", "must be an object or a boolean"},
-		{"$anchor not a name", `{"$defs":{"a":{"$anchor":"1a"}}}`, "", "#/$defs/a/$anchor", "must be a name"},
-		{"$anchor not a 2019-09 name", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$defs":{"a":{"$anchor":"_a"}}}`, "", "#/$defs/a/$anchor", "must be a name"},
-		{"$anchor twice", `{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`, "", "#/$defs/b/$anchor", "also defined at #/$defs/a"},
-		{"$ref to no anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, "", "#", "anchor in \"mcpvalidate:///inputSchema.json#nope\" not found"},
-		{"draft-07 anchor twice", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#x"},"b":{"$id":"#x"}}}`, "", "#/definitions/b/$id", "also defined at #/definitions/a"},
+	cases := []struct{ name, schema, location, reason string }{
+		{"not JSON", `{"type":`, "#", "not valid JSON"},
+		{"unknown type", `{"properties":{"a":{"type":"strnig"}}}`, "#/properties/a/type", `unknown type "strnig"`},
+		{"bad regex", `{"properties":{"id":{"pattern":"(x"}}}`, "#/properties/id/pattern", "does not compile"},
+		{"unresolved $ref", `{"properties":{"a":{"$ref":"#/$defs/missing"}}}`, "#/properties/a/$ref", "points at nothing"},
+		{"remote $ref", `{"properties":{"a":{"$ref":"https://example.com/s.json"}}}`, "#/properties/a/$ref", "never fetched"},
+		{"$ref loop", `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`, "#/$defs/a", "loops back"},
+		{"$ref to itself", `{"$ref":"#"}`, "#", "loops back"},
+		{"negative length", `{"properties":{"a":{"minLength":-1}}}`, "#/properties/a/minLength", "non-negative integer"},
+		{"zero multipleOf", `{"properties":{"a":{"multipleOf":0}}}`, "#/properties/a/multipleOf", "greater than 0"},
+		{"unknown dialect", `{"$schema":"https://example.com/my-dialect"}`, "#/$schema", "unknown dialect"},
+		{"draft-04 exclusiveMaximum as a number", `{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"n":{"maximum":3,"exclusiveMaximum":3}}}`, "#/properties/n/exclusiveMaximum", "must be a boolean in draft-04"},
+		{"draft-04 boolean schema", `{"$schema":"http://json-schema.org/draft-04/schema#","items":true}`, "#/items", "must be an object in draft-04"},
+		{"duplicate names in the schema", `{"type":"object","type":"array"}`, "#", "appears twice"},
+		{"bad patternProperties regex", `{"patternProperties":{"(x":{}}}`, "#/patternProperties/(x", "does not compile"},
+		{"patternProperties not an object", `{"patternProperties":["^x"]}`, "#/patternProperties", "must be an object"},
+		{"negative minContains", `{"contains":{},"minContains":-1}`, "#/minContains", "non-negative integer"},
+		{"dependentSchemas not an object", `{"dependentSchemas":[{}]}`, "#/dependentSchemas", "must be an object"},
+		{"dependencies of another kind", `{"dependencies":{"a":3}}`, "#/dependencies/a", "must be an object or a boolean"},
+		{"$anchor not a name", `{"$defs":{"a":{"$anchor":"1a"}}}`, "#/$defs/a/$anchor", "must be a name"},
+		{"$anchor not a 2019-09 name", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$defs":{"a":{"$anchor":"_a"}}}`, "#/$defs/a/$anchor", "must be a name"},
+		{"$anchor twice", `{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`, "#/$defs/b/$anchor", "also defined at #/$defs/a"},
+		{"$ref to no anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, "#/properties/a/$ref", "points at no anchor"},
+		{"$dynamicRef to no anchor", `{"properties":{"a":{"$dynamicRef":"#nope"}}}`, "#/properties/a/$dynamicRef", "points at no anchor"},
+		{"$recursiveAnchor not a boolean", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":"yes"}`, "#/$recursiveAnchor", "must be a boolean"},
+		{"draft-07 anchor twice", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#x"},"b":{"$id":"#x"}}}`, "#/definitions/b/$id", "also defined at #/definitions/a"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var opts []Option
-			if c.opts == "strict" {
-				opts = append(opts, StrictSubset())
-			}
-			_, err := Compile([]byte(c.schema), opts...)
+			_, err := Compile([]byte(c.schema))
 			var se *SchemaError
 			if !errors.As(err, &se) {
 				t.Fatalf("want a *SchemaError, got %v", err)
@@ -291,12 +288,12 @@ func TestCompileErrors(t *testing.T) {
 }
 
 func TestFullEngineFallback(t *testing.T) {
-	v, err := Compile([]byte(`{"type":"object","properties":{"tags":{"$dynamicAnchor":"t","items":{"const":"x"}}}}`))
+	v, err := Compile([]byte(`{"type":"object","properties":{"tags":{"items":{"const":"x"}}}}`), WithFullEngine())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.FullEngine() == "" {
-		t.Fatal("$dynamicAnchor is outside the subset; the full engine should be in charge")
+		t.Fatal("the full engine should be in charge under WithFullEngine")
 	}
 	if got := strings.Join(Messages(v.Validate([]byte(`{"tags":["a"]}`)), nil), " | "); got != "property 'tags[0]' must equal 'x'" {
 		t.Errorf("got %q", got)

@@ -48,6 +48,10 @@ var sameAsFullCases = []engineCase{
 	{"unevaluatedItems false", `{"prefixItems":[{"type":"integer"}],"allOf":[{"prefixItems":[{},{}]}],"unevaluatedItems":false}`, `[1,2,3,4]`},
 	{"unevaluatedItems with contains", `{"contains":{"type":"string"},"unevaluatedItems":{"type":"integer"}}`, `["a",1,true,"b",null]`},
 	{"nested unevaluatedProperties", `{"properties":{"o":{"properties":{"p":{}},"unevaluatedProperties":false}},"unevaluatedProperties":false}`, `{"o":{"p":1,"q":2},"r":3}`},
+	{"$dynamicRef through an extension", `{"$id":"https://example.com/strict-tree","$dynamicAnchor":"node","$ref":"tree","unevaluatedProperties":false,"$defs":{"tree":{"$id":"tree","$dynamicAnchor":"node","type":"object","properties":{"data":true,"children":{"type":"array","items":{"$dynamicRef":"#node"}}}}}}`, `{"children":[{"data":1,"daat":2},{"children":[{"x":0}]}],"y":1}`},
+	{"$dynamicRef without the extension", `{"$id":"https://example.com/loose-tree","$ref":"tree","$defs":{"tree":{"$id":"tree","$dynamicAnchor":"node","type":"object","properties":{"data":true,"children":{"type":"array","items":{"$dynamicRef":"#node"}}}}}}`, `{"children":[{"data":1,"daat":2},{"children":3}]}`},
+	{"$recursiveRef", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$id":"https://example.com/r","$recursiveAnchor":true,"$ref":"list","unevaluatedProperties":false,"$defs":{"list":{"$id":"list","$recursiveAnchor":true,"properties":{"next":{"$recursiveRef":"#"}}}}}`, `{"next":{"next":{"x":1}},"y":2}`},
+	{"$dynamicRef in 2019-09", `{"$schema":"https://json-schema.org/draft/2019-09/schema","properties":{"a":{"$dynamicRef":"#/$defs/s"}},"$defs":{"s":{"type":"string"}}}`, `{"a":1}`},
 	{"$anchor in 2019-09", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$defs":{"s":{"$anchor":"n:1","type":"null"}},"items":{"$ref":"#n:1"}}`, `[null,0]`},
 }
 
@@ -57,12 +61,17 @@ func TestSubsetMatchesFullEngine(t *testing.T) {
 	// Where a value matches none of nested oneOf alternatives, the full engine explains the
 	// closest one at depth and lists the members those alternatives declare as unexpected;
 	// the subset says the value matches none, and lists as unexpected only what no
-	// alternative declares. draft-04 brings every keyword, whose explanations differ as
-	// they do in 2020-12 (which alternative is explained, how a bound is written): only
-	// the keywords the subset took over are compared whole. The verdicts must still agree.
+	// alternative declares. Where a member's value fails, the full engine drops what the
+	// failing schemas evaluated, and lists the member itself as unexpected beside the
+	// failure inside it; the subset lists only the failure inside. draft-04 brings every keyword, and 2019-09's recursiveRef groups
+	// nest anyOf, whose explanations differ as they do in 2020-12 (which alternative of
+	// anyOf is explained, how a bound is written, the order of the types): there only the
+	// verdicts are compared.
 	explainedOtherwise := map[string]bool{
 		"unevaluatedProperties + ref inside allOf / oneOf": true,
 		"dynamic evalation inside nested refs":             true,
+		"$dynamicRef through an extension":                 true,
+		"$recursiveRef":                                    true,
 	}
 	compare := func(t *testing.T, what string, schema []byte, opts []mcpvalidate.Option, args [][]byte) {
 		v := mustCompile(t, string(schema), opts...)
@@ -76,7 +85,8 @@ func TestSubsetMatchesFullEngine(t *testing.T) {
 		for _, a := range args {
 			ours, theirs := v.Validate(a), full.Validate(a)
 			file, group, _ := strings.Cut(what, " / ")
-			if (explainedOtherwise[group] || strings.HasPrefix(file, "draft4/")) && (ours == nil) == (theirs == nil) {
+			verdictOnly := explainedOtherwise[group] || explainedOtherwise[what] || strings.HasPrefix(file, "draft4/") || file == "draft2019-09/recursiveRef.json"
+			if verdictOnly && (ours == nil) == (theirs == nil) {
 				continue
 			}
 			if !reflect.DeepEqual(ours, theirs) {

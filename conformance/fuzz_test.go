@@ -246,7 +246,7 @@ func FuzzNoPanic(f *testing.F) {
 			options = append(options, mcpvalidate.WithFormatAssertion())
 		}
 		if opts&2 != 0 {
-			options = append(options, mcpvalidate.StrictSubset())
+			options = append(options, mcpvalidate.WithFullEngine())
 		}
 		if opts&4 != 0 {
 			options = append(options, mcpvalidate.WithMaxDepth(3))

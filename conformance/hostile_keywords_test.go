@@ -1,7 +1,7 @@
 package conformance
 
 // The keywords the subset took over from the full engine (patternProperties, propertyNames,
-// contains, dependentSchemas, unevaluatedProperties, unevaluatedItems) over megabytes of arguments: the subset validates them, and a
+// contains, dependentSchemas, unevaluatedProperties, unevaluatedItems, $dynamicRef) over megabytes of arguments: the subset validates them, and a
 // refusal allocates in proportion to the arguments, at most 20 bytes per byte.
 
 import (
@@ -108,6 +108,11 @@ func keywordShapes() []keywordShape {
 		{"unevaluatedItems", `{"prefixItems":[{"type":"integer"}],"contains":{"type":"string"},"unevaluatedItems":{"type":"integer"}}`,
 			func(n int) string { return "[0," + strings.Repeat("true,", n/5) + `"x"]` },
 			func(n int) string { return "[0," + strings.Repeat(`"a",1,`, n/6) + `"x"]` }},
+		// A tree closed by the schema that extends it, through $dynamicRef: every node is
+		// checked against the extension's unevaluatedProperties.
+		{"dynamicRef-tree", `{"$id":"https://example.com/strict-tree","$dynamicAnchor":"node","$ref":"tree","unevaluatedProperties":false,"$defs":{"tree":{"$id":"tree","$dynamicAnchor":"node","type":"object","properties":{"data":true,"children":{"type":"array","items":{"$dynamicRef":"#node"}}}}}}`,
+			func(n int) string { return `{"children":[` + strings.Repeat(`{"data":0,"x":0},`, n/17) + `{}]}` },
+			func(n int) string { return `{"children":[` + strings.Repeat(`{"data":0},`, n/11) + `{"children":[]}]}` }},
 		// unevaluatedProperties at every level of a recursive schema, under long names.
 		{"unevaluated-recursive", `{"$defs":{"n":{"type":"object","patternProperties":{"^a":{"$ref":"#/$defs/n"},"^b":{"type":"array","items":{"type":"string"}}},"unevaluatedProperties":false}},"$ref":"#/$defs/n"}`,
 			func(n int) string { return nestA(60, n/240, `{"b":`+zeros(n/4)+`}`) },
