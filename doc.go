@@ -5,10 +5,10 @@
 //
 // The package has three parts, one per concern:
 //
-//   - the core (Compile, Validator, Violation, Messages): a strict subset of JSON Schema
-//     2020-12 compiled once and checked in one pass over the raw argument bytes, with exact
-//     numbers, deterministic order and no allocation on a valid call. Keywords outside the
-//     subset go to the full engine (santhosh-tekuri/jsonschema) unless StrictSubset is set.
+//   - the core (Compile, Validator, Violation, Messages): JSON Schema 2020-12 (and 2019-09,
+//     draft-07, draft-06, draft-04) compiled once and checked in one pass over the raw
+//     argument bytes, with exact numbers, deterministic order and no allocation on a valid
+//     call. The full engine (santhosh-tekuri/jsonschema) validates only under WithFullEngine.
 //   - the middleware (Guard, Event, ToolStats): a cache of compiled schemas shared by
 //     content within a memory budget, the decision, observers and counters.
 //   - the adapter (Middleware, CheckServer, Guard.Handler, Guard.TaskHandler): everything

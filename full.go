@@ -17,8 +17,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
-// The full engine (santhosh-tekuri/jsonschema) validates schemas that need keywords outside
-// the subset. Its errors become the same Violations, in the same order: required members
+// The full engine (santhosh-tekuri/jsonschema) validates schemas under WithFullEngine, and
+// is the oracle the conformance tests hold the subset to. Its errors become the same Violations, in the same order: required members
 // first, then the arguments' own order.
 
 type fullEngine struct {

@@ -21,13 +21,12 @@ type Advice struct {
 func (a Advice) String() string { return a.Location + ": " + a.Message + " [" + a.Rule + "]" }
 
 // Lint reviews a tool's inputSchema the way a strict reviewer would, giving only advice
-// that can be followed without refusing calls the tool takes: keywords that leave the fast
-// subset, objects that declare their members but accept others, maps that constrain
-// nothing, strings of an evident form (an email, a SHA, a date its description spells out)
-// without a pattern or format, values a description lists without an enum, anchors that
-// bind one alternative each, unbounded arrays and recursion, required names that are not
-// declared, enum values of the wrong type. A schema that does not compile is an error, as
-// from Compile.
+// that can be followed without refusing calls the tool takes: objects that declare their
+// members but accept others, maps that constrain nothing, strings of an evident form (an
+// email, a SHA, a date its description spells out) without a pattern or format, values a
+// description lists without an enum, anchors that bind one alternative each, unbounded
+// arrays and recursion, required names that are not declared, enum values of the wrong
+// type. A schema that does not compile is an error, as from Compile.
 func Lint(schema []byte, opts ...Option) ([]Advice, error) {
 	if _, err := Compile(schema, opts...); err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ func compile(schema []byte, cfg config) (*Validator, error) {
 }
 
 // FullEngine says why this schema is validated by the full JSON Schema engine rather than the
-// subset, or returns "" when the subset handles it.
+// subset (WithFullEngine), or returns "" when the subset handles it.
 func (v *Validator) FullEngine() string {
 	if v.full == nil {
 		return ""
