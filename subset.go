@@ -148,6 +148,9 @@ func (v *Validator) state(args []byte) *state {
 	s.forEngine, s.remember, s.counting, s.recordedDup = false, false, 0, 0
 	s.rescanned, s.budget = 0, rescanFree+rescanFactor*len(args)
 	s.evaluators, s.altTypes, s.order = s.evaluators[:0], s.altTypes[:0], s.order[:0]
+	if s.gathers = 0; len(s.gathered) > 0 {
+		clear(s.gathered) // gather numbers start again at 1
+	}
 	s.types = typeCollector{level: -1}
 	if len(s.memo) > 0 {
 		clear(s.memo)
@@ -161,7 +164,7 @@ func (v *Validator) release(s *state) {
 	const most = 1 << 16
 	if cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.index) > most || cap(s.items) > most ||
 		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most || cap(s.segNames) > most || cap(s.typeLists) > most ||
-		cap(s.evaluators) > most || cap(s.altTypes) > most || cap(s.order) > most {
+		cap(s.evaluators) > most || cap(s.altTypes) > most || cap(s.order) > most || len(s.gathered) > most {
 		return
 	}
 	s.data = nil
@@ -208,6 +211,8 @@ type state struct {
 	memo        map[memoKey]memoResult // results by schema and position
 	forEngine   bool                   // refuse numbers the full engine cannot take
 	evaluators  []*node                // the schemas that evaluate the values being checked for unevaluated*
+	gathered    map[*node]uint32       // the last gather that added each schema to evaluators
+	gathers     uint32                 // gathers begun
 	altTypes    []string               // the types asked for by the alternatives being explained
 	order       []int                  // scratch: the member each violation of an object is about
 }

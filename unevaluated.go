@@ -1,7 +1,5 @@
 package mcpvalidate
 
-import "slices"
-
 // unevaluatedProperties and unevaluatedItems apply to the members and items of a value that
 // no schema applied to it in place has evaluated. They run after a node's other keywords:
 // gather finds the schemas that evaluate the value (the node itself, and below it every
@@ -17,7 +15,8 @@ func (s *state) unevaluated(n *node, start, depth, mark int) bool {
 		return true
 	}
 	from := len(s.evaluators)
-	all := s.gather(n, from, start, depth, object)
+	s.gathers++
+	all := s.gather(n, s.gathers, from, start, depth, object)
 	ok := true
 	if !all && !s.abort {
 		s.jump(start)
@@ -32,24 +31,29 @@ func (s *state) unevaluated(n *node, start, depth, mark int) bool {
 }
 
 // gather adds to s.evaluators[mark:] n and the schemas n applies in place that hold for the
-// value at start, each once, and reports whether one of them evaluates every member (object)
-// or item. When no alternative of anyOf or oneOf holds, the value is refused already, and
-// every alternative counts: what is reported unevaluated then is what none declares.
-func (s *state) gather(n *node, mark, start, depth int, object bool) bool {
-	if n == nil || slices.Contains(s.evaluators[mark:], n) {
+// value at start, each once (s.gathered[m] is this gather's number g once m is added), and
+// reports whether one of them evaluates every member (object) or item. When no alternative
+// of anyOf or oneOf holds, the value is refused already, and every alternative counts: what
+// is reported unevaluated then is what none declares.
+func (s *state) gather(n *node, g uint32, mark, start, depth int, object bool) bool {
+	if n == nil || s.gathered[n] == g {
 		return false
 	}
+	if s.gathered == nil {
+		s.gathered = map[*node]uint32{}
+	}
+	s.gathered[n] = g
 	top := len(s.evaluators) == mark
 	s.evaluators = append(s.evaluators, n)
 	if object && (n.additional != nil || !top && n.unevalProps != nil) ||
 		!object && (n.items != nil || !top && n.unevalItems != nil) {
 		return true
 	}
-	if s.gather(n.ref, mark, start, depth, object) {
+	if s.gather(n.ref, g, mark, start, depth, object) {
 		return true
 	}
 	for _, sub := range n.allOf {
-		if s.gather(sub, mark, start, depth, object) {
+		if s.gather(sub, g, mark, start, depth, object) {
 			return true
 		}
 	}
@@ -58,24 +62,24 @@ func (s *state) gather(n *node, mark, start, depth int, object bool) bool {
 		for _, sub := range alts {
 			if s.test(sub, start, depth) {
 				held = true
-				if s.gather(sub, mark, start, depth, object) {
+				if s.gather(sub, g, mark, start, depth, object) {
 					return true
 				}
 			}
 		}
 		for _, sub := range alts {
-			if !held && !s.abort && s.gather(sub, mark, start, depth, object) {
+			if !held && !s.abort && s.gather(sub, g, mark, start, depth, object) {
 				return true
 			}
 		}
 	}
 	if n.ifn != nil {
 		if s.test(n.ifn, start, depth) {
-			return s.gather(n.ifn, mark, start, depth, object) || s.gather(n.then, mark, start, depth, object)
+			return s.gather(n.ifn, g, mark, start, depth, object) || s.gather(n.then, g, mark, start, depth, object)
 		}
-		return s.gather(n.elsen, mark, start, depth, object)
+		return s.gather(n.elsen, g, mark, start, depth, object)
 	}
-	return n.bareIf != nil && s.test(n.bareIf, start, depth) && s.gather(n.bareIf, mark, start, depth, object)
+	return n.bareIf != nil && s.test(n.bareIf, start, depth) && s.gather(n.bareIf, g, mark, start, depth, object)
 }
 
 // unevaluatedMembers checks the members of the object at s.pos that none of the schemas

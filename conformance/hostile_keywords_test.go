@@ -50,6 +50,16 @@ func letters(i int) string {
 	return s
 }
 
+// wideAllOf is an array of objects under unevaluatedProperties false and an allOf of n
+// branches, branch i declaring the member p<i>.
+func wideAllOf(n int) string {
+	branches := make([]string, n)
+	for i := range branches {
+		branches[i] = `{"properties":{"p` + strconv.Itoa(i) + `":{}}}`
+	}
+	return `{"type":"array","items":{"allOf":[` + strings.Join(branches, ",") + `],"unevaluatedProperties":false}}`
+}
+
 // nestA wraps inner in levels objects, each with one member named by n letters a.
 func nestA(levels, n int, inner string) string {
 	return strings.Repeat(`{"`+strings.Repeat("a", n)+`":`, levels) + inner + strings.Repeat("}", levels)
@@ -113,6 +123,11 @@ func keywordShapes() []keywordShape {
 		{"dynamicRef-tree", `{"$id":"https://example.com/strict-tree","$dynamicAnchor":"node","$ref":"tree","unevaluatedProperties":false,"$defs":{"tree":{"$id":"tree","$dynamicAnchor":"node","type":"object","properties":{"data":true,"children":{"type":"array","items":{"$dynamicRef":"#node"}}}}}}`,
 			func(n int) string { return `{"children":[` + strings.Repeat(`{"data":0,"x":0},`, n/17) + `{}]}` },
 			func(n int) string { return `{"children":[` + strings.Repeat(`{"data":0},`, n/11) + `{"children":[]}]}` }},
+		// unevaluatedProperties over 20 allOf branches, each declaring one member: each
+		// schema is gathered once per object, however many there are.
+		{"unevaluated-wide-allOf", wideAllOf(20),
+			func(n int) string { return "[" + strings.Repeat(`{"x":0},`, n/8) + "{}]" },
+			func(n int) string { return "[" + strings.Repeat(`{"p7":0},`, n/9) + "{}]" }},
 		// unevaluatedProperties at every level of a recursive schema, under long names.
 		{"unevaluated-recursive", `{"$defs":{"n":{"type":"object","patternProperties":{"^a":{"$ref":"#/$defs/n"},"^b":{"type":"array","items":{"type":"string"}}},"unevaluatedProperties":false}},"$ref":"#/$defs/n"}`,
 			func(n int) string { return nestA(60, n/240, `{"b":`+zeros(n/4)+`}`) },
