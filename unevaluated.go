@@ -121,14 +121,7 @@ func (s *state) unevaluatedMembers(n *node, mark, depth, recorded int) bool {
 		switch {
 		case evaluated:
 			s.value(nil, depth+1)
-		case n.unevalProps.reject:
-			ok = false
-			s.fail(Violation{Kind: KindAdditional, Keyword: "unevaluatedProperties"})
-			if s.quiet > 0 {
-				return false
-			}
-			s.value(nil, depth+1)
-		case !s.value(n.unevalProps, depth+1):
+		case !s.leftover(n.unevalProps, Violation{Kind: KindAdditional, Keyword: "unevaluatedProperties"}, depth+1):
 			ok = false
 			if s.quiet > 0 || s.abort {
 				return false
@@ -147,6 +140,19 @@ func (s *state) unevaluatedMembers(n *node, mark, depth, recorded int) bool {
 		sortByMember(s.out[recorded:], order)
 	}
 	return ok
+}
+
+// leftover checks the member or item at s.pos, which no schema evaluates, against sub, the
+// schema of unevaluatedProperties or unevaluatedItems; refused is the failure of sub false.
+// It reports whether the value is valid; under quiet it may stop early.
+func (s *state) leftover(sub *node, refused Violation, depth int) bool {
+	if !sub.reject {
+		return s.value(sub, depth)
+	}
+	if s.fail(refused); s.quiet == 0 {
+		s.value(nil, depth)
+	}
+	return false
 }
 
 // sortByMember orders the violations of an object by the member each is about, keeping the
@@ -189,14 +195,7 @@ func (s *state) unevaluatedItems(n *node, mark, depth int) bool {
 		switch {
 		case evaluated:
 			s.value(nil, depth+1)
-		case n.unevalItems.reject:
-			ok = false
-			s.fail(Violation{Kind: KindAdditionalItem, Keyword: "unevaluatedItems"})
-			if s.quiet > 0 {
-				return false
-			}
-			s.value(nil, depth+1)
-		case !s.value(n.unevalItems, depth+1):
+		case !s.leftover(n.unevalItems, Violation{Kind: KindAdditionalItem, Keyword: "unevaluatedItems"}, depth+1):
 			ok = false
 			if s.quiet > 0 || s.abort {
 				return false
