@@ -32,10 +32,10 @@ type node struct {
 	types     typeSet
 	typeNames []string // as the schema lists them
 
-	enum      *valueSet
-	enumTexts []string
-	konst     *valueSet
-	konstText string
+	enum         *valueSet
+	enumTexts    []string
+	constant     *valueSet
+	constantText string
 
 	minLength, maxLength int // -1 when absent
 	pattern              *pattern
@@ -53,14 +53,14 @@ type node struct {
 	required   []int          // slots
 	dependents []dependent
 	additional *node // nil: any other member is allowed
-	// leads marks the first bytes of the declared names as written, when no other member
+	// firstBytes marks the first bytes of the declared names as written, when no other member
 	// is allowed and every name is written without escapes; else nil.
-	leads    *[256]bool
-	minProps int
-	maxProps int // -1 when absent
-	// settled: at most 64 tracked names and no keyword on the whole object but required,
+	firstBytes *[256]bool
+	minProps   int
+	maxProps   int // -1 when absent
+	// requiredOnly: at most 64 tracked names and no keyword on the whole object but required,
 	// which then holds when the names present cover requiredMask.
-	settled      bool
+	requiredOnly bool
 	requiredMask uint64
 
 	prefix     []*node
@@ -87,7 +87,7 @@ type node struct {
 
 	quick       bool // the quick pass decides this schema and all below it (quick.go)
 	refOnly     bool // nothing but $ref applies: validation follows it directly
-	ownless     bool // no keyword but applicators: the value is scanned only through them
+	inPlaceOnly bool // no keyword but applicators: the value is scanned only through them
 	applicators bool // any of ref, allOf, anyOf, oneOf, not, if
 	objectWork  bool // any keyword that looks inside an object
 	arrayWork   bool
@@ -404,7 +404,7 @@ func (c *compiler) schema(v any, ptr string) (*node, error) {
 		if !c.d.since6 && !c.boolOK {
 			return nil, schemaErr(ptr, "a schema must be an object in %s", c.d.name)
 		}
-		n.reject, n.settled = !v, true
+		n.reject, n.requiredOnly = !v, true
 		return n, nil
 	case *object:
 		if err := c.keywords(n, v, ptr); err != nil {
@@ -425,31 +425,31 @@ var documentURL, _ = url.Parse(fullURL)
 // derive sets what follows from n's keywords once they are all read; hasRef says n has a
 // $ref.
 func (n *node) derive(hasRef bool) {
-	n.ownless = !n.ownWork()
-	n.refOnly = hasRef && n.ownless && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil &&
+	n.inPlaceOnly = !n.ownWork()
+	n.refOnly = hasRef && n.inPlaceOnly && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil &&
 		n.unevalProps == nil && n.unevalItems == nil
-	n.stringWork = n.enum != nil || n.konst != nil || n.minLength >= 0 || n.maxLength >= 0 ||
+	n.stringWork = n.enum != nil || n.constant != nil || n.minLength >= 0 || n.maxLength >= 0 ||
 		n.pattern != nil || n.checkFormat != nil
-	n.numberWork = n.enum != nil || n.konst != nil || n.minimum != nil || n.maximum != nil ||
+	n.numberWork = n.enum != nil || n.constant != nil || n.minimum != nil || n.maximum != nil ||
 		n.exclusiveMinimum != nil || n.exclusiveMaximum != nil || n.multipleOf != nil
-	n.intBounds = n.enum == nil && n.konst == nil
+	n.intBounds = n.enum == nil && n.constant == nil
 	for _, b := range []*bound{n.minimum, n.maximum, n.exclusiveMinimum, n.exclusiveMaximum, n.multipleOf} {
 		n.intBounds = n.intBounds && (b == nil || b.isInt)
 	}
 	if len(n.slots) <= 64 && len(n.dependents) == 0 && n.minProps == 0 && n.maxProps < 0 {
-		n.settled = true
+		n.requiredOnly = true
 		for _, slot := range n.required {
 			n.requiredMask |= 1 << slot
 		}
 	}
 	if n.additional != nil && n.additional.reject && len(n.patterns) == 0 {
-		n.leads = new([256]bool)
+		n.firstBytes = new([256]bool)
 		for _, p := range n.props {
 			if p.quoted == "" {
-				n.leads = nil
+				n.firstBytes = nil
 				break
 			}
-			n.leads[p.quoted[0]] = true
+			n.firstBytes[p.quoted[0]] = true
 		}
 	}
 	if len(n.props) > 8 {
@@ -462,7 +462,7 @@ func (n *node) derive(hasRef bool) {
 
 // ownWork reports whether n has a keyword that looks at the value itself.
 func (n *node) ownWork() bool {
-	return n.reject || n.types != 0 || n.enum != nil || n.konst != nil || n.minLength >= 0 ||
+	return n.reject || n.types != 0 || n.enum != nil || n.constant != nil || n.minLength >= 0 ||
 		n.maxLength >= 0 || n.pattern != nil || n.checkFormat != nil || n.minimum != nil ||
 		n.maximum != nil || n.exclusiveMinimum != nil || n.exclusiveMaximum != nil ||
 		n.multipleOf != nil || n.objectWork || n.arrayWork

@@ -133,8 +133,8 @@ func (s *state) inPlace(sub *node, depth int) bool {
 
 // notValues describes a "not" schema that excludes a plain list of values.
 func notValues(n *node) []string {
-	if n.konst != nil {
-		return []string{n.konstText}
+	if n.constant != nil {
+		return []string{n.constantText}
 	}
 	return n.enumTexts
 }
@@ -166,7 +166,7 @@ func (s *state) test(sub *node, start, depth int) bool {
 func (s *state) refusesFirstMember(sub *node, start int) bool {
 	sub = sub.target()
 	d := s.data
-	if sub == nil || sub.leads == nil || start >= len(d) || d[start] != '{' {
+	if sub == nil || sub.firstBytes == nil || start >= len(d) || d[start] != '{' {
 		return false
 	}
 	i := skipSpace(d, start+1)
@@ -174,7 +174,7 @@ func (s *state) refusesFirstMember(sub *node, start int) bool {
 		return false
 	}
 	c := d[i+1]
-	return c >= ' ' && c != '\\' && !sub.leads[c]
+	return c >= ' ' && c != '\\' && !sub.firstBytes[c]
 }
 
 // jump moves the scan to i: back to the start of a value to check it again, or past a value
@@ -481,7 +481,7 @@ func (s *state) pinned(sub *node, start, depth int) bool {
 		if i := sub.lookup(key.text(s.data, &s.buf)); i >= 0 {
 			p := sub.props[i].node
 			p = p.target()
-			if p != nil && (p.konst != nil || p.enum != nil) {
+			if p != nil && (p.constant != nil || p.enum != nil) {
 				if s.test(p, valueStart, depth+1) {
 					return true
 				}

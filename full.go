@@ -480,7 +480,7 @@ func (r *report) walk(s *state, c int32) {
 		}
 		s.pos++
 	default:
-		s.skip(kindOf(s.data[s.pos]), 0)
+		s.skip(typeOfFirst(s.data[s.pos]), 0)
 	}
 }
 

@@ -163,8 +163,8 @@ func (c *compiler) valueKeyword(r *reading, k string, v any, at string) error {
 			n.enumTexts = append(n.enumTexts, jsonText(e))
 		}
 	default:
-		n.konst = newValueSet([]any{v})
-		n.konstText = jsonText(v)
+		n.constant = newValueSet([]any{v})
+		n.constantText = jsonText(v)
 	}
 	return nil
 }

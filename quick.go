@@ -39,7 +39,7 @@ func (q *quick) value(n *node, i, depth int) (int, bool) {
 		return 0, false
 	}
 	c := d[i]
-	t := kindOf(c)
+	t := typeOfFirst(c)
 	if n != nil && n.types != 0 && n.types&t == 0 && t != tNumber {
 		return 0, false
 	}
@@ -105,7 +105,7 @@ func (n *node) quickNumber(lit []byte, whole bool) bool {
 
 // object checks the object at d[i] against n, whose tracked names fit in one word.
 func (q *quick) object(n *node, i, depth int) (int, bool) {
-	if depth >= q.maxDepth || n.enum != nil || n.konst != nil {
+	if depth >= q.maxDepth || n.enum != nil || n.constant != nil {
 		return 0, false
 	}
 	d := q.d
@@ -128,7 +128,7 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 			return 0, false
 		}
 		if slot >= 0 {
-			bit := uint64(1) << (uint(slot) & 63) // settled: every slot is below 64
+			bit := uint64(1) << (uint(slot) & 63) // requiredOnly: every slot is below 64
 			if seen&bit != 0 {
 				return 0, false
 			}
@@ -177,7 +177,7 @@ func (q *quick) member(n *node, i int, next *int, extra *bool) (slot int, sub *n
 
 // array checks the array at d[i] against n (nil allows any items).
 func (q *quick) array(n *node, i, depth int) (int, bool) {
-	if depth >= q.maxDepth || n != nil && (n.enum != nil || n.konst != nil) {
+	if depth >= q.maxDepth || n != nil && (n.enum != nil || n.constant != nil) {
 		return 0, false
 	}
 	d := q.d
@@ -210,7 +210,7 @@ func (q *quick) array(n *node, i, depth int) (int, bool) {
 // members, for names or for names matching a pattern.
 func markQuick(nodes map[string]*node) {
 	for _, n := range nodes {
-		n.quick = (!n.applicators || n.refOnly) && !n.uniqueItem && n.contains == nil && n.settled &&
+		n.quick = (!n.applicators || n.refOnly) && !n.uniqueItem && n.contains == nil && n.requiredOnly &&
 			(n.additional == nil || n.additional.reject) && n.patterns == nil && n.names == nil
 	}
 	below := func(n *node) bool {

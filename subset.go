@@ -62,7 +62,7 @@ func compile(schema []byte, cfg config) (*Validator, error) {
 		return nil, err
 	}
 	v := &Validator{root: root, cfg: cfg}
-	v.objectRoot = !root.applicators && !root.reject && root.enum == nil && root.konst == nil &&
+	v.objectRoot = !root.applicators && !root.reject && root.enum == nil && root.constant == nil &&
 		(root.types == 0 || root.types&tObject != 0)
 	return v, nil
 }
@@ -432,7 +432,7 @@ func (s *state) evaluate(n *node, depth int) bool {
 	start, end := s.pos, -1 // end is found by the first complete pass over the value
 	mark := len(s.out)
 	r := passed
-	if !n.ownless {
+	if !n.inPlaceOnly {
 		r = s.own(n, depth)
 		if s.abort || r != passed && s.quiet > 0 {
 			return false
@@ -448,7 +448,7 @@ func (s *state) evaluate(n *node, depth int) bool {
 	}
 	if end < 0 {
 		s.jump(start)
-		if !s.skip(kindOf(s.data[start]), depth) {
+		if !s.skip(typeOfFirst(s.data[start]), depth) {
 			return false
 		}
 		end = s.pos
@@ -465,29 +465,30 @@ func (s *state) evaluate(n *node, depth int) bool {
 	return ok && r == passed
 }
 
-type outcome uint8
+// status is what checking a value's own keywords found.
+type status uint8
 
 const (
-	passed outcome = iota
+	passed status = iota
 	failed
 	wrongType
 )
 
-// kindOf maps the first byte of a value to its JSON type.
-func kindOf(c byte) typeSet {
-	return kinds[c]
+// typeOfFirst maps the first byte of a value to its JSON type.
+func typeOfFirst(c byte) typeSet {
+	return typesByFirst[c]
 }
 
-var kinds = [256]typeSet{'{': tObject, '[': tArray, '"': tString, 't': tBoolean, 'f': tBoolean, 'n': tNull,
+var typesByFirst = [256]typeSet{'{': tObject, '[': tArray, '"': tString, 't': tBoolean, 'f': tBoolean, 'n': tNull,
 	'-': tNumber, '0': tNumber, '1': tNumber, '2': tNumber, '3': tNumber, '4': tNumber,
 	'5': tNumber, '6': tNumber, '7': tNumber, '8': tNumber, '9': tNumber}
 
 var container = [256]bool{'{': true, '[': true}
 
 // own checks the keywords of n that look at the value itself, scanning it once.
-func (s *state) own(n *node, depth int) outcome {
+func (s *state) own(n *node, depth int) status {
 	c := s.data[s.pos]
-	t := kindOf(c)
+	t := typeOfFirst(c)
 	if t == 0 {
 		s.syntax("expected a value")
 		return failed
@@ -509,13 +510,13 @@ func (s *state) own(n *node, depth int) outcome {
 	switch t {
 	case tObject, tArray:
 		start := s.pos
-		var r outcome
+		var r status
 		if t == tObject {
 			r = s.object(n, depth)
 		} else {
 			r = s.array(n, depth)
 		}
-		if r == wrongType || s.abort || n.enum == nil && n.konst == nil || r == failed && s.quiet > 0 {
+		if r == wrongType || s.abort || n.enum == nil && n.constant == nil || r == failed && s.quiet > 0 {
 			return r
 		}
 		end := s.pos
@@ -566,7 +567,7 @@ func (s *state) own(n *node, depth int) outcome {
 	if !s.typeOK(n, t) {
 		return wrongType
 	}
-	if n.enum == nil && n.konst == nil {
+	if n.enum == nil && n.constant == nil {
 		return passed
 	}
 	return s.setCheck(n, t, s.data[s.pos-len(word):s.pos])
@@ -594,12 +595,12 @@ func (s *state) wrongType(n *node, got string) {
 
 // setCheck applies const and enum to a value of type t whose key is the decoded string,
 // the canonical number or structure, or the literal true, false or null.
-func (s *state) setCheck(n *node, t typeSet, key []byte) outcome {
+func (s *state) setCheck(n *node, t typeSet, key []byte) status {
 	return s.refuse(n, n.setKind(t, key))
 }
 
 // refuse records the failure of n's keyword of kind k (see violation), if k is not 0.
-func (s *state) refuse(n *node, k Kind) outcome {
+func (s *state) refuse(n *node, k Kind) status {
 	if k == 0 {
 		return passed
 	}
@@ -614,7 +615,7 @@ func (s *state) refuse(n *node, k Kind) outcome {
 // setKind returns KindConst or KindEnum when n's const or enum refuses the value of type t
 // whose key is given as for setCheck, or 0.
 func (n *node) setKind(t typeSet, key []byte) Kind {
-	if n.konst != nil && !n.konst.has(t, key) {
+	if n.constant != nil && !n.constant.has(t, key) {
 		return KindConst
 	}
 	if n.enum != nil && !n.enum.has(t, key) {
@@ -657,14 +658,14 @@ func (s *state) skip(t typeSet, depth int) bool {
 }
 
 // stringValue applies n's string keywords to the string token t.
-func (s *state) stringValue(n *node, t str) outcome {
+func (s *state) stringValue(n *node, t str) status {
 	return s.refuse(n, n.stringKind(t.text(s.data, &s.buf), !t.high && !t.escaped))
 }
 
 // stringKind returns the kind of the first string keyword of n that text fails, or 0.
 // ascii says that text has one byte per character.
 func (n *node) stringKind(text []byte, ascii bool) Kind {
-	if n.konst != nil && !n.konst.hasString(text) {
+	if n.constant != nil && !n.constant.hasString(text) {
 		return KindConst
 	}
 	if n.enum != nil && !n.enum.hasString(text) {
@@ -695,7 +696,7 @@ func (n *node) stringKind(text []byte, ascii bool) Kind {
 func (n *node) violation(k Kind) Violation {
 	switch k {
 	case KindConst:
-		return Violation{Kind: k, Keyword: "const", Values: []string{n.konstText}}
+		return Violation{Kind: k, Keyword: "const", Values: []string{n.constantText}}
 	case KindEnum:
 		return Violation{Kind: k, Keyword: "enum", Values: n.enumTexts}
 	case KindMinLength:
@@ -709,7 +710,7 @@ func (n *node) violation(k Kind) Violation {
 }
 
 // numberValue applies n's type and numeric keywords to the number literal lit.
-func (s *state) numberValue(n *node, lit []byte) outcome {
+func (s *state) numberValue(n *node, lit []byte) status {
 	x := numArg{lit: lit}
 	x.small, x.isSmall = smallInt(lit)
 	if n.types != 0 && n.types&tNumber == 0 {
@@ -722,7 +723,7 @@ func (s *state) numberValue(n *node, lit []byte) outcome {
 			return wrongType
 		}
 	}
-	if n.enum != nil || n.konst != nil {
+	if n.enum != nil || n.constant != nil {
 		key := s.exact(&x).appendCanonical(s.buf[:0])
 		s.buf = key
 		if r := s.setCheck(n, tNumber, key); r != passed {
@@ -793,7 +794,7 @@ func (s *state) multiple(x *numArg, m *bound) bool {
 
 // object scans an object member by member. n may be nil: any member is allowed, but names
 // must still be unique.
-func (s *state) object(n *node, depth int) outcome {
+func (s *state) object(n *node, depth int) status {
 	if depth >= s.maxDepth {
 		s.tooDeep()
 		return failed
@@ -904,7 +905,7 @@ func (s *state) object(n *node, depth int) outcome {
 	if names.size > 0 {
 		s.index = s.index[:names.base]
 	}
-	if work && (!n.settled || seen.small&n.requiredMask != n.requiredMask) && !s.closeObject(n, &seen, members, mark) {
+	if work && (!n.requiredOnly || seen.small&n.requiredMask != n.requiredMask) && !s.closeObject(n, &seen, members, mark) {
 		ok = false
 	}
 	if ok {
@@ -1282,7 +1283,7 @@ func (s *state) tooDeep() {
 	s.count = 1
 }
 
-func (s *state) array(n *node, depth int) outcome {
+func (s *state) array(n *node, depth int) status {
 	if depth >= s.maxDepth {
 		s.tooDeep()
 		return failed
