@@ -139,32 +139,14 @@ func (v *Validator) state(args []byte) *state {
 	if s == nil {
 		s = &state{}
 	}
-	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
-	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
-	clear(s.segNames) // they hold the last call's names
-	s.path, s.keys, s.items, s.index, s.segNames = s.path[:0], s.keys[:0], s.items[:0], s.index[:0], s.segNames[:0]
-	s.slab = nil
-	s.names.Reset()
-	s.forEngine, s.remember, s.counting, s.recordedDup = false, false, 0, 0
-	s.rescanned, s.budget = 0, rescanFree+rescanFactor*len(args)
-	s.evaluators, s.altTypes, s.order = s.evaluators[:0], s.altTypes[:0], s.order[:0]
-	if s.gathers = 0; len(s.gathered) > 0 {
-		clear(s.gathered) // gather numbers start again at 1
-	}
-	s.types = typeCollector{level: -1}
-	if len(s.memo) > 0 {
-		clear(s.memo)
-	}
+	s.reset(v, args)
 	return s
 }
 
 // release keeps a finished call's state for the next one, without the memory a large or
 // hostile call made it grow.
 func (v *Validator) release(s *state) {
-	const most = 1 << 16
-	if cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.index) > most || cap(s.items) > most ||
-		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most || cap(s.segNames) > most || cap(s.typeLists) > most ||
-		cap(s.evaluators) > most || cap(s.altTypes) > most || cap(s.order) > most || len(s.gathered) > most {
+	if s.oversized() {
 		return
 	}
 	s.data = nil
@@ -215,6 +197,34 @@ type state struct {
 	gathers     uint32                 // gathers begun
 	altTypes    []string               // the types asked for by the alternatives being explained
 	order       []int                  // scratch: the member each violation of an object is about
+}
+
+// reset makes s ready to validate args for v, keeping the capacity its slices have.
+func (s *state) reset(v *Validator, args []byte) {
+	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
+	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
+	clear(s.segNames) // they hold the last call's names
+	s.path, s.keys, s.items, s.index, s.segNames = s.path[:0], s.keys[:0], s.items[:0], s.index[:0], s.segNames[:0]
+	s.slab = nil
+	s.names.Reset()
+	s.forEngine, s.remember, s.counting, s.recordedDup = false, false, 0, 0
+	s.rescanned, s.budget = 0, rescanFree+rescanFactor*len(args)
+	s.evaluators, s.altTypes, s.order = s.evaluators[:0], s.altTypes[:0], s.order[:0]
+	if s.gathers = 0; len(s.gathered) > 0 {
+		clear(s.gathered) // gather numbers start again at 1
+	}
+	s.types = typeCollector{level: -1}
+	if len(s.memo) > 0 {
+		clear(s.memo)
+	}
+}
+
+// oversized reports whether a call made s grow past what is worth keeping for the next.
+func (s *state) oversized() bool {
+	const most = 1 << 16
+	return cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.index) > most || cap(s.items) > most ||
+		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most || cap(s.segNames) > most || cap(s.typeLists) > most ||
+		cap(s.evaluators) > most || cap(s.altTypes) > most || cap(s.order) > most || len(s.gathered) > most
 }
 
 // segName is the copy in s.names of the long member name at one level of the path, whose
