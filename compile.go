@@ -85,11 +85,12 @@ type node struct {
 	unevalProps, unevalItems *node
 	containsEvaluates        bool
 
-	quick       bool // the quick pass decides this schema and all below it (quick.go)
-	refOnly     bool // nothing but $ref applies: validation follows it directly
-	inPlaceOnly bool // no keyword but applicators: the value is scanned only through them
-	applicators bool // any of ref, allOf, anyOf, oneOf, not, if
-	objectWork  bool // any keyword that looks inside an object
+	keywords    keywordSet // that constrain anything (keywords.go)
+	quick       bool       // the quick pass decides this schema and all below it (quick.go)
+	refOnly     bool       // nothing but $ref applies: validation follows it directly
+	inPlaceOnly bool       // no keyword but applicators: the value is scanned only through them
+	applicators bool       // any of ref, allOf, anyOf, oneOf, not, if
+	objectWork  bool       // any keyword that looks inside an object
 	arrayWork   bool
 	numberWork  bool // enum, const or a numeric bound
 	intBounds   bool // no enum or const, and every numeric bound is a small integer

@@ -2,7 +2,9 @@ package mcpvalidate
 
 import (
 	"encoding/json"
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 )
 
@@ -54,6 +56,26 @@ var keywordGroups = map[string]keywordGroup{
 	"$schema": identityKeyword,
 }
 
+// A keywordSet holds keywords, one bit each (keywordBit).
+type keywordSet uint64
+
+// keywordBits numbers the keywords of keywordGroups in alphabetical order.
+var keywordBits = func() map[string]keywordSet {
+	bits := map[string]keywordSet{}
+	for i, k := range slices.Sorted(maps.Keys(keywordGroups)) {
+		bits[k] = 1 << i
+	}
+	return bits
+}()
+
+func keywordsOf(names ...string) keywordSet {
+	var set keywordSet
+	for _, k := range names {
+		set |= keywordBits[k]
+	}
+	return set
+}
+
 // knows reports whether the dialect defines the keyword k (of those the groups list).
 func (d *dialect) knows(k string) bool {
 	switch k {
@@ -92,7 +114,7 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		if err := c.addRef(n, ref, ptr, "$ref"); err != nil {
 			return err
 		}
-		n.refOnly, n.applicators = true, true
+		n.refOnly, n.applicators, n.keywords = true, true, keywordsOf("$ref")
 		return c.defs(o, ptr)
 	}
 	r := &reading{n: n, o: o, ptr: ptr, hasRef: hasRef}
@@ -122,6 +144,9 @@ func (c *compiler) keywords(n *node, o *object, ptr string) error {
 		if err != nil {
 			return err
 		}
+		if k != "uniqueItems" || v == true {
+			n.keywords |= keywordBits[k]
+		}
 	}
 	r.finish()
 	return c.defs(o, ptr)
@@ -144,6 +169,10 @@ func (r *reading) finish() {
 	}
 	if n.ifn == nil {
 		n.then, n.elsen = nil, nil
+		n.keywords &^= keywordsOf("then", "else")
+	}
+	if n.checkFormat == nil {
+		n.keywords &^= keywordsOf("format") // an annotation
 	}
 	n.derive(r.refs)
 }

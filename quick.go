@@ -204,14 +204,22 @@ func (q *quick) array(n *node, i, depth int) (int, bool) {
 	return i, n == nil || count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)
 }
 
+// quickKeywords are the keywords the quick pass decides: a schema with any other is left to
+// the explaining pass, so that a keyword the quick pass does not know is never ignored.
+var quickKeywords = keywordsOf("type", "enum", "const", "minLength", "maxLength", "pattern", "format",
+	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+	"properties", "required", "additionalProperties", "prefixItems", "items", "minItems", "maxItems",
+	"minContains", "maxContains", // without contains they mean nothing
+	"$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema")
+
 // markQuick sets quick on the nodes that the quick pass can decide with everything below
-// them: no applicator but a lone $ref, no uniqueItems or contains, at most 64 tracked member
+// them: only quickKeywords, no applicator but a lone reference, at most 64 tracked member
 // names and no keyword on the whole object but required, and no schema for undeclared
-// members, for names or for names matching a pattern.
+// members but false.
 func markQuick(nodes map[string]*node) {
 	for _, n := range nodes {
-		n.quick = (!n.applicators || n.refOnly) && !n.uniqueItem && n.contains == nil && n.requiredOnly &&
-			(n.additional == nil || n.additional.reject) && n.patterns == nil && n.names == nil
+		n.quick = n.keywords&^quickKeywords == 0 && (!n.applicators || n.refOnly) && n.requiredOnly &&
+			(n.additional == nil || n.additional.reject)
 	}
 	below := func(n *node) bool {
 		if n.refOnly && (n.ref == nil || !n.ref.quick) {
