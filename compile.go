@@ -64,7 +64,8 @@ type node struct {
 	requiredMask uint64
 
 	prefix     []*node
-	items      *node // nil: any further item is allowed
+	items      *node  // nil: any further item is allowed
+	extraItems string // the keyword of items: items, or additionalItems beside tuple items
 	minItems   int
 	maxItems   int // -1 when absent
 	uniqueItem bool
@@ -417,7 +418,7 @@ func (c *compiler) schema(v any, ptr string) (*node, error) {
 }
 
 func newNode(ptr string) *node {
-	return &node{loc: fragment(ptr), minLength: -1, maxLength: -1, maxProps: -1, maxItems: -1, minContains: -1, maxContains: -1}
+	return &node{loc: fragment(ptr), extraItems: "items", minLength: -1, maxLength: -1, maxProps: -1, maxItems: -1, minContains: -1, maxContains: -1}
 }
 
 // documentURL is the URI the whole document is known by, as the full engine knows it.

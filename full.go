@@ -23,6 +23,7 @@ import (
 
 type fullEngine struct {
 	schema *jsonschema.Schema
+	tree   any // the parsed schema, members in order, for what the engine's errors leave out
 	reason string
 }
 
@@ -113,7 +114,7 @@ func compileFull(schema []byte, tree any, cfg config) (f *fullEngine, err error)
 			return nil, &SchemaError{Location: loc, Reason: "$ref loops back to this schema without descending into the arguments; validation would never end"}
 		}
 	}
-	return &fullEngine{schema: sch}, nil
+	return &fullEngine{schema: sch, tree: tree}, nil
 }
 
 // refCycle finds a $ref loop in the engine's error tree.
@@ -158,7 +159,7 @@ func (f *fullEngine) validate(args []byte, limit int) []Violation {
 	n := min(len(r.found), limit)
 	vs := make([]Violation, n, n+1)
 	for i := range vs {
-		vs[i] = r.found[i].violation(doc)
+		vs[i] = r.found[i].violation(doc, f.tree)
 	}
 	if len(r.found) > n {
 		vs = append(vs, Violation{Kind: KindTruncated, Count: len(r.found) - n})
@@ -535,9 +536,45 @@ func (f *finding) depth() int {
 	return len(f.err.InstanceLocation)
 }
 
-// violation builds the Violation of a finding.
-func (f *finding) violation(doc any) Violation {
+// schemaAt returns the schema object of the document tree that the engine's schema URL
+// names, or nil when it is not a place in the document itself (under another $id).
+func schemaAt(tree any, schemaURL string) *object {
+	ptr, ok := strings.CutPrefix(schemaURL, fullURL+"#")
+	if !ok {
+		return nil
+	}
+	v := tree
+	for tok := range strings.SplitSeq(ptr, "/") {
+		if tok == "" {
+			continue
+		}
+		tok = pointerUnescape.Replace(tok)
+		switch cur := v.(type) {
+		case *object:
+			v, _ = cur.get(tok)
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(cur) {
+				return nil
+			}
+			v = cur[i]
+		default:
+			return nil
+		}
+	}
+	o, _ := v.(*object)
+	return o
+}
+
+// violation builds the Violation of a finding; tree is the parsed schema, from which the
+// texts the subset gives are taken: types in the schema's order, bounds as written.
+func (f *finding) violation(doc, tree any) Violation {
 	e := f.err
+	o := schemaAt(tree, e.SchemaURL)
+	written := func(keyword string) (string, bool) {
+		n, ok := o.member(keyword).(json.Number)
+		return string(n), ok
+	}
 	path, value := instancePath(e.InstanceLocation, doc)
 	keyword := ""
 	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
@@ -564,6 +601,9 @@ func (f *finding) violation(doc any) Violation {
 		v.Kind, path = KindAdditional, at(k.Properties[f.item])
 	case *kind.Type:
 		v.Kind, v.Types, v.Got = KindType, k.Want, jsonTypeOf(value) // the engine's Got does not tell whole numbers apart
+		if names := typeNames(o.member("type")); names != nil {
+			v.Types = names
+		}
 	case *kind.Enum:
 		v.Kind, v.Values = KindEnum, texts(k.Want...)
 	case *kind.Const:
@@ -582,8 +622,14 @@ func (f *finding) violation(doc any) Violation {
 		v.Kind, v.Limit = KindMaximum, ratText(k.Want)
 	case *kind.ExclusiveMinimum:
 		v.Kind, v.Limit = KindExclusiveMinimum, ratText(k.Want)
+		if s, ok := written("minimum"); ok && o.member("exclusiveMinimum") == true { // draft-04
+			v.Limit = s
+		}
 	case *kind.ExclusiveMaximum:
 		v.Kind, v.Limit = KindExclusiveMaximum, ratText(k.Want)
+		if s, ok := written("maximum"); ok && o.member("exclusiveMaximum") == true {
+			v.Limit = s
+		}
 	case *kind.MultipleOf:
 		v.Kind, v.Limit = KindMultipleOf, ratText(k.Want)
 	case *kind.MinItems:
@@ -605,11 +651,22 @@ func (f *finding) violation(doc any) Violation {
 			v.Kind, v.Keyword = KindAdditional, "unevaluatedProperties"
 		case strings.HasSuffix(e.SchemaURL, "/unevaluatedItems"):
 			v.Kind, v.Keyword = KindAdditionalItem, "unevaluatedItems"
+		case strings.HasSuffix(e.SchemaURL, "/items"): // 2020-12's items false, past prefixItems
+			prefix, _ := schemaAt(tree, strings.TrimSuffix(e.SchemaURL, "/items")).member("prefixItems").([]any)
+			v.Kind, v.Keyword, v.Limit = KindAdditionalItem, "items", strconv.Itoa(len(prefix))
 		default:
 			v.Kind, v.Keyword = KindForbidden, "false"
 		}
 	case *kind.Not:
-		v.Kind = KindNot
+		v.Kind, v.Keyword = KindNot, "not"
+		if not, ok := o.member("not").(*object); ok {
+			v.Types = typeNames(not.member("type"))
+			if c, ok := not.get("const"); ok {
+				v.Values = []string{jsonText(c)}
+			} else if list, ok := not.member("enum").([]any); ok {
+				v.Values = texts(list...)
+			}
+		}
 	case *kind.PropertyNames:
 		v.Detail, path = namesDetail, at(k.Property)
 	case *kind.Contains:
@@ -623,8 +680,40 @@ func (f *finding) violation(doc any) Violation {
 	default:
 		v.Detail = "does not satisfy the schema's " + strconv.Quote(keyword) + " keyword"
 	}
+	switch v.Kind {
+	case KindMinimum, KindMaximum, KindExclusiveMinimum, KindExclusiveMaximum, KindMultipleOf:
+		if s, ok := written(v.Keyword); ok {
+			v.Limit = s
+		}
+	}
 	v.Path = path
 	return v
+}
+
+// member returns the value of the member k of o, or nil, also when o is nil.
+func (o *object) member(k string) any {
+	if o == nil {
+		return nil
+	}
+	v, _ := o.get(k)
+	return v
+}
+
+// typeNames lists the names of a type keyword's value, as the schema writes them.
+func typeNames(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		names := make([]string, 0, len(v))
+		for _, t := range v {
+			if s, ok := t.(string); ok {
+				names = append(names, s)
+			}
+		}
+		return names
+	}
+	return nil
 }
 
 // instancePath turns the engine's location into a Path, telling indexes from names by

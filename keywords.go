@@ -309,6 +309,7 @@ func (c *compiler) arrayKeyword(r *reading, k string, v any, at string) (err err
 			n.prefix, err = c.schemaList(arr, at)
 			if extra, ok := r.o.get("additionalItems"); ok && err == nil {
 				n.items, err = c.schemaOrBool(extra, r.ptr+"/additionalItems")
+				n.extraItems = "additionalItems"
 			}
 		} else {
 			n.items, err = c.schema(v, at)

@@ -1331,7 +1331,7 @@ func (s *state) array(n *node, depth int) status {
 			itemStart := s.pos
 			if sub != nil && sub.reject && count >= len(n.prefix) {
 				ok = false
-				s.fail(Violation{Kind: KindAdditionalItem, Keyword: "items", Limit: strconv.Itoa(len(n.prefix))})
+				s.fail(Violation{Kind: KindAdditionalItem, Keyword: n.extraItems, Limit: strconv.Itoa(len(n.prefix))})
 				if s.quiet > 0 {
 					return failed
 				}
