@@ -7,7 +7,7 @@ import "unicode/utf8"
 // nothing but the call stack, so a valid call needs no pooled state, no path and no list
 // of names. It gives up on whatever it does not decide alone (any violation, an escaped
 // member name or a second undeclared one, a number that needs exact arithmetic) and then
-// the explaining pass in subset.go checks the arguments from the start. Schemas with
+// the explaining pass (explain.go) checks the arguments from the start. Schemas with
 // applicators other than a lone $ref never reach it (see markQuick).
 
 // quick is one run of the quick pass over the arguments d.

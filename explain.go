@@ -1,0 +1,666 @@
+package mcpvalidate
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The explaining pass: a validation's state, how it records violations with their paths,
+// and the check of a value against its schema's own keywords. Objects are in object.go,
+// arrays in array.go, applicators in applicators.go.
+
+// state is one validation in progress. It is pooled: its slices keep their capacity.
+type state struct {
+	v        *Validator
+	data     []byte
+	pos      int
+	maxDepth int
+	out      []Violation
+	count    int  // violations found, including those beyond the limit
+	quiet    int  // > 0 while only a verdict is needed (inside anyOf, oneOf, not, if)
+	abort    bool // a syntax error or too deep: nothing more is checked
+	path     []seg
+	buf      []byte      // decoded string
+	nbuf     []byte      // number digits
+	keys     []memberKey // member names of the objects being scanned, for duplicates
+	index    []int32     // hash tables over keys, for objects with many names
+	items    [][2]int
+	moved    []Violation // scratch for reordering
+	// The paths and names of one call's violations are carved from shared blocks, made
+	// anew for each call since the violations keep them. A member's name is copied once
+	// per call, however many violations lie below it.
+	slab     []PathElem
+	names    strings.Builder
+	segNames []segName // by level of the path: where the names were copied to
+
+	counting    int                    // > 0 while violations are counted, not recorded (explain)
+	types       typeCollector          // of the alternative being counted
+	typeLists   [][]string             // memoResult.types
+	recordedDup int                    // duplicate member names before this offset are recorded already
+	rescanned   int                    // the work of the call beyond s.pos (see jump); > 0 after a jump
+	budget      int                    // work beyond which results are remembered
+	remember    bool                   // results are remembered: the work passed the budget
+	memo        map[memoKey]memoResult // results by schema and position
+	forEngine   bool                   // refuse numbers the full engine cannot take
+	evaluators  []*node                // the schemas that evaluate the values being checked for unevaluated*
+	gathered    map[*node]uint32       // the last gather that added each schema to evaluators
+	gathers     uint32                 // gathers begun
+	altTypes    []string               // the types asked for by the alternatives being explained
+	order       []int                  // scratch: the member each violation of an object is about
+}
+
+// reset makes s ready to validate args for v, keeping the capacity its slices have.
+func (s *state) reset(v *Validator, args []byte) {
+	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
+	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
+	clear(s.segNames) // they hold the last call's names
+	s.path, s.keys, s.items, s.index, s.segNames = s.path[:0], s.keys[:0], s.items[:0], s.index[:0], s.segNames[:0]
+	s.slab = nil
+	s.names.Reset()
+	s.forEngine, s.remember, s.counting, s.recordedDup = false, false, 0, 0
+	s.rescanned, s.budget = 0, rescanFree+rescanFactor*len(args)
+	s.evaluators, s.altTypes, s.order = s.evaluators[:0], s.altTypes[:0], s.order[:0]
+	if s.gathers = 0; len(s.gathered) > 0 {
+		clear(s.gathered) // gather numbers start again at 1
+	}
+	s.types = typeCollector{level: -1}
+	if len(s.memo) > 0 {
+		clear(s.memo)
+	}
+}
+
+// oversized reports whether a call made s grow past what is worth keeping for the next.
+func (s *state) oversized() bool {
+	const most = 1 << 16
+	return cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.index) > most || cap(s.items) > most ||
+		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most || cap(s.segNames) > most || cap(s.typeLists) > most ||
+		cap(s.evaluators) > most || cap(s.altTypes) > most || cap(s.order) > most || len(s.gathered) > most
+}
+
+// segName is the copy in s.names of the long member name at one level of the path, whose
+// token starts at start in the arguments; every violation below it shares that copy.
+type segName struct {
+	start int
+	name  string
+}
+
+// seg is one step of the current path: a member name token or an array index. It holds
+// no pointer, so keeping the path costs no write barrier.
+type seg struct {
+	name  str
+	index int // -1 for a member
+}
+
+// end checks that nothing but space follows the arguments.
+func (s *state) end() {
+	if s.skipWS(); !s.abort && s.pos < len(s.data) {
+		s.syntax("unexpected data after the arguments")
+	}
+}
+
+// result returns the violations, applying the limit.
+func (s *state) result() []Violation {
+	if len(s.out) == 0 {
+		return nil
+	}
+	limit := s.v.cfg.maxViolations
+	n := min(len(s.out), limit)
+	if s.count <= n {
+		out := s.out // handed over whole: the next call starts a list of its own
+		s.out = nil
+		return out
+	}
+	out := make([]Violation, n, n+1)
+	copy(out, s.out)
+	return append(out, Violation{Kind: KindTruncated, Count: s.count - n})
+}
+
+// fail records a violation at the current path. Under quiet it only counts.
+func (s *state) fail(v Violation) {
+	s.record(&v, "", false)
+}
+
+// miss counts a violation under quiet, where fail would record nothing, without building it.
+func (s *state) miss() {
+	if !s.abort {
+		s.count++
+	}
+}
+
+// failMember records a violation about the member name of the current object.
+func (s *state) failMember(name string, v Violation) {
+	s.record(&v, name, true)
+}
+
+func (s *state) record(v *Violation, name string, isMember bool) {
+	if s.abort {
+		return // the syntax or depth violation is the whole answer
+	}
+	switch {
+	case s.quiet > 0:
+		s.count++
+		return
+	case s.counting > 0:
+		s.count++
+		if v.Kind == KindType && len(s.path) == s.types.level {
+			s.types.names = appendNew(s.types.names, v.Types...)
+		}
+		return
+	case len(s.out) > s.v.cfg.maxViolations:
+		s.count++
+		return
+	case s.rescanned > 0 && s.listed(v, name, isMember):
+		return // found again by another pass over the value (there is none before a first jump)
+	}
+	s.count++
+	if s.out == nil {
+		s.out = make([]Violation, 0, 4) // the answer itself, unless it is truncated
+	}
+	s.out = append(s.out, *v)
+	s.out[len(s.out)-1].Path = s.currentPath(name, isMember)
+}
+
+// currentPath renders the path stack, followed by a member name if isMember.
+func (s *state) currentPath(name string, isMember bool) Path {
+	n := len(s.path)
+	if isMember {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	if cap(s.slab)-len(s.slab) < n {
+		s.slab = make([]PathElem, 0, max(n, 2*cap(s.slab), 4))
+	}
+	p := s.slab[len(s.slab) : len(s.slab)+n : len(s.slab)+n]
+	s.slab = s.slab[:len(s.slab)+n]
+	for i, e := range s.path {
+		p[i] = PathElem{Index: e.index}
+		if e.index < 0 {
+			p[i].Name = s.segName(i)
+		}
+	}
+	if isMember {
+		p[n-1] = PathElem{Name: name, Index: -1}
+	}
+	return p
+}
+
+// segName returns the member name at level i of the path. A long name is copied only the
+// first time, however many violations lie below it; a short one costs less to copy again
+// than to look up.
+func (s *state) segName(i int) string {
+	tok := s.path[i].name
+	long := tok.end-tok.start >= 64
+	if long && i < len(s.segNames) && s.segNames[i].start == tok.start {
+		return s.segNames[i].name
+	}
+	if s.names.Cap() == 0 {
+		s.names.Grow(16)
+	}
+	from := s.names.Len()
+	s.names.Write(tok.text(s.data, &s.buf))
+	name := s.names.String()[from:]
+	if long {
+		for len(s.segNames) <= i {
+			s.segNames = append(s.segNames, segName{start: -1})
+		}
+		s.segNames[i] = segName{tok.start, name}
+	}
+	return name
+}
+
+// segIs reports whether the member name at level i of the path is name, copying nothing.
+func (s *state) segIs(i int, name string) bool {
+	tok := s.path[i].name
+	if i < len(s.segNames) && s.segNames[i].start == tok.start {
+		return s.segNames[i].name == name
+	}
+	return string(tok.text(s.data, &s.buf)) == name
+}
+
+// listed reports whether the violation v, at the current path (followed by name if
+// isMember), is listed already.
+func (s *state) listed(v *Violation, name string, isMember bool) bool {
+	for i := range s.out {
+		o := &s.out[i]
+		if o.Kind == v.Kind && o.Keyword == v.Keyword && o.Limit == v.Limit && o.Name == v.Name &&
+			o.Count == v.Count && o.Detail == v.Detail && slices.Equal(o.Types, v.Types) &&
+			slices.Equal(o.Values, v.Values) && slices.Equal(o.Indexes, v.Indexes) && s.atPath(o.Path, name, isMember) {
+			return true
+		}
+	}
+	return false
+}
+
+// atPath reports whether p is the current path, followed by name if isMember. Paths that
+// differ mostly differ at the end, where it starts.
+func (s *state) atPath(p Path, name string, isMember bool) bool {
+	if isMember {
+		if len(p) != len(s.path)+1 || p[len(p)-1].Name != name || p[len(p)-1].Index >= 0 {
+			return false
+		}
+		p = p[:len(p)-1]
+	}
+	if len(p) != len(s.path) {
+		return false
+	}
+	for i := len(p) - 1; i >= 0; i-- {
+		e := s.path[i]
+		if p[i].Index != e.index || e.index < 0 && !s.segIs(i, p[i].Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// value validates the value at s.pos against n (nil accepts anything) and moves past it.
+// It reports whether the value is valid; under quiet it may stop early on failure.
+func (s *state) value(n *node, depth int) bool {
+	n = n.target()
+	if s.skipWS(); s.pos >= len(s.data) {
+		s.syntax("unexpected end of input: a value is missing")
+		return false
+	}
+	if s.direct(n) {
+		return s.own(n, depth) == passed
+	}
+	if s.remember || len(s.memo) > 0 || s.counting > 0 {
+		return s.remembered(n, depth)
+	}
+	// The common case: n has applicators, and nothing is remembered yet.
+	start := s.pos
+	if ok := s.evaluate(n, depth); ok || s.quiet > 0 || s.abort {
+		return ok
+	}
+	s.recorded(n, start)
+	return false
+}
+
+// direct reports whether the value at s.pos, which is not space, goes straight to n's own
+// keywords (n nil: to the scanner): n has no applicators, and the value is a scalar, which
+// costs its own length, or results are not being remembered.
+func (s *state) direct(n *node) bool {
+	return (n == nil || !n.applicators) && (!s.remember || !container[s.data[s.pos]])
+}
+
+// evaluate validates the value at s.pos, which is not space, against n (nil: any value).
+func (s *state) evaluate(n *node, depth int) bool {
+	if n == nil || !n.applicators {
+		return s.own(n, depth) == passed
+	}
+	start, end := s.pos, -1 // end is found by the first complete pass over the value
+	mark := len(s.out)
+	r := passed
+	if !n.inPlaceOnly {
+		r = s.own(n, depth)
+		if s.abort || r != passed && s.quiet > 0 {
+			return false
+		}
+		if r == wrongType {
+			return false // one violation per value: its type
+		}
+		end = s.pos
+	}
+	ok, end := s.applicators(n, start, end, depth)
+	if s.abort || !ok && s.quiet > 0 {
+		return false
+	}
+	if end < 0 {
+		s.jump(start)
+		if !s.skip(typeOfFirst(s.data[start]), depth) {
+			return false
+		}
+		end = s.pos
+	}
+	if (n.unevalProps != nil || n.unevalItems != nil) && !s.unevaluated(n, start, depth, mark) {
+		ok = false
+		if s.abort || s.quiet > 0 {
+			return false
+		}
+	}
+	if s.pos != end {
+		s.jump(end)
+	}
+	return ok && r == passed
+}
+
+// status is what checking a value's own keywords found.
+type status uint8
+
+const (
+	passed status = iota
+	failed
+	wrongType
+)
+
+// typeOfFirst maps the first byte of a value to its JSON type.
+func typeOfFirst(c byte) typeSet {
+	return typesByFirst[c]
+}
+
+var typesByFirst = [256]typeSet{'{': tObject, '[': tArray, '"': tString, 't': tBoolean, 'f': tBoolean, 'n': tNull,
+	'-': tNumber, '0': tNumber, '1': tNumber, '2': tNumber, '3': tNumber, '4': tNumber,
+	'5': tNumber, '6': tNumber, '7': tNumber, '8': tNumber, '9': tNumber}
+
+var container = [256]bool{'{': true, '[': true}
+
+// own checks the keywords of n that look at the value itself, scanning it once.
+func (s *state) own(n *node, depth int) status {
+	c := s.data[s.pos]
+	t := typeOfFirst(c)
+	if t == 0 {
+		s.syntax("expected a value")
+		return failed
+	}
+	if n == nil {
+		if !s.skip(t, depth) {
+			return failed
+		}
+		return passed
+	}
+	if n.reject {
+		s.fail(Violation{Kind: KindForbidden, Keyword: "false"})
+		if s.quiet > 0 {
+			return failed
+		}
+		s.skip(t, depth)
+		return failed
+	}
+	switch t {
+	case tObject, tArray:
+		start := s.pos
+		var r status
+		if t == tObject {
+			r = s.object(n, depth)
+		} else {
+			r = s.array(n, depth)
+		}
+		if r == wrongType || s.abort || n.enum == nil && n.constant == nil || r == failed && s.quiet > 0 {
+			return r
+		}
+		end := s.pos
+		s.jump(start)
+		key := s.canonical(nil)
+		s.jump(end)
+		if c := s.setCheck(n, tObject, key); c != passed {
+			return c
+		}
+		return r
+	case tString:
+		tok, end, problem := scanString(s.data, s.pos)
+		s.pos = end
+		if problem != "" {
+			s.syntax(problem)
+			return failed
+		}
+		if n.types != 0 && n.types&tString == 0 {
+			s.wrongType(n, "string")
+			return wrongType
+		}
+		if !n.stringWork {
+			return passed
+		}
+		return s.stringValue(n, tok)
+	case tNumber:
+		start := s.pos
+		end, whole, problem := scanNumber(s.data, start)
+		s.pos = end
+		if problem != "" {
+			s.syntax(problem)
+			return failed
+		}
+		if !n.numberWork && (n.types == 0 || n.types&tNumber != 0 || whole && n.types&tInteger != 0) {
+			return passed
+		}
+		return s.numberValue(n, s.data[start:end])
+	}
+	word := "null"
+	if c == 't' {
+		word = "true"
+	} else if c == 'f' {
+		word = "false"
+	}
+	if !s.readLiteral(word) {
+		return failed
+	}
+	if !s.typeOK(n, t) {
+		return wrongType
+	}
+	if n.enum == nil && n.constant == nil {
+		return passed
+	}
+	return s.setCheck(n, t, s.data[s.pos-len(word):s.pos])
+}
+
+func (s *state) typeOK(n *node, t typeSet) bool {
+	if n.types == 0 || n.types&t != 0 {
+		return true
+	}
+	s.wrongType(n, sentType[t])
+	return false
+}
+
+// sentType names the type of a value that is not a number.
+var sentType = map[typeSet]string{tObject: "object", tArray: "array", tString: "string", tBoolean: "boolean", tNull: "null"}
+
+// wrongType records that the value, of the type got, has none of the types n allows.
+func (s *state) wrongType(n *node, got string) {
+	if s.quiet > 0 {
+		s.miss()
+		return
+	}
+	s.fail(Violation{Kind: KindType, Keyword: "type", Types: n.typeNames, Got: got})
+}
+
+// setCheck applies const and enum to a value of type t whose key is the decoded string,
+// the canonical number or structure, or the literal true, false or null.
+func (s *state) setCheck(n *node, t typeSet, key []byte) status {
+	return s.refuse(n, n.setKind(t, key))
+}
+
+// refuse records the failure of n's keyword of kind k (see violation), if k is not 0.
+func (s *state) refuse(n *node, k Kind) status {
+	if k == 0 {
+		return passed
+	}
+	if s.quiet > 0 {
+		s.miss()
+	} else {
+		s.fail(n.violation(k))
+	}
+	return failed
+}
+
+// setKind returns KindConst or KindEnum when n's const or enum refuses the value of type t
+// whose key is given as for setCheck, or 0.
+func (n *node) setKind(t typeSet, key []byte) Kind {
+	if n.constant != nil && !n.constant.has(t, key) {
+		return KindConst
+	}
+	if n.enum != nil && !n.enum.has(t, key) {
+		return KindEnum
+	}
+	return 0
+}
+
+// skip moves past any value, still checking its syntax, depth and member names.
+// It reports whether the value is sound; under quiet it may stop early when it is not.
+func (s *state) skip(t typeSet, depth int) bool {
+	switch t {
+	case tObject:
+		return s.object(nil, depth) == passed
+	case tArray:
+		return s.array(nil, depth) == passed
+	case tString:
+		_, ok := s.readString()
+		return ok
+	case tNumber:
+		lit, ok := s.readNumber()
+		if ok && s.forEngine {
+			var n number
+			if n, s.nbuf = parseNumber(lit, s.nbuf); outOfEngineRange(n) {
+				s.fail(Violation{Kind: KindOther, Detail: "the number's exponent is beyond ±" + strconv.Itoa(engineExpLimit) + ", more than this schema's validator takes"})
+				return false
+			}
+		}
+		return ok
+	case tBoolean:
+		if s.data[s.pos] == 't' {
+			return s.readLiteral("true")
+		}
+		return s.readLiteral("false")
+	case tNull:
+		return s.readLiteral("null")
+	}
+	s.syntax("expected a value")
+	return false
+}
+
+// stringValue applies n's string keywords to the string token t.
+func (s *state) stringValue(n *node, t str) status {
+	return s.refuse(n, n.stringKind(t.text(s.data, &s.buf), !t.high && !t.escaped))
+}
+
+// stringKind returns the kind of the first string keyword of n that text fails, or 0.
+// ascii says that text has one byte per character.
+func (n *node) stringKind(text []byte, ascii bool) Kind {
+	if n.constant != nil && !n.constant.hasString(text) {
+		return KindConst
+	}
+	if n.enum != nil && !n.enum.hasString(text) {
+		return KindEnum
+	}
+	if n.minLength >= 0 || n.maxLength >= 0 {
+		length := len(text)
+		if !ascii {
+			length = runeCount(text)
+		}
+		if n.minLength >= 0 && length < n.minLength {
+			return KindMinLength
+		}
+		if n.maxLength >= 0 && length > n.maxLength {
+			return KindMaxLength
+		}
+	}
+	if n.pattern != nil && !n.pattern.match(text) {
+		return KindPattern
+	}
+	if n.checkFormat != nil && !n.checkFormat(string(text)) {
+		return KindFormat
+	}
+	return 0
+}
+
+// violation describes the failure of n's const, enum or string keyword of kind k.
+func (n *node) violation(k Kind) Violation {
+	switch k {
+	case KindConst:
+		return Violation{Kind: k, Keyword: "const", Values: []string{n.constantText}}
+	case KindEnum:
+		return Violation{Kind: k, Keyword: "enum", Values: n.enumTexts}
+	case KindMinLength:
+		return Violation{Kind: k, Keyword: "minLength", Limit: strconv.Itoa(n.minLength)}
+	case KindMaxLength:
+		return Violation{Kind: k, Keyword: "maxLength", Limit: strconv.Itoa(n.maxLength)}
+	case KindPattern:
+		return Violation{Kind: k, Keyword: "pattern", Limit: n.pattern.String()}
+	}
+	return Violation{Kind: KindFormat, Keyword: "format", Limit: n.format}
+}
+
+// numberValue applies n's type and numeric keywords to the number literal lit.
+func (s *state) numberValue(n *node, lit []byte) status {
+	x := numArg{lit: lit}
+	x.small, x.isSmall = smallInt(lit)
+	if n.types != 0 && n.types&tNumber == 0 {
+		if integral := x.isSmall || s.integral(&x); n.types&tInteger == 0 || !integral {
+			got := "number"
+			if integral {
+				got = "integer"
+			}
+			s.wrongType(n, got)
+			return wrongType
+		}
+	}
+	if n.enum != nil || n.constant != nil {
+		key := s.exact(&x).appendCanonical(s.buf[:0])
+		s.buf = key
+		if r := s.setCheck(n, tNumber, key); r != passed {
+			return r
+		}
+	}
+	switch {
+	case n.minimum != nil && s.cmpBound(&x, n.minimum) < 0:
+		s.fail(Violation{Kind: KindMinimum, Keyword: "minimum", Limit: n.minimum.text})
+	case n.exclusiveMinimum != nil && s.cmpBound(&x, n.exclusiveMinimum) <= 0:
+		s.fail(Violation{Kind: KindExclusiveMinimum, Keyword: "exclusiveMinimum", Limit: n.exclusiveMinimum.text})
+	case n.maximum != nil && s.cmpBound(&x, n.maximum) > 0:
+		s.fail(Violation{Kind: KindMaximum, Keyword: "maximum", Limit: n.maximum.text})
+	case n.exclusiveMaximum != nil && s.cmpBound(&x, n.exclusiveMaximum) >= 0:
+		s.fail(Violation{Kind: KindExclusiveMaximum, Keyword: "exclusiveMaximum", Limit: n.exclusiveMaximum.text})
+	case n.multipleOf != nil && !s.multiple(&x, n.multipleOf):
+		s.fail(Violation{Kind: KindMultipleOf, Keyword: "multipleOf", Limit: n.multipleOf.text})
+	default:
+		return passed
+	}
+	return failed
+}
+
+// numArg is a number of the arguments: its literal, its value when the literal is a small
+// integer, and its exact form, parsed only when needed.
+type numArg struct {
+	lit     []byte
+	small   int64
+	isSmall bool
+	exactly number
+	parsed  bool
+}
+
+func (s *state) exact(x *numArg) number {
+	if !x.parsed {
+		x.exactly, s.nbuf = parseNumber(x.lit, s.nbuf)
+		x.parsed = true
+	}
+	return x.exactly
+}
+
+// integral reports whether x has no fractional part, without parsing it when it is short.
+func (s *state) integral(x *numArg) bool {
+	if m, frac, ok := smallDecimal(x.lit); ok && frac < len(pow10) {
+		return m%pow10[frac] == 0
+	}
+	return s.exact(x).isInt()
+}
+
+func (s *state) cmpBound(x *numArg, b *bound) int {
+	if x.isSmall && b.isInt {
+		return cmpInt(x.small, b.small)
+	}
+	if m, frac, ok := smallDecimal(x.lit); ok && b.isInt && frac < len(pow10) {
+		if scaled := b.small * pow10[frac]; scaled/pow10[frac] == b.small {
+			return cmpInt(m, scaled)
+		}
+	}
+	return s.exact(x).cmp(b.num)
+}
+
+func (s *state) multiple(x *numArg, m *bound) bool {
+	if x.isSmall && m.isInt {
+		return x.small%m.small == 0
+	}
+	return s.exact(x).multipleOf(m.num)
+}
+
+// runeCount counts the code points of valid UTF-8 (what str.text returns): every byte that
+// does not continue a sequence starts one.
+func runeCount(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c&0xc0 != 0x80 {
+			n++
+		}
+	}
+	return n
+}
