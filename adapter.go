@@ -51,7 +51,7 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 			return next // it checks its own schema
 		}
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			k := g.check(ctx, req, next)
+			k := g.admit(ctx, req, next)
 			if g.refused(k.verdict) {
 				return g.refusal(k.verdict), nil
 			}
@@ -79,7 +79,7 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHandlerFunc {
 	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
 	bound := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c := g.compiled(&tool, key)
+		c := g.schemaFor(&tool, key)
 		if ctx.Value(checkedKey{g}) == c {
 			return h(ctx, req) // the middleware checked both
 		}
@@ -223,7 +223,7 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
 		info, t := g.callInfo(server.ClientSessionFromContext(ctx), req.Params.Name), g.tool(req.Params.Name)
-		if vd := g.checkTool(info, t, req, g.compiled(&tool, key)); g.refused(vd) {
+		if vd := g.checkTool(info, t, req, g.schemaFor(&tool, key)); g.refused(vd) {
 			return failed(vd), nil
 		}
 		out, vd := g.resultValidator(info, t, &tool)
@@ -248,18 +248,18 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 	}
 }
 
-// checked is what check found of one call.
+// checked is what admit found of one call.
 type checked struct {
 	verdict
-	against  *compiled  // the compilation checked; nil when the registration is not next's
-	out      *Validator // of the tool's outputSchema, when the result is to be checked
+	against  *compilation // the compilation checked; nil when the registration is not next's
+	out      *Validator   // of the tool's outputSchema, when the result is to be checked
 	info     callInfo
 	counters *toolState
 }
 
-// check validates one call against the schema registered with next, the handler mcp-go
+// admit validates one call against the schema registered with next, the handler mcp-go
 // chose: the session's tool of that name if there is one, else the server's.
-func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) checked {
+func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) checked {
 	session := server.ClientSessionFromContext(ctx)
 	srv := server.ServerFromContext(ctx)
 	k := checked{info: g.callInfo(session, req.Params.Name), counters: g.tool(req.Params.Name)}
@@ -282,7 +282,7 @@ func (g *Guard) check(ctx context.Context, req mcp.CallToolRequest, next server.
 		k.verdict = g.refuseReplaced(k.info, k.counters)
 		return k
 	}
-	k.against = g.compiled(&st.Tool, keyOf(st.Tool.RawInputSchema, &st.Tool.InputSchema))
+	k.against = g.schemaFor(&st.Tool, keyOf(st.Tool.RawInputSchema, &st.Tool.InputSchema))
 	k.verdict = g.checkTool(k.info, k.counters, req, k.against)
 	if !g.cfg.outputs || !declaresOutput(&st.Tool) || g.refused(k.verdict) {
 		return k
@@ -334,9 +334,9 @@ func sameCode(f, g server.ToolHandlerFunc) bool {
 	return f != nil && g != nil && reflect.ValueOf(f).Pointer() == reflect.ValueOf(g).Pointer()
 }
 
-// compiled returns the compilation of tool's schema, compiling it on the first call that
+// schemaFor returns the compilation of tool's schema, compiling it on the first call that
 // declares its text.
-func (g *Guard) compiled(tool *mcp.Tool, key schemaKey) *compiled {
+func (g *Guard) schemaFor(tool *mcp.Tool, key schemaKey) *compilation {
 	if c := g.schemas.lookup(key); c != nil {
 		return c
 	}
@@ -344,11 +344,11 @@ func (g *Guard) compiled(tool *mcp.Tool, key schemaKey) *compiled {
 	return g.schemas.bind(key, [2]any{tool.RawInputSchema, tool.InputSchema}, text, err)
 }
 
-func (g *Guard) checkTool(info callInfo, t *toolState, req mcp.CallToolRequest, c *compiled) verdict {
+func (g *Guard) checkTool(info callInfo, t *toolState, req mcp.CallToolRequest, c *compilation) verdict {
 	return g.decide(info, t, c, req.Params.RawArguments, req.Params.Arguments)
 }
 
-var outsideServer = &compiled{err: errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?")}
+var outsideServer = &compilation{err: errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?")}
 
 func findTool(srv *server.MCPServer, session server.ClientSession, name string) (server.ServerTool, bool) {
 	if s, ok := session.(server.SessionWithTools); ok {
@@ -468,7 +468,7 @@ func CheckServer(srv *server.MCPServer, opts ...Option) error {
 	var errs []error
 	try := func(name, which string, schema []byte, err error) {
 		if err == nil {
-			_, err = compile(schema, cfg)
+			_, err = compileWith(schema, cfg)
 		}
 		if err != nil {
 			errs = append(errs, &ToolError{Tool: name, Schema: which, Err: err})

@@ -187,7 +187,7 @@ func TestRememberingChangesNothing(t *testing.T) {
 	checked := 0
 	for _, g := range groups {
 		for _, tc := range g.tests {
-			want, got := g.v.check(tc.Data), g.v.checkRemembering(tc.Data)
+			want, got := g.v.violations(tc.Data), g.v.checkRemembering(tc.Data)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s / %s:\nremembering %q\n    without %q", g.name, tc.Description, Messages(got, nil), Messages(want, nil))
 			}

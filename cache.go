@@ -14,8 +14,8 @@ import (
 // before has its schema's text made and looked up, and only a text not seen before is
 // compiled.
 
-// compiled is the compilation of one schema text, shared by every binding to that text.
-type compiled struct {
+// compilation is the compilation of one schema text, shared by every binding to that text.
+type compilation struct {
 	text string // the cache's key; "\x00" and an error for a schema that has no text
 	once sync.Once
 	v    *Validator
@@ -28,7 +28,7 @@ type compiled struct {
 // addresses point into, so that they cannot be reused for another schema while it lives.
 type binding struct {
 	key  schemaKey
-	c    *compiled
+	c    *compilation
 	keep any
 	cost int64
 	used atomic.Bool // looked up since the clock hand last passed
@@ -43,7 +43,7 @@ type schemaCache struct {
 	build func([]byte) (*Validator, error)
 
 	mu     sync.Mutex
-	byText map[string]*compiled
+	byText map[string]*compilation
 	ring   []*binding
 	hand   int
 	held   int64
@@ -61,11 +61,11 @@ func compiledCost(text string) int64 { return 2048 + 24*int64(len(text)) }
 func bindingCost(text string) int64  { return 256 + int64(len(text)) }
 
 func newSchemaCache(budget int64, build func([]byte) (*Validator, error)) *schemaCache {
-	return &schemaCache{byText: map[string]*compiled{}, budget: budget, build: build}
+	return &schemaCache{byText: map[string]*compilation{}, budget: budget, build: build}
 }
 
 // lookup returns the compilation bound to key, or nil.
-func (sc *schemaCache) lookup(key schemaKey) *compiled {
+func (sc *schemaCache) lookup(key schemaKey) *compilation {
 	v, ok := sc.byKey.Load(key)
 	if !ok {
 		return nil
@@ -79,7 +79,7 @@ func (sc *schemaCache) lookup(key schemaKey) *compiled {
 
 // bind binds key to the compilation of text, which the caller made from the values keep
 // holds. A schema whose text could not be made is bound to a compilation that fails with err.
-func (sc *schemaCache) bind(key schemaKey, keep any, text []byte, err error) *compiled {
+func (sc *schemaCache) bind(key schemaKey, keep any, text []byte, err error) *compilation {
 	s := string(text)
 	if err != nil {
 		s = "\x00" + err.Error()
@@ -91,7 +91,7 @@ func (sc *schemaCache) bind(key schemaKey, keep any, text []byte, err error) *co
 	}
 	c := sc.byText[s]
 	if c == nil {
-		c = &compiled{text: s, err: err, cost: compiledCost(s)}
+		c = &compilation{text: s, err: err, cost: compiledCost(s)}
 		sc.byText[s] = c
 		sc.held += c.cost
 	}
@@ -107,7 +107,7 @@ func (sc *schemaCache) bind(key schemaKey, keep any, text []byte, err error) *co
 
 // validator compiles c on first use, outside the cache's lock, so that a large schema
 // being compiled holds up no other tool's calls.
-func (sc *schemaCache) validator(c *compiled) (*Validator, error) {
+func (sc *schemaCache) validator(c *compilation) (*Validator, error) {
 	c.once.Do(func() {
 		if c.err == nil {
 			c.v, c.err = sc.build([]byte(c.text))

@@ -344,10 +344,10 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 // (dynamic.go).
 func compileSubset(root any, cfg config, d *dialect) (*node, error) {
 	c := newCompiler(root, cfg, d, nil)
-	if n, err := c.compile(); err != nil || len(c.found) == 0 {
+	if n, err := c.run(); err != nil || len(c.found) == 0 {
 		return n, err
 	}
-	return newCompiler(root, cfg, d, c.found).compile()
+	return newCompiler(root, cfg, d, c.found).run()
 }
 
 // newCompiler prepares the compilation of the document root; dynamic holds the dynamic
@@ -361,8 +361,8 @@ func newCompiler(root any, cfg config, d *dialect, dynamic map[string][]dynamicA
 	return c
 }
 
-// compile compiles the whole document, then every schema its references reach.
-func (c *compiler) compile() (*node, error) {
+// run compiles the whole document, then every schema its references reach.
+func (c *compiler) run() (*node, error) {
 	n, err := c.schema(c.root, "")
 	if err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ type Guard struct {
 // New returns a Guard configured by opts.
 func New(opts ...Option) *Guard {
 	g := &Guard{cfg: newConfig(opts), repairs: repairs{pending: map[repairKey]int{}}}
-	g.schemas = newSchemaCache(g.cfg.cacheBudget, func(schema []byte) (*Validator, error) { return compile(schema, g.cfg) })
+	g.schemas = newSchemaCache(g.cfg.cacheBudget, func(schema []byte) (*Validator, error) { return compileWith(schema, g.cfg) })
 	return g
 }
 
@@ -250,7 +250,7 @@ func (g *Guard) refused(v verdict) bool { return v.text != "" && !g.cfg.reportOn
 
 // decide validates one call's arguments: the raw bytes args, or when there are none, the
 // decoded value.
-func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, value any) (vd verdict) {
+func (g *Guard) decide(info callInfo, t *toolState, c *compilation, args []byte, value any) (vd verdict) {
 	v, err := g.schemas.validator(c)
 	start := g.startClock()
 	var vs []Violation
@@ -284,7 +284,7 @@ func (g *Guard) decide(info callInfo, t *toolState, c *compiled, args []byte, va
 
 // usable returns the validator of a tool's outputSchema c, or, when it does not compile,
 // the verdict that refuses the call: an output schema fails closed, as an input schema does.
-func (g *Guard) usable(info callInfo, t *toolState, c *compiled) (*Validator, verdict) {
+func (g *Guard) usable(info callInfo, t *toolState, c *compilation) (*Validator, verdict) {
 	v, err := g.schemas.validator(c)
 	if err != nil {
 		g.observe(info, t, SchemaBroken, nil, fmt.Errorf("outputSchema: %w", err), g.startClock())

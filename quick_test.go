@@ -145,7 +145,7 @@ func TestQuickPassNeverAcceptsWhatCheckRefuses(t *testing.T) {
 				continue
 			}
 			decided++
-			if vs := g.v.check(tc.Data); vs != nil {
+			if vs := g.v.violations(tc.Data); vs != nil {
 				t.Errorf("%s / %s: the quick pass accepts what the explaining pass refuses: %v",
 					g.name, tc.Description, Messages(vs, nil))
 			}
@@ -179,7 +179,7 @@ func FuzzQuickPass(f *testing.F) {
 	f.Fuzz(func(t *testing.T, i uint, args []byte) {
 		v := validators[i%uint(len(validators))]
 		if v.quickValid(args) {
-			if vs := v.check(args); vs != nil {
+			if vs := v.violations(args); vs != nil {
 				t.Fatalf("the quick pass accepts %q, which the explaining pass refuses: %v", args, Messages(vs, nil))
 			}
 		}

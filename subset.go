@@ -25,10 +25,10 @@ type Validator struct {
 // Compile compiles a tool's inputSchema (JSON Schema 2020-12; 2019-09, draft-07, draft-06
 // and draft-04 when $schema names them). Errors are *SchemaError values naming the place.
 func Compile(schema []byte, opts ...Option) (*Validator, error) {
-	return compile(schema, newConfig(opts))
+	return compileWith(schema, newConfig(opts))
 }
 
-func compile(schema []byte, cfg config) (*Validator, error) {
+func compileWith(schema []byte, cfg config) (*Validator, error) {
 	tree, err := parseSchema(schema)
 	if err != nil {
 		return nil, &SchemaError{Location: "#", Reason: "not valid JSON: " + err.Error()}
@@ -85,7 +85,7 @@ func (v *Validator) Validate(args []byte) []Violation {
 	case v.quickValid(args):
 		return nil
 	default:
-		vs = v.check(args)
+		vs = v.violations(args)
 	}
 	if vs != nil && v.cfg.hints {
 		v.hint(args, vs)
@@ -93,8 +93,8 @@ func (v *Validator) Validate(args []byte) []Violation {
 	return vs
 }
 
-// check is the explaining pass: it finds every violation, in order, with its path.
-func (v *Validator) check(args []byte) []Violation {
+// violations runs the explaining pass: it finds every violation, in order, with its path.
+func (v *Validator) violations(args []byte) []Violation {
 	s := v.state(args)
 	s.root()
 	out := s.result()
