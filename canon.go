@@ -98,7 +98,7 @@ func canonicalTree(b []byte, v any) []byte {
 			b = canonicalTree(b, e)
 		}
 		return append(b, ']')
-	case *object:
+	case *schemaObject:
 		members := make([][]byte, len(v.keys))
 		for i, k := range v.keys {
 			m := appendJSONString(nil, k)

@@ -273,13 +273,13 @@ func parseSchema(b []byte) (any, error) {
 	return v, nil
 }
 
-// object is a JSON object with its members in document order.
-type object struct {
+// schemaObject is an object of a parsed schema, its members in document order.
+type schemaObject struct {
 	keys []string
 	vals []any
 }
 
-func (o *object) get(k string) (any, bool) {
+func (o *schemaObject) get(k string) (any, bool) {
 	for i, key := range o.keys {
 		if key == k {
 			return o.vals[i], true
@@ -303,7 +303,7 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 	}
 	switch tok {
 	case json.Delim('{'):
-		o := &object{}
+		o := &schemaObject{}
 		seen := map[string]bool{}
 		for dec.More() {
 			k, err := dec.Token()
@@ -408,7 +408,7 @@ func (c *compiler) schema(v any, ptr string) (*node, error) {
 		}
 		n.reject, n.requiredOnly = !v, true
 		return n, nil
-	case *object:
+	case *schemaObject:
 		if err := c.keywords(n, v, ptr); err != nil {
 			return nil, err
 		}
@@ -471,13 +471,13 @@ func (n *node) ownWork() bool {
 }
 
 // defs compiles $defs and definitions so that errors in them surface even when no $ref uses them.
-func (c *compiler) defs(o *object, ptr string) error {
+func (c *compiler) defs(o *schemaObject, ptr string) error {
 	for _, k := range []string{"$defs", "definitions"} {
 		v, ok := o.get(k)
 		if !ok {
 			continue
 		}
-		defs, ok := v.(*object)
+		defs, ok := v.(*schemaObject)
 		if !ok {
 			return schemaErr(ptr+"/"+k, "%s must be an object", k)
 		}
@@ -491,7 +491,7 @@ func (c *compiler) defs(o *object, ptr string) error {
 }
 
 // anchor records the schema o at ptr under the name v in the resource being compiled.
-func (c *compiler) anchor(v any, o *object, ptr string) error {
+func (c *compiler) anchor(v any, o *schemaObject, ptr string) error {
 	name, ok := v.(string)
 	if !ok || !c.d.anchor.MatchString(name) {
 		return schemaErr(ptr+"/$anchor", "$anchor must be a name matching %s", c.d.anchor)
@@ -508,7 +508,7 @@ func (c *compiler) namesAnchor(v any) bool {
 
 // addAnchor records the schema o at ptr under the anchor name in the resource being
 // compiled; at is where the name is given.
-func (c *compiler) addAnchor(name string, o *object, ptr, at string) error {
+func (c *compiler) addAnchor(name string, o *schemaObject, ptr, at string) error {
 	key := c.base.String() + "#" + name
 	if prev, dup := c.anchors[key]; dup && prev.ptr != ptr {
 		return schemaErr(at, "anchor %q is also defined at %s", name, fragment(prev.ptr))
@@ -520,7 +520,7 @@ func (c *compiler) addAnchor(name string, o *object, ptr, at string) error {
 // identify records the schema o at ptr, whose $id is id, as a resource, and returns its
 // URI, the base of the references inside it. An $id that is only a fragment names no
 // resource: the base stays; before 2019-09, a plain name there is an anchor.
-func (c *compiler) identify(id any, o *object, ptr string) (*url.URL, error) {
+func (c *compiler) identify(id any, o *schemaObject, ptr string) (*url.URL, error) {
 	s, ok := id.(string)
 	if !ok {
 		return nil, schemaErr(ptr+"/"+c.d.id, "%s must be a string", c.d.id)
@@ -601,7 +601,7 @@ func (c *compiler) target(p pendingRef) (*url.URL, string, any, error) {
 			tok = pointerUnescape.Replace(tok)
 			ptr += "/" + escapePointer(tok)
 			switch cur := v.(type) {
-			case *object:
+			case *schemaObject:
 				next, ok := cur.get(tok)
 				if !ok {
 					return nil, "", nil, schemaErr(loc, "%s %q points at nothing", p.keyword, ref)
@@ -665,7 +665,7 @@ func appendJSON(b []byte, v any) []byte {
 			b = appendJSON(b, e)
 		}
 		return append(b, ']')
-	case *object:
+	case *schemaObject:
 		b = append(b, '{')
 		for i, k := range v.keys {
 			if i > 0 {

@@ -65,7 +65,7 @@ func (c *compiler) enter(s *scope, res string) *scope {
 }
 
 // dynamicAnchor records the $dynamicAnchor or $recursiveAnchor v of the schema o at ptr.
-func (c *compiler) dynamicAnchor(keyword string, v any, o *object, ptr string) error {
+func (c *compiler) dynamicAnchor(keyword string, v any, o *schemaObject, ptr string) error {
 	at := ptr + "/" + keyword
 	if keyword == "$recursiveAnchor" {
 		b, ok := v.(bool)
@@ -89,7 +89,7 @@ func (c *compiler) dynamicAnchor(keyword string, v any, o *object, ptr string) e
 // target at ptr: when that target is itself a dynamic anchor of the name p asks for, the
 // anchor that p's scope binds to the name, if any.
 func (c *compiler) dynamicTarget(p pendingRef, ptr string, v any) (string, any) {
-	o, _ := v.(*object)
+	o, _ := v.(*schemaObject)
 	if o == nil {
 		return ptr, v
 	}

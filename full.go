@@ -57,7 +57,7 @@ func hugeNumber(v any, ptr string) error {
 				return err
 			}
 		}
-	case *object:
+	case *schemaObject:
 		for i, k := range v.keys {
 			if err := hugeNumber(v.vals[i], ptr+"/"+escapePointer(k)); err != nil {
 				return err
@@ -538,7 +538,7 @@ func (f *finding) depth() int {
 
 // schemaAt returns the schema object of the document tree that the engine's schema URL
 // names, or nil when it is not a place in the document itself (under another $id).
-func schemaAt(tree any, schemaURL string) *object {
+func schemaAt(tree any, schemaURL string) *schemaObject {
 	ptr, ok := strings.CutPrefix(schemaURL, fullURL+"#")
 	if !ok {
 		return nil
@@ -550,7 +550,7 @@ func schemaAt(tree any, schemaURL string) *object {
 		}
 		tok = pointerUnescape.Replace(tok)
 		switch cur := v.(type) {
-		case *object:
+		case *schemaObject:
 			v, _ = cur.get(tok)
 		case []any:
 			i, err := strconv.Atoi(tok)
@@ -562,7 +562,7 @@ func schemaAt(tree any, schemaURL string) *object {
 			return nil
 		}
 	}
-	o, _ := v.(*object)
+	o, _ := v.(*schemaObject)
 	return o
 }
 
@@ -659,7 +659,7 @@ func (f *finding) violation(doc, tree any) Violation {
 		}
 	case *kind.Not:
 		v.Kind, v.Keyword = KindNot, "not"
-		if not, ok := o.member("not").(*object); ok {
+		if not, ok := o.member("not").(*schemaObject); ok {
 			v.Types = typeNames(not.member("type"))
 			if c, ok := not.get("const"); ok {
 				v.Values = []string{jsonText(c)}
@@ -691,7 +691,7 @@ func (f *finding) violation(doc, tree any) Violation {
 }
 
 // member returns the value of the member k of o, or nil, also when o is nil.
-func (o *object) member(k string) any {
+func (o *schemaObject) member(k string) any {
 	if o == nil {
 		return nil
 	}

@@ -14,7 +14,7 @@ import (
 // reading is one schema object being read into its node.
 type reading struct {
 	n      *node
-	o      *object
+	o      *schemaObject
 	ptr    string
 	hasRef bool
 	// refs: a $ref, $dynamicRef or $recursiveRef applies (see derive); dynamicRef is the
@@ -97,7 +97,7 @@ func (d *dialect) knows(k string) bool {
 }
 
 // keywords reads the schema object o at ptr into n.
-func (c *compiler) keywords(n *node, o *object, ptr string) error {
+func (c *compiler) keywords(n *node, o *schemaObject, ptr string) error {
 	ref, hasRef := o.get("$ref")
 	if id, ok := o.get(c.d.id); ok && !(hasRef && c.d.refOverrides) {
 		base, err := c.identify(id, o, ptr)
@@ -432,7 +432,7 @@ func (c *compiler) types(n *node, v any, ptr string) error {
 }
 
 func (c *compiler) properties(n *node, v any, ptr string) error {
-	o, ok := v.(*object)
+	o, ok := v.(*schemaObject)
 	if !ok {
 		return schemaErr(ptr, "properties must be an object")
 	}
@@ -461,7 +461,7 @@ func (n *node) slot(name string) int {
 }
 
 func (c *compiler) dependentRequired(n *node, v any, ptr, keyword string) error {
-	o, ok := v.(*object)
+	o, ok := v.(*schemaObject)
 	if !ok {
 		return schemaErr(ptr, "%s must be an object", keyword)
 	}
@@ -490,7 +490,7 @@ func (c *compiler) requires(n *node, name string, v any, ptr, keyword string) er
 }
 
 func (c *compiler) dependentSchemas(n *node, v any, ptr string) error {
-	o, ok := v.(*object)
+	o, ok := v.(*schemaObject)
 	if !ok {
 		return schemaErr(ptr, "dependentSchemas must be an object")
 	}
@@ -529,7 +529,7 @@ func (c *compiler) dependentSchema(n *node, name string, v any, ptr string) erro
 // dependencies compiles the keyword dependentRequired and dependentSchemas come from: each
 // member requires a list of names or a schema.
 func (c *compiler) dependencies(n *node, v any, ptr string) error {
-	o, ok := v.(*object)
+	o, ok := v.(*schemaObject)
 	if !ok {
 		return schemaErr(ptr, "dependencies must be an object")
 	}
@@ -549,7 +549,7 @@ func (c *compiler) dependencies(n *node, v any, ptr string) error {
 }
 
 func (c *compiler) patternProperties(n *node, v any, ptr string) error {
-	o, ok := v.(*object)
+	o, ok := v.(*schemaObject)
 	if !ok {
 		return schemaErr(ptr, "patternProperties must be an object")
 	}

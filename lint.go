@@ -102,7 +102,7 @@ var (
 // schema reviews the schema v at ptr; name is the member it describes, if any, and
 // ancestors are the pointers of the schemas around it, for finding recursion.
 func (l *linter) schema(v any, ptr, name string, ancestors []string) {
-	o, ok := v.(*object)
+	o, ok := v.(*schemaObject)
 	if !ok {
 		return
 	}
@@ -139,7 +139,7 @@ func (l *linter) schema(v any, ptr, name string, ancestors []string) {
 	}
 	if req, ok := o.get("required"); ok {
 		props, _ := o.get("properties")
-		po, _ := props.(*object)
+		po, _ := props.(*schemaObject)
 		for _, r := range asList(req) {
 			if s, ok := r.(string); ok && (po == nil || !slices.Contains(po.keys, s)) && hasProps {
 				l.add(ptr+"/required", "undeclared-required", "\""+s+"\" is required but not declared in properties: declare its type, or it can never be satisfied under additionalProperties false")
@@ -163,12 +163,12 @@ func (l *linter) schema(v any, ptr, name string, ancestors []string) {
 // members' names or values. Where subschemas applied in place (allOf, oneOf, a $ref, …)
 // say what the members are, or the object is itself a branch of an allOf, closing it
 // would refuse members the other schemas declare: the branches are reviewed on their own.
-func (l *linter) object(o *object, ptr string) {
+func (l *linter) object(o *schemaObject, ptr string) {
 	if hasAny(o, "additionalProperties", "unevaluatedProperties") || hasAny(o, inPlace...) || allOfBranch.MatchString(ptr) {
 		return
 	}
 	props, _ := o.get("properties")
-	po, _ := props.(*object)
+	po, _ := props.(*schemaObject)
 	switch {
 	case po != nil && (len(po.keys) > 0 || ptr == ""):
 		if !hasAny(o, "patternProperties") {
@@ -186,13 +186,13 @@ var allOfBranch = regexp.MustCompile(`/allOf/[0-9]+$`)
 
 // boundedItems reports whether the items an array may hold are bounded without maxItems:
 // no items beyond prefixItems, or unique items drawn from an enum.
-func boundedItems(o *object) bool {
+func boundedItems(o *schemaObject) bool {
 	items, ok := o.get("items")
 	if ok && items == false {
 		return hasAny(o, "prefixItems")
 	}
 	unique, _ := o.get("uniqueItems")
-	io, _ := items.(*object)
+	io, _ := items.(*schemaObject)
 	return unique == true && io != nil && hasAny(io, "enum", "const")
 }
 
@@ -222,13 +222,13 @@ func anchored(re *syntax.Regexp, start bool) bool {
 	return re.Op == syntax.OpEndText || re.Op == syntax.OpEndLine
 }
 
-func (l *linter) children(o *object, ptr string, ancestors []string) {
+func (l *linter) children(o *schemaObject, ptr string, ancestors []string) {
 	for i, k := range o.keys {
 		v := o.vals[i]
 		at := ptr + "/" + escapePointer(k)
 		switch k {
 		case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
-			if m, ok := v.(*object); ok {
+			if m, ok := v.(*schemaObject); ok {
 				for j, name := range m.keys {
 					member := ""
 					if k == "properties" {
@@ -255,7 +255,7 @@ func (l *linter) children(o *object, ptr string, ancestors []string) {
 	}
 }
 
-func typesOf(o *object) map[string]bool {
+func typesOf(o *schemaObject) map[string]bool {
 	out := map[string]bool{}
 	t, _ := o.get("type")
 	switch t := t.(type) {
@@ -271,7 +271,7 @@ func typesOf(o *object) map[string]bool {
 	return out
 }
 
-func hasAny(o *object, keys ...string) bool {
+func hasAny(o *schemaObject, keys ...string) bool {
 	for _, k := range keys {
 		if _, ok := o.get(k); ok {
 			return true

@@ -42,7 +42,7 @@ func compileWith(schema []byte, cfg config) (*Validator, error) {
 		return &Validator{cfg: cfg, full: full}, nil
 	}
 	d := draft2020
-	if o, ok := tree.(*object); ok {
+	if o, ok := tree.(*schemaObject); ok {
 		if s, ok := o.get("$schema"); ok {
 			uri, _ := s.(string)
 			dd, known := dialectOf(uri)
