@@ -1,8 +1,0 @@
-//go:build !race
-
-package conformance
-
-// hostileScale divides, under the race detector, which makes validating many times
-// slower, the sizes of the largest inputs of TestHostileValuesAgreeWithOracle and
-// TestHostileLongNumbers and the number of calls of TestHostileLoad.
-const hostileScale = 1
