@@ -12,16 +12,14 @@ import (
 
 // state is one validation in progress. It is pooled: its slices keep their capacity.
 type state struct {
+	cursor   // the arguments, where the scan stands, a decoded string
 	v        *Validator
-	data     []byte
-	pos      int
 	maxDepth int
 	out      []Violation
 	count    int  // violations found, including those beyond the limit
 	quiet    int  // > 0 while only a verdict is needed (inside anyOf, oneOf, not, if)
 	abort    bool // a syntax error or too deep: nothing more is checked
 	path     []seg
-	buf      []byte      // decoded string
 	nbuf     []byte      // number digits
 	keys     []memberKey // member names of the objects being scanned, for duplicates
 	index    []int32     // hash tables over keys, for objects with many names

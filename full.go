@@ -171,26 +171,25 @@ func (f *fullEngine) validate(args []byte, limit int) []Violation {
 // encoding/json decodes with UseNumber. Numbers and strings without escapes share one copy
 // of the arguments; arrays and maps are made at their final size.
 func decode(args []byte) any {
-	d := &decoder{s: state{data: args}, text: string(args)}
+	d := &decoder{c: cursor{data: args}, text: string(args)}
 	return d.value()
 }
 
 type decoder struct {
-	s     state
+	c     cursor
 	text  string
 	items []any // of the arrays and objects being decoded
 	names []string
 }
 
 func (d *decoder) value() any {
-	s := &d.s
+	s := &d.c
 	switch s.peek() {
 	case '{':
 		s.pos++
 		mark := len(d.names)
 		for s.peek() == '"' {
-			d.names = append(grown(d.names), d.str())
-			s.expect(':', "")
+			d.names = append(grown(d.names), d.token(s.name()))
 			d.items = append(grown(d.items), d.value())
 			if s.peek() == ',' {
 				s.pos++
@@ -225,7 +224,9 @@ func (d *decoder) value() any {
 		}
 		return arr
 	case '"':
-		return d.str()
+		t, end, _ := scanString(s.data, s.pos)
+		s.pos = end
+		return d.token(t)
 	case 't':
 		s.pos += len("true")
 		return true
@@ -237,17 +238,17 @@ func (d *decoder) value() any {
 		return nil
 	}
 	start := s.pos
-	lit, _ := s.readNumber()
-	return json.Number(d.text[start : start+len(lit)])
+	s.pos, _, _ = scanNumber(s.data, start)
+	return json.Number(d.text[start:s.pos])
 }
 
-func (d *decoder) str() string {
-	s := &d.s
-	t, _ := s.readString()
-	if t.verbatim(s.data) {
+// token returns the decoded string token t: a slice of the one copy of the arguments when
+// it needs no decoding.
+func (d *decoder) token(t str) string {
+	if t.verbatim(d.c.data) {
 		return d.text[t.start:t.end]
 	}
-	return string(t.text(s.data, &s.buf))
+	return string(t.text(d.c.data, &d.c.buf))
 }
 
 var errEngineFailed = errors.New("the full engine panicked")
@@ -263,8 +264,9 @@ func (f *fullEngine) run(doc any) (err error) {
 
 // A report gathers the engine's failures and where they stand in the arguments.
 type report struct {
-	doc   any // the decoded arguments
-	found []finding
+	doc    any    // the decoded arguments
+	digits []byte // an item's index, written out
+	found  []finding
 	// The objects and arrays that hold failures form a trie of the engine's location
 	// tokens: container 0 is the arguments themselves; next leads to a member or item.
 	next       map[step]int32
@@ -434,14 +436,14 @@ func (r *report) placeAll(args []byte) {
 		r.first[c] += r.first[c-1]
 	}
 	r.start = make([]int, r.containers)
-	s := &state{data: args}
+	s := &cursor{data: args}
 	if s.peek() != 0 {
 		r.walk(s, 0)
 	}
 }
 
 // walk moves s past one value, container c of the trie, or no container when c < 0.
-func (r *report) walk(s *state, c int32) {
+func (r *report) walk(s *cursor, c int32) {
 	var own []finding
 	if c >= 0 {
 		r.start[c] = s.pos
@@ -461,9 +463,7 @@ func (r *report) walk(s *state, c int32) {
 	case '{':
 		s.pos++
 		for s.peek() == '"' {
-			key, _ := s.readString()
-			s.expect(':', "")
-			s.peek()
+			key := s.name()
 			r.walk(s, r.enter(c, own, key.text(s.data, &s.buf), s.pos))
 			if s.peek() == ',' {
 				s.pos++
@@ -473,15 +473,15 @@ func (r *report) walk(s *state, c int32) {
 	case '[':
 		s.pos++
 		for i := 0; s.peek() != ']' && s.peek() != 0; i++ {
-			s.nbuf = strconv.AppendInt(s.nbuf[:0], int64(i), 10)
-			r.walk(s, r.enter(c, own, s.nbuf, s.pos))
+			r.digits = strconv.AppendInt(r.digits[:0], int64(i), 10)
+			r.walk(s, r.enter(c, own, r.digits, s.pos))
 			if s.peek() == ',' {
 				s.pos++
 			}
 		}
 		s.pos++
 	default:
-		s.skip(typeOfFirst(s.data[s.pos]), 0)
+		s.skipValue()
 	}
 }
 

@@ -18,8 +18,55 @@ type str struct {
 	high       bool // holds bytes >= 0x80, which may be invalid UTF-8
 }
 
-func (s *state) skipWS() {
-	s.pos = skipSpace(s.data, s.pos)
+// A cursor stands in JSON text: the text, where it stands, and a string decoded from it.
+// Its own methods only read, and expect text the scanner has found well-formed; state is
+// a cursor with a validation around it.
+type cursor struct {
+	data []byte
+	pos  int
+	buf  []byte
+}
+
+func (c *cursor) skipWS() {
+	c.pos = skipSpace(c.data, c.pos)
+}
+
+// name reads the member name at c.pos, and moves past the colon after it to the value.
+func (c *cursor) name() str {
+	t, end, _ := scanString(c.data, c.pos)
+	c.pos = skipSpace(c.data, skipSpace(c.data, end)+1)
+	return t
+}
+
+// skipValue moves past the value at c.pos.
+func (c *cursor) skipValue() {
+	switch d := c.data; c.peek() {
+	case '{', '[':
+		depth := 0
+		for i := c.pos; i < len(d); i++ {
+			switch d[i] {
+			case '"':
+				_, end, _ := scanString(d, i)
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					c.pos = i + 1
+					return
+				}
+			}
+		}
+		c.pos = len(d)
+	case '"':
+		_, c.pos, _ = scanString(d, c.pos)
+	case 't', 'n':
+		c.pos += len("true")
+	case 'f':
+		c.pos += len("false")
+	default:
+		c.pos, _, _ = scanNumber(d, c.pos)
+	}
 }
 
 // skipSpace returns the index of the first byte at or after i that is not space.
@@ -45,9 +92,9 @@ var plain = func() (t [256]bool) {
 }()
 
 // peek returns the next non-space byte, or 0 at the end of the input.
-func (s *state) peek() byte {
-	s.skipWS()
-	if d, i := s.data, s.pos; i < len(d) {
+func (c *cursor) peek() byte {
+	c.skipWS()
+	if d, i := c.data, c.pos; i < len(d) {
 		return d[i]
 	}
 	return 0

@@ -98,13 +98,10 @@ func encodeOrdered(b []byte, x any, n *node, depth int) ([]byte, error) {
 	return append(b, raw...), nil
 }
 
+// validNumber reports whether x is a JSON number literal, as json.Number does not promise.
 func validNumber(x json.Number) bool {
-	s := &state{data: []byte(x)}
-	if len(x) == 0 || !(x[0] == '-' || '0' <= x[0] && x[0] <= '9') {
-		return false
-	}
-	_, ok := s.readNumber()
-	return ok && s.pos == len(x)
+	end, _, problem := scanNumber([]byte(x), 0)
+	return problem == "" && end == len(x)
 }
 
 // memberOrder lists the names of m: first those n declares, in its order, then the rest sorted.
