@@ -56,3 +56,19 @@ func TestFullEngineViolations(t *testing.T) {
 		})
 	}
 }
+
+func TestFullEngineFallback(t *testing.T) {
+	v, err := Compile([]byte(`{"type":"object","properties":{"tags":{"items":{"const":"x"}}}}`), WithFullEngine())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.FullEngine() == "" {
+		t.Fatal("the full engine should be in charge under WithFullEngine")
+	}
+	if got := strings.Join(Messages(v.Validate([]byte(`{"tags":["a"]}`)), nil), " | "); got != "property 'tags[0]' must equal 'x'" {
+		t.Errorf("got %q", got)
+	}
+	if vs := v.Validate([]byte(`{"tags":["a"],"tags":["x"]}`)); len(vs) != 1 || vs[0].Kind != KindDuplicate {
+		t.Errorf("duplicates must be refused before decoding: %+v", vs)
+	}
+}

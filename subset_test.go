@@ -1,8 +1,6 @@
 package mcpvalidate
 
 import (
-	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 )
@@ -208,32 +206,6 @@ func TestKeywordSemantics(t *testing.T) {
 	}
 }
 
-// TestAnchorsUnderNestedID: an anchor belongs to the resource it is defined in. The
-// schemas stay with the full engine for their nested $id, but the subset resolves them.
-func TestAnchorsUnderNestedID(t *testing.T) {
-	cases := []struct{ schema, at string }{
-		{`{"$defs":{"r":{"$id":"other","$defs":{"a":{"$anchor":"x","type":"string"}}}},"$ref":"other#x"}`, "#/$defs/r/$defs/a"},
-		{`{"$defs":{"r":{"$id":"other","$ref":"#x","$defs":{"a":{"$anchor":"x","type":"null"}}},"b":{"$anchor":"x","type":"string"}},"$ref":"#/$defs/r"}`, "#/$defs/r/$defs/a"},
-	}
-	for _, c := range cases {
-		tree, err := parseSchema([]byte(c.schema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		root, err := compileSubset(tree, newConfig(nil), draft2020)
-		if err != nil {
-			t.Fatalf("%s: %v", c.schema, err)
-		}
-		n := root.ref
-		for n.ref != nil {
-			n = n.ref
-		}
-		if n.loc != c.at {
-			t.Errorf("%s: the reference reaches %s, want %s", c.schema, n.loc, c.at)
-		}
-	}
-}
-
 func TestFormatAssertion(t *testing.T) {
 	schema := `{"properties":{"d":{"format":"date-time"},"u":{"format":"uuid"},"ip":{"format":"ipv4"}}}`
 	got := check(t, schema, `{"d":"2026-11-30T10:00:00Z","u":"nope","ip":"1.2.3.4"}`, WithFormatAssertion())
@@ -242,89 +214,6 @@ func TestFormatAssertion(t *testing.T) {
 	}
 	if got := check(t, `{"properties":{"x":{"format":"no-such-format"}}}`, `{"x":"y"}`, WithFormatAssertion()); got != "" {
 		t.Errorf("unknown formats are annotations: %q", got)
-	}
-}
-
-func TestCompileErrors(t *testing.T) {
-	cases := []struct{ name, schema, location, reason string }{
-		{"not JSON", `{"type":`, "#", "not valid JSON"},
-		{"unknown type", `{"properties":{"a":{"type":"strnig"}}}`, "#/properties/a/type", `unknown type "strnig"`},
-		{"bad regex", `{"properties":{"id":{"pattern":"(x"}}}`, "#/properties/id/pattern", "does not compile"},
-		{"unresolved $ref", `{"properties":{"a":{"$ref":"#/$defs/missing"}}}`, "#/properties/a/$ref", "points at nothing"},
-		{"remote $ref", `{"properties":{"a":{"$ref":"https://example.com/s.json"}}}`, "#/properties/a/$ref", "never fetched"},
-		{"$ref loop", `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`, "#/$defs/a", "loops back"},
-		{"$ref to itself", `{"$ref":"#"}`, "#", "loops back"},
-		{"negative length", `{"properties":{"a":{"minLength":-1}}}`, "#/properties/a/minLength", "non-negative integer"},
-		{"zero multipleOf", `{"properties":{"a":{"multipleOf":0}}}`, "#/properties/a/multipleOf", "greater than 0"},
-		{"unknown dialect", `{"$schema":"https://example.com/my-dialect"}`, "#/$schema", "unknown dialect"},
-		{"draft-04 exclusiveMaximum as a number", `{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"n":{"maximum":3,"exclusiveMaximum":3}}}`, "#/properties/n/exclusiveMaximum", "must be a boolean in draft-04"},
-		{"draft-04 boolean schema", `{"$schema":"http://json-schema.org/draft-04/schema#","items":true}`, "#/items", "must be an object in draft-04"},
-		{"duplicate names in the schema", `{"type":"object","type":"array"}`, "#", "appears twice"},
-		{"bad patternProperties regex", `{"patternProperties":{"(x":{}}}`, "#/patternProperties/(x", "does not compile"},
-		{"patternProperties not an object", `{"patternProperties":["^x"]}`, "#/patternProperties", "must be an object"},
-		{"negative minContains", `{"contains":{},"minContains":-1}`, "#/minContains", "non-negative integer"},
-		{"dependentSchemas not an object", `{"dependentSchemas":[{}]}`, "#/dependentSchemas", "must be an object"},
-		{"dependencies of another kind", `{"dependencies":{"a":3}}`, "#/dependencies/a", "must be an object or a boolean"},
-		{"$anchor not a name", `{"$defs":{"a":{"$anchor":"1a"}}}`, "#/$defs/a/$anchor", "must be a name"},
-		{"$anchor not a 2019-09 name", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$defs":{"a":{"$anchor":"_a"}}}`, "#/$defs/a/$anchor", "must be a name"},
-		{"$anchor twice", `{"$defs":{"a":{"$anchor":"x"},"b":{"$anchor":"x"}}}`, "#/$defs/b/$anchor", "also defined at #/$defs/a"},
-		{"$ref to no anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, "#/properties/a/$ref", "points at no anchor"},
-		{"$dynamicRef to no anchor", `{"properties":{"a":{"$dynamicRef":"#nope"}}}`, "#/properties/a/$dynamicRef", "points at no anchor"},
-		{"$recursiveAnchor not a boolean", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":"yes"}`, "#/$recursiveAnchor", "must be a boolean"},
-		{"draft-07 anchor twice", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#x"},"b":{"$id":"#x"}}}`, "#/definitions/b/$id", "also defined at #/definitions/a"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := Compile([]byte(c.schema))
-			var se *SchemaError
-			if !errors.As(err, &se) {
-				t.Fatalf("want a *SchemaError, got %v", err)
-			}
-			if se.Location != c.location || !strings.Contains(se.Reason, c.reason) {
-				t.Errorf("got %q at %s; want %q at %s", se.Reason, se.Location, c.reason, c.location)
-			}
-		})
-	}
-}
-
-func TestFullEngineFallback(t *testing.T) {
-	v, err := Compile([]byte(`{"type":"object","properties":{"tags":{"items":{"const":"x"}}}}`), WithFullEngine())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.FullEngine() == "" {
-		t.Fatal("the full engine should be in charge under WithFullEngine")
-	}
-	if got := strings.Join(Messages(v.Validate([]byte(`{"tags":["a"]}`)), nil), " | "); got != "property 'tags[0]' must equal 'x'" {
-		t.Errorf("got %q", got)
-	}
-	if vs := v.Validate([]byte(`{"tags":["a"],"tags":["x"]}`)); len(vs) != 1 || vs[0].Kind != KindDuplicate {
-		t.Errorf("duplicates must be refused before decoding: %+v", vs)
-	}
-}
-
-// TestDraft04: the subset reads draft-04's own forms: id, boolean exclusiveMaximum and
-// exclusiveMinimum, and no const, contains or propertyNames.
-func TestDraft04(t *testing.T) {
-	v, err := Compile([]byte(`{"$schema":"http://json-schema.org/draft-04/schema#","properties":{
-		"n":{"maximum":3,"exclusiveMaximum":true},"m":{"minimum":1,"exclusiveMinimum":false},
-		"c":{"const":1,"propertyNames":{"maxLength":1}},"r":{"$ref":"#s"}},"definitions":{"s":{"id":"#s","type":"string"}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.FullEngine() != "" {
-		t.Fatalf("the full engine is in charge: %s", v.FullEngine())
-	}
-	for args, want := range map[string]string{
-		`{"n":3}`:          "property 'n' must be less than 3",
-		`{"n":2.5,"m":1}`:  "",
-		`{"m":0.5}`:        "property 'm' must be at least 1",
-		`{"c":{"long":2}}`: "",
-		`{"r":1}`:          "property 'r' must be string",
-	} {
-		if got := strings.Join(Messages(v.Validate([]byte(args)), nil), " | "); got != want {
-			t.Errorf("%s: got %q, want %q", args, got, want)
-		}
 	}
 }
 
@@ -345,48 +234,6 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-func TestValidateValueOrder(t *testing.T) {
-	v, err := Compile([]byte(`{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"string"}},"additionalProperties":{"type":"string"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := map[string]any{"a": 1.0, "z": 2.0, "m": 3.0, "b": true}
-	want := "property 'z' must be string | property 'a' must be string | property 'b' must be string | property 'm' must be string"
-	for i := 0; i < 5; i++ { // map order is random; the output must not be
-		if got := strings.Join(Messages(v.ValidateValue(args), nil), " | "); got != want {
-			t.Fatalf("got %q", got)
-		}
-	}
-	if vs := v.ValidateValue(map[string]any{"z": json.Number("1e999999"), "a": "x"}); len(vs) != 1 || vs[0].Kind != KindType {
-		t.Errorf("json.Number: %+v", vs)
-	}
-	type row struct {
-		Z string `json:"z"`
-	}
-	if vs := v.ValidateValue(row{Z: "ok"}); vs != nil {
-		t.Errorf("struct: %+v", vs)
-	}
-}
-
-func TestGatewayFormat(t *testing.T) {
-	v, _ := Compile([]byte(`{"type":"object","properties":{"customer":{"type":"object","properties":{"zip":{"type":"string"}},"required":["id"]},"n":{"maximum":3}},"additionalProperties":false}`))
-	vs := v.Validate([]byte(`{"customer":{"zip":1},"n":4,"x":0}`))
-	got := strings.Join(Messages(vs, GatewayFormat), " | ")
-	want := "Missing required parameter: `customer.id` | Invalid type for `customer.zip`: expected string | Invalid value for `n`: must be at most 3 | Unknown parameter: `x`"
-	if got != want {
-		t.Errorf("\n got %q\nwant %q", got, want)
-	}
-	if got := GatewayFormat(notAnObject); got != "expected an object" {
-		t.Errorf("root: %q", got)
-	}
-	v, _ = Compile([]byte(`{"properties":{"a.b":{"type":"integer"},"p":{"pattern":"^\\w+$"},"v":{"oneOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]}}}`))
-	got = strings.Join(Messages(v.Validate([]byte(`{"a.b":"x","p":"-","v":1}`)), GatewayFormat), " | ")
-	want = "Invalid type for `\"a.b\"`: expected integer | Invalid value for `p`: must match the pattern '^\\w+$' | Invalid type for `v`: expected string or array of strings"
-	if got != want {
-		t.Errorf("\n got %q\nwant %q", got, want)
-	}
-}
-
 func TestValidAllocatesNothing(t *testing.T) {
 	v, _ := Compile([]byte(weatherSchema))
 	args := []byte(`{"location": "Paris", "days": 2, "units": "c"}`)
@@ -401,65 +248,6 @@ func TestSyntaxErrorInsideAlternatives(t *testing.T) {
 	for _, schema := range []string{`{"anyOf":[false,false]}`, `{"oneOf":[{"type":"string","minLength":9},{"type":"number"}]}`} {
 		if got := check(t, schema, `"`); !strings.HasPrefix(got, "arguments are not valid JSON: unterminated string") {
 			t.Errorf("%s: got %q", schema, got)
-		}
-	}
-}
-
-// Every proper prefix of a well-formed call is one syntax violation, never a panic or a pass.
-func TestTruncatedArguments(t *testing.T) {
-	schemas := []string{weatherSchema, `{}`,
-		`{"properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"type":"string"}}}}}}`,
-		`{"oneOf":[{"properties":{"location":{}},"additionalProperties":false},{"properties":{"a":{}},"additionalProperties":false}]}`}
-	docs := []string{`{"location": "Paris", "days": 2, "units": "c"}`, `{"location":"Paris","days":2}`,
-		`{ "a" : [ {"b":"x\"y"} , {"b" : "\u00e9"}, {"c": [1, true, null]} ] }`}
-	for _, schema := range schemas {
-		v, err := Compile([]byte(schema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, doc := range docs {
-			if vs := v.Validate([]byte(doc)); len(vs) > 0 && vs[0].Kind == KindSyntax {
-				t.Fatalf("%s: whole call refused as syntax: %v", doc, vs)
-			}
-			for i := range len(doc) {
-				vs := v.Validate([]byte(doc[:i]))
-				if len(vs) != 1 || vs[0].Kind != KindSyntax || vs[0].Offset > i {
-					t.Errorf("schema %s, args %q: got %+v, want one syntax violation at or before %d", schema, doc[:i], vs, i)
-				}
-			}
-		}
-	}
-}
-
-// scanString agrees with encoding/json on which string literals are well formed.
-func TestScanStringAgreesWithEncodingJSON(t *testing.T) {
-	alphabet := []byte("ab\"\\/ubfnrt0123456789ABCDEFxyz \x00\x1f\x7f\x80\xc3\xa9\xff")
-	seed := uint64(1)
-	next := func(n int) int {
-		seed = seed*6364136223846793005 + 1442695040888963407
-		return int(seed>>33) % n
-	}
-	for range 200000 {
-		lit := []byte{'"'}
-		for range next(24) {
-			lit = append(lit, alphabet[next(len(alphabet))])
-		}
-		if next(2) == 0 {
-			lit = append(lit, '"')
-		}
-		want := -1 // where the first well-formed string ends; encoding/json allows invalid UTF-8
-		for k := 2; k <= len(lit); k++ {
-			if json.Valid(lit[:k]) {
-				want = k
-				break
-			}
-		}
-		got, end, problem := -1, 0, ""
-		if _, end, problem = scanString(lit, 0); problem == "" {
-			got = end
-		}
-		if got != want {
-			t.Fatalf("%q: scanString ends at %d (%q), encoding/json at %d", lit, end, problem, want)
 		}
 	}
 }
