@@ -424,16 +424,14 @@ func newNode(ptr string) *node {
 // documentURL is the URI the whole document is known by, as the full engine knows it.
 var documentURL, _ = url.Parse(fullURL)
 
-// derive sets what follows from n's keywords once they are all read; hasRef says n has a
-// $ref.
+// derive sets what follows from n's keywords once they are all read: the plan the passes
+// follow. hasRef says a reference applies.
 func (n *node) derive(hasRef bool) {
-	n.inPlaceOnly = !n.ownWork()
+	n.stringWork = n.keywords&stringKeywords != 0
+	n.numberWork = n.keywords&numberKeywords != 0
+	n.inPlaceOnly = !(n.reject || n.types != 0 || n.stringWork || n.numberWork || n.objectWork || n.arrayWork)
 	n.refOnly = hasRef && n.inPlaceOnly && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil &&
 		n.unevalProps == nil && n.unevalItems == nil
-	n.stringWork = n.enum != nil || n.constant != nil || n.minLength >= 0 || n.maxLength >= 0 ||
-		n.pattern != nil || n.checkFormat != nil
-	n.numberWork = n.enum != nil || n.constant != nil || n.minimum != nil || n.maximum != nil ||
-		n.exclusiveMinimum != nil || n.exclusiveMaximum != nil || n.multipleOf != nil
 	n.intBounds = n.enum == nil && n.constant == nil
 	for _, b := range []*bound{n.minimum, n.maximum, n.exclusiveMinimum, n.exclusiveMaximum, n.multipleOf} {
 		n.intBounds = n.intBounds && (b == nil || b.isInt)
@@ -460,14 +458,6 @@ func (n *node) derive(hasRef bool) {
 			n.propIndex[p.name] = i
 		}
 	}
-}
-
-// ownWork reports whether n has a keyword that looks at the value itself.
-func (n *node) ownWork() bool {
-	return n.reject || n.types != 0 || n.enum != nil || n.constant != nil || n.minLength >= 0 ||
-		n.maxLength >= 0 || n.pattern != nil || n.checkFormat != nil || n.minimum != nil ||
-		n.maximum != nil || n.exclusiveMinimum != nil || n.exclusiveMaximum != nil ||
-		n.multipleOf != nil || n.objectWork || n.arrayWork
 }
 
 // defs compiles $defs and definitions so that errors in them surface even when no $ref uses them.

@@ -76,6 +76,13 @@ func keywordsOf(names ...string) keywordSet {
 	return set
 }
 
+// The keywords that look at a string, and at a number: a node with none of them takes any
+// value of that type its types allow.
+var (
+	stringKeywords = keywordsOf("enum", "const", "minLength", "maxLength", "pattern", "format")
+	numberKeywords = keywordsOf("enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+)
+
 // knows reports whether the dialect defines the keyword k (of those the groups list).
 func (d *dialect) knows(k string) bool {
 	switch k {
@@ -163,6 +170,16 @@ func (r *reading) finish() {
 	}
 	if r.exclusive[1] && n.maximum != nil {
 		n.exclusiveMaximum, n.maximum = n.maximum, nil
+	}
+	for _, kb := range [...]struct {
+		k string
+		b *bound
+	}{{"minimum", n.minimum}, {"maximum", n.maximum}, {"exclusiveMinimum", n.exclusiveMinimum}, {"exclusiveMaximum", n.exclusiveMaximum}} {
+		if kb.b == nil { // draft-04's boolean, or the bound it moved
+			n.keywords &^= keywordBits[kb.k]
+		} else {
+			n.keywords |= keywordBits[kb.k]
+		}
 	}
 	if n.ifn != nil && n.then == nil && n.elsen == nil {
 		n.bareIf, n.ifn = n.ifn, nil
