@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -170,88 +169,6 @@ func TestSeedToolCalls(t *testing.T) {
 	}
 }
 
-func TestUnknownToolStaysAProtocolError(t *testing.T) {
-	for _, modern := range protocols() {
-		srv, _ := weatherServer(t, New())
-		got := call(t, srv, modern, "nope", `{}`)
-		var resp struct {
-			Error struct {
-				Code    int    `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal([]byte(got), &resp); err != nil || resp.Error.Code != mcp.INVALID_PARAMS {
-			t.Fatalf("modern=%v: want a -32602 error, got %s", modern, got)
-		}
-		if !strings.Contains(resp.Error.Message, "nope") {
-			t.Errorf("the error should name the tool: %s", got)
-		}
-	}
-}
-
-// TestInProcessClient calls through mcp-go's own client on the 2025-11-25 protocol, which
-// every supported mcp-go release speaks; inprocess_modern_test.go adds 2026-07-28.
-// Before mcp-go v0.57.0 that client registers no session unless it has a sampling,
-// elicitation or roots handler; its calls then carry no session and no client, as on any
-// transport without sessions.
-func TestInProcessClient(t *testing.T) {
-	inProcessClient(t, "2025-11-25", false, func(srv *server.MCPServer) (*client.Client, error) {
-		return client.NewInProcessClient(srv)
-	})
-}
-
-func inProcessClient(t *testing.T, version string, needSession bool, newClient func(*server.MCPServer) (*client.Client, error)) {
-	var events []Event
-	var session string // the session the server registered for the client
-	hooks := &server.Hooks{}
-	hooks.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) { session = s.SessionID() })
-	srv, calls := weatherServer(t, New(WithObserver(func(e Event) { events = append(events, e) })), server.WithHooks(hooks))
-	c, err := newClient(srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = version
-	init.Params.ClientInfo = mcp.Implementation{Name: "in-process", Version: "1"}
-	if res, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	} else if res.ProtocolVersion != version {
-		t.Fatalf("negotiated protocol version %s, want %s", res.ProtocolVersion, version)
-	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "weather"
-	req.Params.Arguments = map[string]any{"location": "Paris", "days": "two"}
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.IsError || textOf(res) != "Invalid arguments: property 'days' must be integer" || calls.Load() != 0 {
-		t.Fatalf("got isError=%v %q, tool ran %d times", res.IsError, textOf(res), calls.Load())
-	}
-	req.Params.Arguments = map[string]any{"location": "Paris", "days": 3}
-	if res, err = c.CallTool(ctx, req); err != nil || res.IsError || calls.Load() != 1 {
-		t.Fatalf("valid call: %v %+v, tool ran %d times", err, res, calls.Load())
-	}
-	client := "in-process"
-	switch {
-	case session == "" && needSession:
-		t.Fatal("the client has no session")
-	case session == "":
-		t.Log("this mcp-go's in-process client has no session")
-		client = ""
-	}
-	if len(events) != 2 || events[0].Outcome != Refused || events[1].Outcome != Accepted ||
-		events[0].ClientName != client || events[0].SessionID != session || events[1].SessionID != session ||
-		client != "" && events[0].ClientVersion != "1" {
-		t.Errorf("events: %+v", events)
-	}
-}
-
 func textOf(r *mcp.CallToolResult) string {
 	if r == nil || len(r.Content) != 1 {
 		return fmt.Sprintf("%+v", r)
@@ -296,35 +213,6 @@ type weatherArgs struct {
 	Days     int    `json:"days,omitempty"`
 }
 
-func TestToolDeclarations(t *testing.T) {
-	ok := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("ok"), nil
-	}
-	tools := []mcp.Tool{
-		mcp.NewTool("builders",
-			mcp.WithString("location", mcp.Required()),
-			mcp.WithNumber("days"),
-			mcp.WithString("units", mcp.Enum("c", "f"))),
-		mcp.NewTool("typed", mcp.WithInputSchema[weatherArgs]()),
-		mcp.NewToolWithRawSchema("raw", "", json.RawMessage(weatherSchema)),
-	}
-	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(Middleware()))
-	for _, tool := range tools {
-		srv.AddTool(tool, ok)
-	}
-	for _, tool := range tools {
-		if text, isErr := invoke(t, srv, nil, tool.Name, map[string]any{"days": 2}); !isErr || text != "Invalid arguments: missing required property 'location'" {
-			t.Errorf("%s: %q isError=%v", tool.Name, text, isErr)
-		}
-		if text, isErr := invoke(t, srv, nil, tool.Name, map[string]any{"location": "Oslo", "days": 2}); isErr || text != "ok" {
-			t.Errorf("%s valid: %q isError=%v", tool.Name, text, isErr)
-		}
-	}
-	if text, _ := invoke(t, srv, nil, "builders", map[string]any{"location": "Oslo", "units": "k"}); text != "Invalid arguments: property 'units' must be one of ['c', 'f']" {
-		t.Errorf("builders enum: %q", text)
-	}
-}
-
 // toolSession is a session with tools of its own, as the HTTP transports provide.
 type toolSession struct {
 	id    string
@@ -346,31 +234,6 @@ func (s *toolSession) SetSessionTools(tools map[string]server.ServerTool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tools = tools
-}
-
-func TestSessionToolShadowsServerTool(t *testing.T) {
-	srv, _ := weatherServer(t, New())
-	session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
-	if err := srv.RegisterSession(context.Background(), session); err != nil {
-		t.Fatal(err)
-	}
-	// The session's weather tool wants days as a string.
-	strict := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(`{"type":"object","properties":{"days":{"type":"string"}},"required":["days"]}`))
-	if err := srv.AddSessionTool("s1", strict, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("session tool"), nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if text, _ := invoke(t, srv, session, "weather", map[string]any{"days": 2}); text != "Invalid arguments: property 'days' must be string" {
-		t.Errorf("session tool: %q", text)
-	}
-	if text, isErr := invoke(t, srv, session, "weather", map[string]any{"days": "two"}); isErr || text != "session tool" {
-		t.Errorf("session tool valid: %q", text)
-	}
-	// Without the session, the server's tool and its schema apply.
-	if text, _ := invoke(t, srv, nil, "weather", map[string]any{"days": "two"}); text != "Invalid arguments: missing required property 'location'; property 'days' must be integer" {
-		t.Errorf("server tool: %q", text)
-	}
 }
 
 func TestSchemaChangesArePickedUp(t *testing.T) {
@@ -493,136 +356,6 @@ func TestGatewayStyleAndPanickingFormatter(t *testing.T) {
 	}
 }
 
-func TestTaskTools(t *testing.T) {
-	for _, reportOnly := range []bool{false, true} {
-		t.Run(fmt.Sprintf("reportOnly=%v", reportOnly), func(t *testing.T) {
-			var opts []Option
-			if reportOnly {
-				opts = append(opts, WithReportOnly())
-			}
-			g := New(opts...)
-			srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
-			var ran atomic.Int64
-			tool := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema))
-			tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
-			srv.AddTaskTool(tool, g.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
-				ran.Add(1)
-				return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent("done")}}, nil
-			}))
-			hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
-			hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
-			srv.AddTool(hybrid, forecast(&ran))
-
-			for _, name := range []string{"weather", "hybrid"} {
-				text, isErr := runTask(t, srv, name, `{"location":"Paris","days":"two"}`)
-				refused := isErr && text == "Invalid arguments: property 'days' must be integer"
-				if refused == reportOnly || !refused && isErr {
-					t.Errorf("%s: %q isError=%v", name, text, isErr)
-				}
-				if text, isErr := runTask(t, srv, name, `{"location":"Paris","days":2}`); isErr || text == "" {
-					t.Errorf("%s valid: %q", name, text)
-				}
-			}
-			want := int64(2) // the valid calls
-			if reportOnly {
-				want = 4
-			}
-			if ran.Load() != want {
-				t.Errorf("handlers ran %d times, want %d", ran.Load(), want)
-			}
-			if st := g.Stats(); len(st) != 2 || st[0].Refused != 1 || st[1].Refused != 1 {
-				t.Errorf("stats %+v: want one refusal per tool", st)
-			}
-		})
-	}
-}
-
-// TestSessionTaskTool calls a session's hybrid tool as a task, where the server has a tool
-// of the same name and another schema. mcp-go before v1.2.0 runs the server's handler for
-// it (its task path ignores session tools); the middleware, registered last, sees that the
-// handler is not the session's and refuses the call. From v1.2.0 the session's tool runs,
-// checked against its own schema. Either way no handler runs on arguments checked against
-// another tool's schema.
-func TestSessionTaskTool(t *testing.T) {
-	g := New()
-	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
-	var serverRan, sessionRan atomic.Int64
-	hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
-	hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
-	srv.AddTool(hybrid, forecast(&serverRan))
-	session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
-	if err := srv.RegisterSession(context.Background(), session); err != nil {
-		t.Fatal(err)
-	}
-	own := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`))
-	own.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
-	if err := srv.AddSessionTool("s1", own, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		sessionRan.Add(1)
-		return mcp.NewToolResultText("session tool"), nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	text, isErr := runTaskAs(t, srv, session, "hybrid", `{"city":"Paris"}`)
-	switch {
-	case serverRan.Load() != 0:
-		t.Fatalf("the server's handler ran for the session's tool: %q", text)
-	case sessionRan.Load() == 1 && !isErr && text == "session tool":
-		// mcp-go v1.2.0 and later
-	case sessionRan.Load() == 0 && isErr && text == replacedText:
-		t.Logf("this mcp-go runs the server's tool for a session's task call; refused: %q", text)
-	default:
-		t.Fatalf("%q isError=%v, session handler ran %d times", text, isErr, sessionRan.Load())
-	}
-	if text, isErr := runTaskAs(t, srv, session, "hybrid", `{"location":"Paris"}`); !isErr || serverRan.Load() != 0 || sessionRan.Load() > 1 {
-		t.Errorf("invalid for the session's tool: %q isError=%v; handlers ran: server %d, session %d", text, isErr, serverRan.Load(), sessionRan.Load())
-	}
-}
-
-// runTask starts a task-augmented tools/call and waits for its result.
-func runTask(t *testing.T, srv *server.MCPServer, name, args string) (string, bool) {
-	t.Helper()
-	return runTaskAs(t, srv, nil, name, args)
-}
-
-// runTaskAs is runTask in session, when not nil.
-func runTaskAs(t *testing.T, srv *server.MCPServer, session server.ClientSession, name, args string) (string, bool) {
-	t.Helper()
-	ctx := context.Background()
-	if session != nil {
-		ctx = srv.WithContext(ctx, session)
-	}
-	out := srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`","arguments":`+args+`,"task":{}}}`))
-	b, _ := json.Marshal(out)
-	var created struct {
-		Result struct {
-			Task struct {
-				TaskID string `json:"taskId"`
-			} `json:"task"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(b, &created) != nil || created.Result.Task.TaskID == "" {
-		t.Fatalf("no task created: %s", b)
-	}
-	// tasks/result waits for the task to end; a hang is left to go test's -timeout.
-	if session != nil {
-		ctx = srv.WithContext(t.Context(), session)
-	} else {
-		ctx = t.Context()
-	}
-	out = srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`))
-	b, _ = json.Marshal(out)
-	var res struct {
-		Result struct {
-			Content []struct{ Text string } `json:"content"`
-			IsError bool                    `json:"isError"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(b, &res) != nil || len(res.Result.Content) != 1 {
-		t.Fatalf("task result: %s", b)
-	}
-	return res.Result.Content[0].Text, res.Result.IsError
-}
-
 // readingHandler answers a station's reading; for the station "bad", one that does not
 // match readingSchema.
 func readingHandler(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -720,49 +453,6 @@ func BenchmarkToolCall(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-func TestDecodedAndAbsentArguments(t *testing.T) {
-	g := New()
-	tool := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema))
-	ran := 0
-	h := g.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
-		ran++
-		return &mcp.CreateTaskResult{}, nil
-	})
-	cases := []struct {
-		args any
-		want string // "" when valid
-	}{
-		{map[string]any{"location": "Paris", "days": 2.5, "x": true}, "Invalid arguments: property 'days' must be integer; unexpected property 'x'"},
-		{nil, "Invalid arguments: missing required property 'location'"},
-		{[]any{"Paris"}, "Invalid arguments: arguments must be an object"},
-		{map[string]any{"location": "Paris", "days": 2.0}, ""},
-	}
-	for _, c := range cases {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "weather"
-		req.Params.Arguments = c.args // built by hand: no RawArguments
-		before := ran
-		res, err := h(context.Background(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ""
-		if res.IsError {
-			got = res.Content[0].(mcp.TextContent).Text
-		}
-		if got != c.want || (ran > before) != (c.want == "") {
-			t.Errorf("%v: got %q (handler ran: %v), want %q", c.args, got, ran > before, c.want)
-		}
-	}
-	// Over the wire, a call without "arguments" is validated as {}.
-	srv, calls := weatherServer(t, g)
-	out, _ := json.Marshal(srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather"}}`)))
-	sameRefusal(t, string(out), "Invalid arguments: missing required property 'location'", false)
-	if calls.Load() != 0 {
-		t.Error("the tool ran")
 	}
 }
 
