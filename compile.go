@@ -584,31 +584,45 @@ func (c *compiler) target(p pendingRef) (*url.URL, string, any, error) {
 		}
 		return u, a.ptr, a.v, nil
 	}
-	v := res.v
-	ptr := res.ptr
-	if frag != "" {
-		for _, tok := range strings.Split(frag[1:], "/") {
-			tok = pointerUnescape.Replace(tok)
-			ptr += "/" + escapePointer(tok)
-			switch cur := v.(type) {
-			case *schemaObject:
-				next, ok := cur.get(tok)
-				if !ok {
-					return nil, "", nil, schemaErr(loc, "%s %q points at nothing", p.keyword, ref)
-				}
-				v = next
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(cur) {
-					return nil, "", nil, schemaErr(loc, "%s %q points at nothing", p.keyword, ref)
-				}
-				v = cur[i]
-			default:
-				return nil, "", nil, schemaErr(loc, "%s %q points at nothing", p.keyword, ref)
+	v, ptr, ok := atPointer(res.v, frag)
+	if !ok {
+		return nil, "", nil, schemaErr(loc, "%s %q points at nothing", p.keyword, ref)
+	}
+	return u, res.ptr + ptr, v, nil
+}
+
+// atPointer follows the JSON Pointer ptr ("", or tokens each after a '/') into the parsed
+// schema value v. It returns what is there and the pointer written canonically, or false
+// when nothing is.
+func atPointer(v any, ptr string) (any, string, bool) {
+	if ptr == "" {
+		return v, "", true
+	}
+	if ptr[0] != '/' {
+		return nil, "", false
+	}
+	var canon strings.Builder
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = pointerUnescape.Replace(tok)
+		canon.WriteString("/" + escapePointer(tok))
+		switch cur := v.(type) {
+		case *schemaObject:
+			next, ok := cur.get(tok)
+			if !ok {
+				return nil, "", false
 			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(cur) {
+				return nil, "", false
+			}
+			v = cur[i]
+		default:
+			return nil, "", false
 		}
 	}
-	return u, ptr, v, nil
+	return v, canon.String(), true
 }
 
 func escapePointer(s string) string {

@@ -543,25 +543,7 @@ func schemaAt(tree any, schemaURL string) *schemaObject {
 	if !ok {
 		return nil
 	}
-	v := tree
-	for tok := range strings.SplitSeq(ptr, "/") {
-		if tok == "" {
-			continue
-		}
-		tok = pointerUnescape.Replace(tok)
-		switch cur := v.(type) {
-		case *schemaObject:
-			v, _ = cur.get(tok)
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(cur) {
-				return nil
-			}
-			v = cur[i]
-		default:
-			return nil
-		}
-	}
+	v, _, _ := atPointer(tree, ptr)
 	o, _ := v.(*schemaObject)
 	return o
 }

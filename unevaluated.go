@@ -67,8 +67,11 @@ func (s *state) gather(n *node, g uint32, mark, start, depth int, object bool) b
 				}
 			}
 		}
+		if held || s.abort {
+			continue
+		}
 		for _, sub := range alts {
-			if !held && !s.abort && s.gather(sub, g, mark, start, depth, object) {
+			if s.gather(sub, g, mark, start, depth, object) {
 				return true
 			}
 		}
