@@ -3,12 +3,8 @@ package mcpvalidate
 import "slices"
 
 // Applicators ($ref, allOf, anyOf, oneOf, not, if/then/else) look at a value more than
-// once: each re-scans the value's bytes from its start, in one of three modes:
-//
-//   - quiet (s.quiet > 0): only a verdict is needed, and a check stops at the first failure;
-//   - counting (s.counting > 0): every violation is counted and none recorded, to learn how
-//     close an alternative comes;
-//   - recording: violations are recorded with their paths, each once.
+// once: each re-scans the value's bytes from its start, in one of the modes report.go
+// describes (recording, quiet, counting).
 //
 // The work is bounded: every jump back to a value's start is counted with the bytes
 // scanned, and once a call has scanned more than a few times its size, results are
@@ -145,17 +141,28 @@ func (s *state) test(sub *node, start, depth int) bool {
 	if s.refusesFirstMember(sub, start) {
 		return false
 	}
-	// A quiet check may stop early, leaving path segments, names and items behind.
-	path, items, keys, index, count := len(s.path), len(s.items), len(s.keys), len(s.index), s.count
+	at := s.mark()
 	s.jump(start)
 	s.quiet++
 	ok := s.value(sub, depth)
 	s.quiet--
-	s.path, s.items, s.keys, s.count = s.path[:path], s.items[:items], s.keys[:keys], count
-	if len(s.index) > index {
-		s.index = s.index[:index]
-	}
+	s.restore(at)
 	return ok
+}
+
+// A scanMark is where the stacks of the scan stood and what the report counted before a
+// quiet check, which may stop early, leaving path segments, names and items behind.
+type scanMark struct{ path, items, keys, index, count int }
+
+func (s *state) mark() scanMark {
+	return scanMark{len(s.path), len(s.items), len(s.keys), len(s.index), s.count}
+}
+
+func (s *state) restore(m scanMark) {
+	s.path, s.items, s.keys, s.count = s.path[:m.path], s.items[:m.items], s.keys[:m.keys], m.count
+	if len(s.index) > m.index {
+		s.index = s.index[:m.index]
+	}
 }
 
 // refusesFirstMember reports whether sub refuses the value at start without entering it:
@@ -408,7 +415,7 @@ func (s *state) explain(alts []*node, keyword string, start, depth int) int {
 	switch {
 	case !b.typed:
 		v := Violation{Kind: KindType, Keyword: "type", Got: jsonType(s.data, start)}
-		if s.counting > 0 || len(s.out) <= s.v.cfg.maxViolations { // else only counted
+		if s.counting > 0 || s.listing() { // else only counted
 			v.Types, v.Items = slices.Clone(s.altTypes[mark:]), itemTypes(alts)
 		}
 		s.fail(v)
@@ -462,11 +469,11 @@ func (s *state) discriminated(sub *node, start, depth int) bool {
 	if sub == nil || len(sub.props) == 0 || s.data[start] != '{' {
 		return false
 	}
-	path, items, keys, index, count := len(s.path), len(s.items), len(s.keys), len(s.index), s.count
+	at := s.mark()
 	s.quiet++
 	found := s.pinned(sub, start, depth)
 	s.quiet--
-	s.path, s.items, s.keys, s.index, s.count = s.path[:path], s.items[:items], s.keys[:keys], s.index[:index], count
+	s.restore(at)
 	return found
 }
 

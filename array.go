@@ -17,93 +17,117 @@ func (s *state) array(n *node, depth int) status {
 		s.array(nil, depth)
 		return wrongType
 	}
-	s.pos++ // '['
-	d := s.data
-	ok := true
-	count := 0
-	unique := n != nil && n.uniqueItem
-	itemsStart := len(s.items)
-	mark := len(s.out)
-	matched := 0 // items valid against contains
-	need := 0    // the matches that decide the bounds: counting stops there
+	a := arrayScan{n: n, depth: depth, unique: n != nil && n.uniqueItem, spans: len(s.items)}
 	if n != nil && n.contains != nil {
-		need = n.minContains
-		if n.maxContains >= 0 || need < 0 {
-			need = max(need, n.maxContains+1, 1)
+		a.need = n.minContains
+		if n.maxContains >= 0 || a.need < 0 {
+			a.need = max(a.need, n.maxContains+1, 1)
 		}
 	}
-	if s.peek() == ']' {
-		s.pos++
-	} else {
-		s.path = append(s.path, seg{}) // numbered anew by each item
-		top := len(s.path) - 1
-		for {
-			sub := n.item(count)
-			s.path[top].index = count
-			itemStart := s.pos
-			if sub != nil && sub.reject && count >= len(n.prefix) {
-				ok = false
-				s.fail(Violation{Kind: KindAdditionalItem, Keyword: n.extraItems, Limit: strconv.Itoa(len(n.prefix))})
-				if s.quiet > 0 {
-					return failed
-				}
-				s.value(nil, depth+1)
-			} else if !s.value(sub, depth+1) {
-				ok = false
-				if s.quiet > 0 || s.abort {
-					return failed
-				}
-			}
-			if matched < need && s.contained(n.contains, itemStart, depth+1) {
-				matched++
-			}
-			if unique {
-				s.items = append(s.items, [2]int{itemStart, s.pos})
-			}
-			count++
-			i := skipSpace(d, s.pos)
-			if i < len(d) && d[i] == ']' {
-				s.pos = i + 1
-				s.path = s.path[:top]
-				break
-			}
-			if i >= len(d) || d[i] != ',' {
-				s.pos = i
-				s.syntax("expected ',' or ']' after an array item")
-				return failed
-			}
-			s.pos = skipSpace(d, i+1)
-		}
-	}
-	if n == nil {
-		if ok {
-			return passed
-		}
+	s.pos++ // '['
+	mark := len(s.out)
+	ok, done := s.elements(&a)
+	if !done {
 		return failed
 	}
-	if count < n.minItems {
+	if n != nil && !s.closeArray(&a, mark) {
+		ok = false
+	}
+	if ok {
+		return passed
+	}
+	return failed
+}
+
+// An arrayScan is one array being scanned: its schema and what its items have shown.
+type arrayScan struct {
+	n       *node // nil: any item is allowed
+	depth   int
+	count   int  // items
+	matched int  // items valid against contains
+	need    int  // the matches that decide the bounds: counting stops there
+	unique  bool // the items' spans are kept, from s.items[spans:]
+	spans   int
+}
+
+// elements scans the items of the array at s.pos, past its '[', and its ']'. It reports
+// whether they are valid, and whether the scan reached the end: a syntax error, or a
+// failure under quiet, stops it early.
+func (s *state) elements(a *arrayScan) (ok, done bool) {
+	if s.peek() == ']' {
+		s.pos++
+		return true, true
+	}
+	n, d := a.n, s.data
+	s.path = append(s.path, seg{}) // numbered anew by each item
+	top := len(s.path) - 1
+	ok = true
+	for {
+		sub := n.item(a.count)
+		s.path[top].index = a.count
+		itemStart := s.pos
+		if sub != nil && sub.reject && a.count >= len(n.prefix) {
+			ok = false
+			s.fail(Violation{Kind: KindAdditionalItem, Keyword: n.extraItems, Limit: strconv.Itoa(len(n.prefix))})
+			if s.quiet > 0 {
+				return false, false
+			}
+			s.value(nil, a.depth+1)
+		} else if !s.value(sub, a.depth+1) {
+			ok = false
+			if s.quiet > 0 || s.abort {
+				return false, false
+			}
+		}
+		if a.matched < a.need && s.contained(n.contains, itemStart, a.depth+1) {
+			a.matched++
+		}
+		if a.unique {
+			s.items = append(s.items, [2]int{itemStart, s.pos})
+		}
+		a.count++
+		i := skipSpace(d, s.pos)
+		if i < len(d) && d[i] == ']' {
+			s.pos = i + 1
+			s.path = s.path[:top]
+			return ok, true
+		}
+		if i >= len(d) || d[i] != ',' {
+			s.pos = i
+			s.syntax("expected ',' or ']' after an array item")
+			return false, false
+		}
+		s.pos = skipSpace(d, i+1)
+	}
+}
+
+// closeArray applies the keywords that need the whole array: minItems, maxItems,
+// uniqueItems and the bounds of contains, whose failures go before those of the items,
+// which start at mark.
+func (s *state) closeArray(a *arrayScan, mark int) bool {
+	n, ok := a.n, true
+	if a.count < n.minItems {
 		ok = false
 		s.fail(Violation{Kind: KindMinItems, Keyword: "minItems", Limit: strconv.Itoa(n.minItems)})
 	}
-	if n.maxItems >= 0 && count > n.maxItems {
+	if n.maxItems >= 0 && a.count > n.maxItems {
 		ok = false
 		s.fail(Violation{Kind: KindMaxItems, Keyword: "maxItems", Limit: strconv.Itoa(n.maxItems)})
 	}
-	if unique {
-		if i, j, dup := s.equalItems(s.items[itemsStart:]); dup {
+	if a.unique {
+		if i, j, dup := s.equalItems(s.items[a.spans:]); dup {
 			ok = false
 			s.fail(Violation{Kind: KindUniqueItems, Keyword: "uniqueItems", Indexes: []int{i, j}})
 		}
-		s.items = s.items[:itemsStart]
+		s.items = s.items[:a.spans]
 	}
 	if n.contains != nil {
-		// As the full engine has them: before the violations of the items.
 		tail := len(s.out)
-		if v, refused := n.tooFew(matched); refused {
+		if v, refused := n.tooFew(a.matched); refused {
 			ok = false
 			s.fail(v)
 		}
-		if n.maxContains >= 0 && matched > n.maxContains {
+		if n.maxContains >= 0 && a.matched > n.maxContains {
 			ok = false
 			s.fail(containsViolation("maxContains", n.maxContains))
 		}
@@ -111,10 +135,7 @@ func (s *state) array(n *node, depth int) status {
 			s.moveBack(mark, tail)
 		}
 	}
-	if ok {
-		return passed
-	}
-	return failed
+	return ok
 }
 
 // contained reports whether the item at start, which a first pass has just scanned, is

@@ -1,68 +1,47 @@
 package mcpvalidate
 
 import (
-	"slices"
 	"strconv"
-	"strings"
 )
 
-// The explaining pass: a validation's state, how it records violations with their paths,
-// and the check of a value against its schema's own keywords. Objects are in object.go,
-// arrays in array.go, applicators in applicators.go.
+// The explaining pass: a validation's state and the check of a value against its schema's
+// own keywords. Violations are recorded in report.go, objects are in object.go, arrays in
+// array.go, applicators in applicators.go.
 
 // state is one validation in progress. It is pooled: its slices keep their capacity.
 type state struct {
 	cursor   // the arguments, where the scan stands, a decoded string
+	report   // the violations so far, and the path to the value being checked
 	v        *Validator
 	maxDepth int
-	out      []Violation
-	count    int  // violations found, including those beyond the limit
-	quiet    int  // > 0 while only a verdict is needed (inside anyOf, oneOf, not, if)
-	abort    bool // a syntax error or too deep: nothing more is checked
-	path     []seg
 	nbuf     []byte      // number digits
 	keys     []memberKey // member names of the objects being scanned, for duplicates
 	index    []int32     // hash tables over keys, for objects with many names
 	items    [][2]int
-	moved    []Violation // scratch for reordering
-	// The paths and names of one call's violations are carved from shared blocks, made
-	// anew for each call since the violations keep them. A member's name is copied once
-	// per call, however many violations lie below it.
-	slab     []PathElem
-	names    strings.Builder
-	segNames []segName // by level of the path: where the names were copied to
 
-	counting    int                    // > 0 while violations are counted, not recorded (explain)
-	types       typeCollector          // of the alternative being counted
-	typeLists   [][]string             // memoResult.types
-	recordedDup int                    // duplicate member names before this offset are recorded already
-	rescanned   int                    // the work of the call beyond s.pos (see jump); > 0 after a jump
-	budget      int                    // work beyond which results are remembered
-	remember    bool                   // results are remembered: the work passed the budget
-	memo        map[memoKey]memoResult // results by schema and position
-	forEngine   bool                   // refuse numbers the full engine cannot take
-	evaluators  []*node                // the schemas that evaluate the values being checked for unevaluated*
-	gathered    map[*node]uint32       // the last gather that added each schema to evaluators
-	gathers     uint32                 // gathers begun
-	altTypes    []string               // the types asked for by the alternatives being explained
-	order       []int                  // scratch: the member each violation of an object is about
+	typeLists  [][]string             // memoResult.types
+	rescanned  int                    // the work of the call beyond s.pos (see jump); > 0 after a jump
+	budget     int                    // work beyond which results are remembered
+	remember   bool                   // results are remembered: the work passed the budget
+	memo       map[memoKey]memoResult // results by schema and position
+	forEngine  bool                   // refuse numbers the full engine cannot take
+	evaluators []*node                // the schemas that evaluate the values being checked for unevaluated*
+	gathered   map[*node]uint32       // the last gather that added each schema to evaluators
+	gathers    uint32                 // gathers begun
+	altTypes   []string               // the types asked for by the alternatives being explained
 }
 
 // reset makes s ready to validate args for v, keeping the capacity its slices have.
 func (s *state) reset(v *Validator, args []byte) {
 	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
-	s.out, s.count, s.quiet, s.abort = s.out[:0], 0, 0, false
-	clear(s.segNames) // they hold the last call's names
-	s.path, s.keys, s.items, s.index, s.segNames = s.path[:0], s.keys[:0], s.items[:0], s.index[:0], s.segNames[:0]
-	s.slab = nil
-	s.names.Reset()
-	s.forEngine, s.remember, s.counting, s.recordedDup = false, false, 0, 0
+	s.report.reset(args, v.cfg.maxViolations)
+	s.keys, s.items, s.index = s.keys[:0], s.items[:0], s.index[:0]
+	s.forEngine, s.remember = false, false
 	s.rescanned, s.budget = 0, rescanFree+rescanFactor*len(args)
-	s.evaluators, s.altTypes, s.order = s.evaluators[:0], s.altTypes[:0], s.order[:0]
+	s.evaluators, s.altTypes, s.typeLists = s.evaluators[:0], s.altTypes[:0], s.typeLists[:0]
 	if s.gathers = 0; len(s.gathered) > 0 {
 		clear(s.gathered) // gather numbers start again at 1
 	}
-	s.types = typeCollector{level: -1}
 	if len(s.memo) > 0 {
 		clear(s.memo)
 	}
@@ -71,23 +50,9 @@ func (s *state) reset(v *Validator, args []byte) {
 // oversized reports whether a call made s grow past what is worth keeping for the next.
 func (s *state) oversized() bool {
 	const most = 1 << 16
-	return cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most || cap(s.index) > most || cap(s.items) > most ||
-		cap(s.path) > most || cap(s.out) > most || len(s.memo) > most || cap(s.segNames) > most || cap(s.typeLists) > most ||
-		cap(s.evaluators) > most || cap(s.altTypes) > most || cap(s.order) > most || len(s.gathered) > most
-}
-
-// segName is the copy in s.names of the long member name at one level of the path, whose
-// token starts at start in the arguments; every violation below it shares that copy.
-type segName struct {
-	start int
-	name  string
-}
-
-// seg is one step of the current path: a member name token or an array index. It holds
-// no pointer, so keeping the path costs no write barrier.
-type seg struct {
-	name  str
-	index int // -1 for a member
+	return s.report.oversized(most) || cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most ||
+		cap(s.index) > most || cap(s.items) > most || len(s.memo) > most || cap(s.typeLists) > most ||
+		cap(s.evaluators) > most || cap(s.altTypes) > most || len(s.gathered) > most
 }
 
 // end checks that nothing but space follows the arguments.
@@ -97,160 +62,14 @@ func (s *state) end() {
 	}
 }
 
-// result returns the violations, applying the limit.
-func (s *state) result() []Violation {
-	if len(s.out) == 0 {
-		return nil
-	}
-	limit := s.v.cfg.maxViolations
-	n := min(len(s.out), limit)
-	if s.count <= n {
-		out := s.out // handed over whole: the next call starts a list of its own
-		s.out = nil
-		return out
-	}
-	out := make([]Violation, n, n+1)
-	copy(out, s.out)
-	return append(out, Violation{Kind: KindTruncated, Count: s.count - n})
-}
-
-// fail records a violation at the current path. Under quiet it only counts.
+// fail records a violation at the current path.
 func (s *state) fail(v Violation) {
-	s.record(&v, "", false)
-}
-
-// miss counts a violation under quiet, where fail would record nothing, without building it.
-func (s *state) miss() {
-	if !s.abort {
-		s.count++
-	}
+	s.record(&v, "", false, s.rescanned > 0)
 }
 
 // failMember records a violation about the member name of the current object.
 func (s *state) failMember(name string, v Violation) {
-	s.record(&v, name, true)
-}
-
-func (s *state) record(v *Violation, name string, isMember bool) {
-	if s.abort {
-		return // the syntax or depth violation is the whole answer
-	}
-	switch {
-	case s.quiet > 0:
-		s.count++
-		return
-	case s.counting > 0:
-		s.count++
-		if v.Kind == KindType && len(s.path) == s.types.level {
-			s.types.names = appendNew(s.types.names, v.Types...)
-		}
-		return
-	case len(s.out) > s.v.cfg.maxViolations:
-		s.count++
-		return
-	case s.rescanned > 0 && s.listed(v, name, isMember):
-		return // found again by another pass over the value (there is none before a first jump)
-	}
-	s.count++
-	if s.out == nil {
-		s.out = make([]Violation, 0, 4) // the answer itself, unless it is truncated
-	}
-	s.out = append(s.out, *v)
-	s.out[len(s.out)-1].Path = s.currentPath(name, isMember)
-}
-
-// currentPath renders the path stack, followed by a member name if isMember.
-func (s *state) currentPath(name string, isMember bool) Path {
-	n := len(s.path)
-	if isMember {
-		n++
-	}
-	if n == 0 {
-		return nil
-	}
-	if cap(s.slab)-len(s.slab) < n {
-		s.slab = make([]PathElem, 0, max(n, 2*cap(s.slab), 4))
-	}
-	p := s.slab[len(s.slab) : len(s.slab)+n : len(s.slab)+n]
-	s.slab = s.slab[:len(s.slab)+n]
-	for i, e := range s.path {
-		p[i] = PathElem{Index: e.index}
-		if e.index < 0 {
-			p[i].Name = s.segName(i)
-		}
-	}
-	if isMember {
-		p[n-1] = PathElem{Name: name, Index: -1}
-	}
-	return p
-}
-
-// segName returns the member name at level i of the path. A long name is copied only the
-// first time, however many violations lie below it; a short one costs less to copy again
-// than to look up.
-func (s *state) segName(i int) string {
-	tok := s.path[i].name
-	long := tok.end-tok.start >= 64
-	if long && i < len(s.segNames) && s.segNames[i].start == tok.start {
-		return s.segNames[i].name
-	}
-	if s.names.Cap() == 0 {
-		s.names.Grow(16)
-	}
-	from := s.names.Len()
-	s.names.Write(tok.text(s.data, &s.buf))
-	name := s.names.String()[from:]
-	if long {
-		for len(s.segNames) <= i {
-			s.segNames = append(s.segNames, segName{start: -1})
-		}
-		s.segNames[i] = segName{tok.start, name}
-	}
-	return name
-}
-
-// segIs reports whether the member name at level i of the path is name, copying nothing.
-func (s *state) segIs(i int, name string) bool {
-	tok := s.path[i].name
-	if i < len(s.segNames) && s.segNames[i].start == tok.start {
-		return s.segNames[i].name == name
-	}
-	return string(tok.text(s.data, &s.buf)) == name
-}
-
-// listed reports whether the violation v, at the current path (followed by name if
-// isMember), is listed already.
-func (s *state) listed(v *Violation, name string, isMember bool) bool {
-	for i := range s.out {
-		o := &s.out[i]
-		if o.Kind == v.Kind && o.Keyword == v.Keyword && o.Limit == v.Limit && o.Name == v.Name &&
-			o.Count == v.Count && o.Detail == v.Detail && slices.Equal(o.Types, v.Types) &&
-			slices.Equal(o.Values, v.Values) && slices.Equal(o.Indexes, v.Indexes) && s.atPath(o.Path, name, isMember) {
-			return true
-		}
-	}
-	return false
-}
-
-// atPath reports whether p is the current path, followed by name if isMember. Paths that
-// differ mostly differ at the end, where it starts.
-func (s *state) atPath(p Path, name string, isMember bool) bool {
-	if isMember {
-		if len(p) != len(s.path)+1 || p[len(p)-1].Name != name || p[len(p)-1].Index >= 0 {
-			return false
-		}
-		p = p[:len(p)-1]
-	}
-	if len(p) != len(s.path) {
-		return false
-	}
-	for i := len(p) - 1; i >= 0; i-- {
-		e := s.path[i]
-		if p[i].Index != e.index || e.index < 0 && !s.segIs(i, p[i].Name) {
-			return false
-		}
-	}
-	return true
+	s.record(&v, name, true, s.rescanned > 0)
 }
 
 // value validates the value at s.pos against n (nil accepts anything) and moves past it.

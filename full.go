@@ -149,7 +149,7 @@ func (f *fullEngine) validate(args []byte, limit int) []Violation {
 	if !errors.As(err, &ve) {
 		return nil
 	}
-	r := &report{next: map[step]int32{}, containers: 1, doc: doc}
+	r := &findings{next: map[step]int32{}, containers: 1, doc: doc}
 	r.collect(ve, 0, 0)
 	for i := range r.found {
 		r.found[i].seq = int32(i)
@@ -262,8 +262,8 @@ func (f *fullEngine) run(doc any) (err error) {
 	return f.schema.Validate(doc)
 }
 
-// A report gathers the engine's failures and where they stand in the arguments.
-type report struct {
+// findings gathers the engine's failures and where they stand in the arguments.
+type findings struct {
 	doc    any    // the decoded arguments
 	digits []byte // an item's index, written out
 	found  []finding
@@ -310,7 +310,7 @@ func (f *finding) token() (string, bool) {
 }
 
 // at returns the container reached from container c by the tokens of loc.
-func (r *report) at(c int32, loc []string) int32 {
+func (r *findings) at(c int32, loc []string) int32 {
 	for _, tok := range loc {
 		d, ok := r.next[step{c, tok}]
 		if !ok {
@@ -334,14 +334,14 @@ func grown[S ~[]E, E any](s S) S {
 	return t
 }
 
-func (r *report) add(e *jsonschema.ValidationError, item int, c int32) {
+func (r *findings) add(e *jsonschema.ValidationError, item int, c int32) {
 	r.found = append(grown(r.found), finding{err: e, item: int32(item), place: c})
 }
 
 // collect gathers the failures under e. The first depth tokens of its location lead to
 // container base. Where the engine explains a failed anyOf or oneOf by every alternative,
 // only the alternative with the fewest failures is kept.
-func (r *report) collect(e *jsonschema.ValidationError, base int32, depth int) {
+func (r *findings) collect(e *jsonschema.ValidationError, base int32, depth int) {
 	loc := e.InstanceLocation
 	if len(loc) < depth {
 		base, depth = 0, 0
@@ -404,7 +404,7 @@ func (r *report) collect(e *jsonschema.ValidationError, base int32, depth int) {
 	}
 }
 
-func (r *report) addEach(e *jsonschema.ValidationError, n int, c int32) {
+func (r *findings) addEach(e *jsonschema.ValidationError, n int, c int32) {
 	for i := range n {
 		r.add(e, i, c)
 	}
@@ -413,7 +413,7 @@ func (r *report) addEach(e *jsonschema.ValidationError, n int, c int32) {
 // placeAll notes where each finding's value stands, in one walk over the arguments.
 // Findings are first grouped by container, then by token, so that the walk finds those of
 // each member or item by binary search.
-func (r *report) placeAll(args []byte) {
+func (r *findings) placeAll(args []byte) {
 	slices.SortFunc(r.found, func(a, b finding) int {
 		if c := cmp.Compare(a.place, b.place); c != 0 {
 			return c
@@ -443,7 +443,7 @@ func (r *report) placeAll(args []byte) {
 }
 
 // walk moves s past one value, container c of the trie, or no container when c < 0.
-func (r *report) walk(s *cursor, c int32) {
+func (r *findings) walk(s *cursor, c int32) {
 	var own []finding
 	if c >= 0 {
 		r.start[c] = s.pos
@@ -487,7 +487,7 @@ func (r *report) walk(s *cursor, c int32) {
 
 // enter places the findings of container c about its member or item tok, whose value
 // starts at pos, and returns the container of that value, or -1.
-func (r *report) enter(c int32, own []finding, tok []byte, pos int) int32 {
+func (r *findings) enter(c int32, own []finding, tok []byte, pos int) int32 {
 	if c < 0 {
 		return -1
 	}

@@ -25,112 +25,143 @@ func (s *state) object(n *node, depth int) status {
 		s.object(nil, depth)
 		return wrongType
 	}
-	work := n != nil && n.objectWork
-	hasPatterns := work && len(n.patterns) > 0
-	hasNames := work && n.names != nil
+	o := objectScan{n: n, work: n != nil && n.objectWork, names: memberNames{start: len(s.keys)}, depth: depth}
+	if o.work {
+		o.seen.init(len(n.slots))
+	}
 	s.pos++ // '{'
 	mark := len(s.out)
-	var seen bitset
-	if work {
-		seen.init(len(n.slots))
+	ok, done := s.members(&o)
+	if !done {
+		return failed // test() restores the path and the names
 	}
-	names := memberNames{start: len(s.keys)}
-	next := 0 // the property expected next: members tend to come in schema order
-	ok := true
-	members := 0
-	d := s.data
-	if i := skipSpace(d, s.pos); i < len(d) && d[i] == '}' {
-		s.pos = i + 1
-	} else {
-		s.path = append(s.path, seg{index: -1}) // named anew by each member
-		top := len(s.path) - 1
-		for {
-			if i >= len(d) || d[i] != '"' {
-				s.pos = i
-				s.syntax("expected a member name in double quotes")
-				return failed
-			}
-			var key str
-			var j int
-			p := n.expected(work, next)
-			if p != nil && p.at(d, i) {
-				// The common case, a declared member in schema order, needs no scan.
-				key, j = str{start: i + 1, end: i + len(p.quoted)}, i+1+len(p.quoted)
-			} else {
-				var problem string
-				if key, j, problem = scanString(d, i); problem != "" {
-					s.pos = j
-					s.syntax(problem)
-					return failed
-				}
-				if p != nil && (key.escaped || p.name != string(d[key.start:key.end])) {
-					p = nil
-				}
-			}
-			if i = skipSpace(d, j); i >= len(d) || d[i] != ':' {
-				s.pos = i
-				s.syntax("expected ':' after a member name")
-				return failed
-			}
-			s.pos = skipSpace(d, i+1)
-			members++
-			s.path[top].name = key
-			valueMark := len(s.out)
-			if p != nil && !seen.has(p.slot) {
-				seen.set(p.slot)
-				next++
-				var good bool
-				start := s.pos
-				if s.pos < len(d) && s.direct(p.node) {
-					good = s.own(p.node, depth+1) == passed
-				} else {
-					good = s.value(p.node, depth+1)
-				}
-				if hasPatterns && (good || s.quiet == 0) && !s.abort {
-					good = s.patterned(n, key, n.firstMatch(key.text(d, &s.buf), 0), start, depth) && good
-				}
-				if !good {
-					ok = false
-					if s.quiet > 0 || s.abort {
-						return failed
-					}
-				}
-			} else if !s.member(n, work, key, &seen, &names, &next, depth) {
-				ok = false
-				if s.quiet > 0 || s.abort {
-					return failed // test() restores the path and the names
-				}
-			}
-			if hasNames && !s.nameValid(n.names, key, depth+1) {
-				ok = false
-				if s.refuseName(valueMark); s.quiet > 0 {
-					return failed
-				}
-			}
-			if i = skipSpace(d, s.pos); i < len(d) && d[i] == '}' {
-				s.pos = i + 1
-				s.path = s.path[:top]
-				break
-			}
-			if i >= len(d) || d[i] != ',' {
-				s.pos = i
-				s.syntax("expected ',' or '}' after an object member")
-				return failed
-			}
-			i = skipSpace(d, i+1)
-		}
+	s.keys = s.keys[:o.names.start]
+	if o.names.size > 0 {
+		s.index = s.index[:o.names.base]
 	}
-	s.keys = s.keys[:names.start]
-	if names.size > 0 {
-		s.index = s.index[:names.base]
-	}
-	if work && (!n.requiredOnly || seen.small&n.requiredMask != n.requiredMask) && !s.closeObject(n, &seen, members, mark) {
+	if o.work && (!n.requiredOnly || o.seen.small&n.requiredMask != n.requiredMask) && !s.closeObject(n, &o.seen, o.members, mark) {
 		ok = false
 	}
 	if ok {
 		return passed
 	}
 	return failed
+}
+
+// An objectScan is one object being scanned: its schema and what its members have shown.
+type objectScan struct {
+	n       *node // nil: any member is allowed
+	work    bool  // n has keywords on members (objectWork)
+	seen    bitset
+	names   memberNames
+	next    int // the property expected next: members tend to come in schema order
+	members int
+	depth   int
+}
+
+// members scans the members of the object at s.pos, past its '{', and its '}'. It reports
+// whether they are valid, and whether the scan reached the end: a syntax error, or a
+// failure under quiet, stops it early.
+func (s *state) members(o *objectScan) (ok, done bool) {
+	d := s.data
+	i := skipSpace(d, s.pos)
+	if i < len(d) && d[i] == '}' {
+		s.pos = i + 1
+		return true, true
+	}
+	s.path = append(s.path, seg{index: -1}) // named anew by each member
+	top := len(s.path) - 1
+	ok = true
+	for {
+		key, p, read := s.memberName(o, i)
+		if !read {
+			return false, false
+		}
+		o.members++
+		s.path[top].name = key
+		valueMark := len(s.out)
+		var valid bool
+		if p != nil && !o.seen.has(p.slot) {
+			o.next++
+			valid = s.declared(o, p, key)
+		} else {
+			valid = s.member(o, key)
+		}
+		if !valid {
+			ok = false
+			if s.quiet > 0 || s.abort {
+				return false, false
+			}
+		}
+		if o.work && o.n.names != nil && !s.nameValid(o.n.names, key, o.depth+1) {
+			ok = false
+			if s.refuseName(valueMark); s.quiet > 0 {
+				return false, false
+			}
+		}
+		if i = skipSpace(d, s.pos); i < len(d) && d[i] == '}' {
+			s.pos = i + 1
+			s.path = s.path[:top]
+			return ok, true
+		}
+		if i >= len(d) || d[i] != ',' {
+			s.pos = i
+			s.syntax("expected ',' or '}' after an object member")
+			return false, false
+		}
+		i = skipSpace(d, i+1)
+	}
+}
+
+// memberName reads the member name at d[i] and the colon after it, leaving s.pos at the
+// value. p is the property expected next if the name is its own.
+func (s *state) memberName(o *objectScan, i int) (key str, p *prop, ok bool) {
+	d := s.data
+	if i >= len(d) || d[i] != '"' {
+		s.pos = i
+		s.syntax("expected a member name in double quotes")
+		return str{}, nil, false
+	}
+	var j int
+	p = o.n.expected(o.work, o.next)
+	if p != nil && p.at(d, i) {
+		// The common case, a declared member in schema order, needs no scan.
+		key, j = str{start: i + 1, end: i + len(p.quoted)}, i+1+len(p.quoted)
+	} else {
+		var problem string
+		if key, j, problem = scanString(d, i); problem != "" {
+			s.pos = j
+			s.syntax(problem)
+			return str{}, nil, false
+		}
+		if p != nil && (key.escaped || p.name != string(d[key.start:key.end])) {
+			p = nil
+		}
+	}
+	if i = skipSpace(d, j); i >= len(d) || d[i] != ':' {
+		s.pos = i
+		s.syntax("expected ':' after a member name")
+		return str{}, nil, false
+	}
+	s.pos = skipSpace(d, i+1)
+	return key, p, true
+}
+
+// declared validates the value of the member key, the first of its name, which is the
+// property p.
+func (s *state) declared(o *objectScan, p *prop, key str) bool {
+	o.seen.set(p.slot)
+	var ok bool
+	start := s.pos
+	if s.pos < len(s.data) && s.direct(p.node) {
+		ok = s.own(p.node, o.depth+1) == passed
+	} else {
+		ok = s.value(p.node, o.depth+1)
+	}
+	if len(o.n.patterns) > 0 && (ok || s.quiet == 0) && !s.abort {
+		ok = s.patterned(o.n, key, o.n.firstMatch(key.text(s.data, &s.buf), 0), start, o.depth) && ok
+	}
+	return ok
 }
 
 // closeObject applies the keywords that need the whole object: required, dependentRequired,
@@ -170,13 +201,6 @@ func (s *state) closeObject(n *node, seen *bitset, members, mark int) bool {
 	return ok
 }
 
-// moveBack moves the violations recorded from tail on to mark, before those recorded since.
-func (s *state) moveBack(mark, tail int) {
-	s.moved = append(s.moved[:0], s.out[tail:]...)
-	s.out = slices.Insert(s.out[:tail], mark, s.moved...)
-	clear(s.moved)
-}
-
 // expected returns the property declared after the last one seen: members tend to come
 // in schema order.
 func (n *node) expected(work bool, i int) *prop {
@@ -196,32 +220,28 @@ func (p *prop) at(d []byte, i int) bool {
 	return p.quoted != "" && e <= len(d) && string(d[i+1:e]) == p.quoted
 }
 
-// member validates one member's value; the path already names it.
-func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberNames, next *int, depth int) bool {
+// member validates the value of the member key, when it is not the property expected
+// next; the path already names it.
+func (s *state) member(o *objectScan, key str) bool {
+	n, depth := o.n, o.depth
 	name := key.text(s.data, &s.buf)
 	idx := -1
-	if work {
-		idx = n.lookup(name) // the member expected next took the short path in object
-		*next = idx + 1
+	if o.work {
+		idx = n.lookup(name)
+		o.next = idx + 1
 	}
 	if idx >= 0 {
 		p := &n.props[idx]
-		if seen.has(p.slot) {
+		if o.seen.has(p.slot) {
 			// A declared name joins the names of the object when it first repeats.
-			if s.find(key, names) < 0 {
+			if s.find(key, &o.names) < 0 {
 				s.keys[len(s.keys)-1].repeated = true
 				s.duplicated(key)
 			}
 			s.value(nil, depth+1)
 			return false
 		}
-		seen.set(p.slot)
-		start := s.pos
-		ok := s.value(p.node, depth+1)
-		if len(n.patterns) > 0 && (ok || s.quiet == 0) && !s.abort {
-			ok = s.patterned(n, key, n.firstMatch(key.text(s.data, &s.buf), 0), start, depth) && ok
-		}
-		return ok
+		return s.declared(o, p, key)
 	}
 	var sub *node
 	matched := -1 // the first pattern that matches the name
@@ -237,12 +257,12 @@ func (s *state) member(n *node, work bool, key str, seen *bitset, names *memberN
 		s.miss() // refused whether or not the name is repeated
 		return false
 	}
-	if work {
+	if o.work {
 		if slot := n.slotOf(name); slot >= 0 {
-			seen.set(slot)
+			o.seen.set(slot)
 		}
 	}
-	if j := s.find(key, names); j >= 0 {
+	if j := s.find(key, &o.names); j >= 0 {
 		if k := &s.keys[j]; !k.repeated {
 			k.repeated = true
 			s.duplicated(key)
@@ -492,14 +512,9 @@ func (s *state) sameName(a, b str) bool {
 }
 
 func (s *state) tooDeep() {
-	if s.abort {
-		return
+	if !s.abort {
+		s.stop(Violation{Kind: KindTooDeep, Count: s.maxDepth, Path: s.currentPath("", false)})
 	}
-	v := Violation{Kind: KindTooDeep, Count: s.maxDepth}
-	v.Path = s.currentPath("", false)
-	s.abort = true
-	s.out = append(s.out[:0], v)
-	s.count = 1
 }
 
 // bitset records which tracked member names an object holds.

@@ -101,12 +101,7 @@ func (c *cursor) peek() byte {
 }
 
 func (s *state) syntax(detail string) {
-	if s.abort {
-		return
-	}
-	s.abort = true
-	s.out = append(s.out[:0], Violation{Kind: KindSyntax, Detail: detail, Offset: s.pos})
-	s.count = 1
+	s.stop(Violation{Kind: KindSyntax, Detail: detail, Offset: s.pos})
 }
 
 func (s *state) expect(c byte, detail string) bool {
