@@ -176,17 +176,6 @@ func containsViolation(keyword string, want int) Violation {
 	return v
 }
 
-// item returns the schema of item i of an array checked against n (nil: any item).
-func (n *node) item(i int) *node {
-	switch {
-	case n == nil:
-		return nil
-	case i < len(n.prefix):
-		return n.prefix[i]
-	}
-	return n.items
-}
-
 // equalItems finds the first two equal items among the given spans.
 func (s *state) equalItems(spans [][2]int) (int, int, bool) {
 	end := s.pos

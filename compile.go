@@ -24,116 +24,6 @@ func (e *SchemaError) Error() string {
 	return "invalid schema at " + e.Location + ": " + e.Reason
 }
 
-// node is one compiled schema. The zero node accepts everything.
-type node struct {
-	loc    string // JSON Pointer fragment, for messages about the schema itself
-	reject bool   // the schema false
-
-	types     typeSet
-	typeNames []string // as the schema lists them
-
-	enum         *valueSet
-	enumTexts    []string
-	constant     *valueSet
-	constantText string
-
-	minLength, maxLength int // -1 when absent
-	pattern              *pattern
-	format               string
-	checkFormat          func(string) bool
-
-	minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf *bound
-
-	props      []prop
-	propIndex  map[string]int // for objects with many properties
-	patterns   []patternProp  // patternProperties, in schema order
-	names      *node          // propertyNames: nil allows any name
-	slots      []string       // member names tracked for presence
-	slotIndex  map[string]int // position of each name in slots
-	required   []int          // slots
-	dependents []dependent
-	additional *node // nil: any other member is allowed
-	// firstBytes marks the first bytes of the declared names as written, when no other member
-	// is allowed and every name is written without escapes; else nil.
-	firstBytes *[256]bool
-	minProps   int
-	maxProps   int // -1 when absent
-	// requiredOnly: at most 64 tracked names and no keyword on the whole object but required,
-	// which then holds when the names present cover requiredMask.
-	requiredOnly bool
-	requiredMask uint64
-
-	prefix     []*node
-	items      *node  // nil: any further item is allowed
-	extraItems string // the keyword of items: items, or additionalItems beside tuple items
-	minItems   int
-	maxItems   int // -1 when absent
-	uniqueItem bool
-	contains   *node
-	// minContains and maxContains bound the items contains matches, when it is present;
-	// -1 when absent, which for minContains means at least one.
-	minContains, maxContains int
-
-	ref                 *node
-	allOf, anyOf, oneOf []*node
-	not                 *node
-	ifn, then, elsen    *node
-	// bareIf is an if without then or else: it asserts nothing, but the members and items
-	// it evaluates when it holds count for unevaluatedProperties and unevaluatedItems.
-	bareIf *node
-	// unevaluatedProperties and unevaluatedItems (unevaluated.go); nil when absent.
-	// containsEvaluates: items that contains matches count as evaluated (2020-12).
-	unevalProps, unevalItems *node
-	containsEvaluates        bool
-
-	keywords    keywordSet // that constrain anything (keywords.go)
-	quick       bool       // the quick pass decides this schema and all below it (quick.go)
-	refOnly     bool       // nothing but $ref applies: validation follows it directly
-	inPlaceOnly bool       // no keyword but applicators: the value is scanned only through them
-	applicators bool       // any of ref, allOf, anyOf, oneOf, not, if
-	objectWork  bool       // any keyword that looks inside an object
-	arrayWork   bool
-	numberWork  bool // enum, const or a numeric bound
-	intBounds   bool // no enum or const, and every numeric bound is a small integer
-	stringWork  bool // enum, const, a length, a pattern or an asserted format
-}
-
-// target is the schema that applies in n's place: n itself or, when nothing but a $ref
-// applies, where the references lead; nil for nil.
-func (n *node) target() *node {
-	for n != nil && n.refOnly {
-		n = n.ref
-	}
-	return n
-}
-
-type prop struct {
-	name   string
-	quoted string // name and its closing quote, when the name needs no escape; else ""
-	// The first 16 bytes of quoted as two little-endian words, with masks for the bytes it
-	// fills, so that a short name is recognised in two comparisons.
-	words, masks [2]uint64
-	short        bool // quoted fits in words
-	node         *node
-	slot         int
-}
-
-func newProp(name string, sub *node, slot int) prop {
-	p := prop{name: name, node: sub, slot: slot}
-	for i := 0; i < len(name); i++ {
-		if !plain[name[i]] {
-			return p
-		}
-	}
-	p.quoted = name + `"`
-	p.short = len(p.quoted) <= 16
-	for i := 0; i < len(p.quoted) && i < 16; i++ {
-		p.words[i/8] |= uint64(p.quoted[i]) << (8 * (i % 8))
-		p.masks[i/8] |= 0xff << (8 * (i % 8))
-	}
-	return p
-}
-
 type dependent struct {
 	slot     int // the member whose presence requires the others
 	requires []int
@@ -694,37 +584,6 @@ func checkLoops(root *node) error {
 	)
 	state := map[*node]int{}
 	var visit func(n *node) error
-	inPlace := func(n *node) []*node {
-		var out []*node
-		if n.ref != nil {
-			out = append(out, n.ref)
-		}
-		out = append(out, n.allOf...)
-		out = append(out, n.anyOf...)
-		out = append(out, n.oneOf...)
-		for _, s := range []*node{n.not, n.ifn, n.then, n.elsen, n.bareIf} {
-			if s != nil {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	inside := func(n *node) []*node {
-		var out []*node
-		for _, p := range n.props {
-			out = append(out, p.node)
-		}
-		for _, p := range n.patterns {
-			out = append(out, p.node)
-		}
-		out = append(out, n.prefix...)
-		for _, s := range []*node{n.additional, n.items, n.names, n.contains, n.unevalProps, n.unevalItems} {
-			if s != nil {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
 	var all []*node
 	seen := map[*node]bool{}
 	var reach func(n *node)
@@ -734,7 +593,7 @@ func checkLoops(root *node) error {
 		}
 		seen[n] = true
 		all = append(all, n)
-		for _, s := range append(inPlace(n), inside(n)...) {
+		for _, s := range append(n.inPlace(), n.inside()...) {
 			reach(s)
 		}
 	}
@@ -750,7 +609,7 @@ func checkLoops(root *node) error {
 			return nil
 		}
 		state[n] = active
-		for _, s := range inPlace(n) {
+		for _, s := range n.inPlace() {
 			if err := visit(s); err != nil {
 				return err
 			}

@@ -70,7 +70,7 @@ func (v *Validator) nodeAt(p Path) *node {
 		if e.Index >= 0 {
 			n = n.item(e.Index)
 		} else {
-			n = propNode(n, e.Name)
+			n = n.memberSchema(e.Name)
 		}
 	}
 	n = n.target()

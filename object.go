@@ -2,7 +2,6 @@ package mcpvalidate
 
 import (
 	"bytes"
-	"encoding/binary"
 	"hash/maphash"
 	"slices"
 	"strconv"
@@ -201,25 +200,6 @@ func (s *state) closeObject(n *node, seen *bitset, members, mark int) bool {
 	return ok
 }
 
-// expected returns the property declared after the last one seen: members tend to come
-// in schema order.
-func (n *node) expected(work bool, i int) *prop {
-	if !work || i >= len(n.props) {
-		return nil
-	}
-	return &n.props[i]
-}
-
-// at reports whether the member name starting at d[i], its opening quote, is p's.
-func (p *prop) at(d []byte, i int) bool {
-	if p.short && i+17 <= len(d) {
-		return binary.LittleEndian.Uint64(d[i+1:])&p.masks[0] == p.words[0] &&
-			binary.LittleEndian.Uint64(d[i+9:])&p.masks[1] == p.words[1]
-	}
-	e := i + 1 + len(p.quoted)
-	return p.quoted != "" && e <= len(d) && string(d[i+1:e]) == p.quoted
-}
-
 // member validates the value of the member key, when it is not the property expected
 // next; the path already names it.
 func (s *state) member(o *objectScan, key str) bool {
@@ -288,17 +268,6 @@ func (s *state) member(o *objectScan, key str) bool {
 	return s.value(sub, depth+1)
 }
 
-// firstMatch returns the index of the first of n's patterns from i on that matches the
-// member name, or -1.
-func (n *node) firstMatch(name []byte, i int) int {
-	for ; n != nil && i < len(n.patterns); i++ {
-		if n.patterns[i].pattern.match(name) {
-			return i
-		}
-	}
-	return -1
-}
-
 // patterned checks the member value at start, which a first pass has just scanned, again
 // against the schemas of n's patterns from i on (i < 0: none) that match the member name
 // key. It reports whether the value is valid against them; s.pos ends past the value.
@@ -358,33 +327,6 @@ func (s *state) nameValid(names *node, key str, depth int) bool {
 		return true
 	}
 	return names.stringKind(key.text(s.data, &s.buf), !key.high && !key.escaped) == 0
-}
-
-// lookup finds a declared property by name.
-func (n *node) lookup(name []byte) int {
-	if n.propIndex != nil {
-		if i, ok := n.propIndex[string(name)]; ok {
-			return i
-		}
-		return -1
-	}
-	for i := range n.props {
-		if n.props[i].name == string(name) {
-			return i
-		}
-	}
-	return -1
-}
-
-// slotOf finds a tracked name that is not a property (named only by required or dependentRequired).
-func (n *node) slotOf(name []byte) int {
-	if len(n.slots) == len(n.props) {
-		return -1
-	}
-	if i, ok := n.slotIndex[string(name)]; ok {
-		return i
-	}
-	return -1
 }
 
 // memberNames holds the undeclared member names of one object, and the declared ones

@@ -1,7 +1,6 @@
 package mcpvalidate
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -113,23 +112,18 @@ func quickGroups(tb testing.TB) []quickGroup {
 // corpusGroups returns the groups of the conformance corpora whose schema the subset
 // compiles and keep takes.
 func corpusGroups(tb testing.TB, keep func(*Validator) bool) []quickGroup {
-	files, err := filepath.Glob("conformance/testdata/*-public.json")
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no corpus: %v", err)
+	files, err := suite.LoadCorpus()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	files = append(files, "conformance/testdata/jsts-added-keywords.json")
 	var out []quickGroup
 	for _, f := range files {
-		groups, err := suite.Load(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for _, g := range groups {
+		for _, g := range f.Groups {
 			v, err := Compile(g.Schema)
 			if err != nil || v.full != nil || !keep(v) {
 				continue
 			}
-			out = append(out, quickGroup{name: filepath.Base(f) + " / " + g.Description, v: v, tests: g.Tests})
+			out = append(out, quickGroup{name: f.Name + " / " + g.Description, v: v, tests: g.Tests})
 		}
 	}
 	return out

@@ -77,7 +77,7 @@ func encodeOrdered(b []byte, x any, n *node, depth int) ([]byte, error) {
 			b = appendJSONString(b, name)
 			b = append(b, ':')
 			var err error
-			if b, err = encodeOrdered(b, x[name], propNode(n, name), depth+1); err != nil {
+			if b, err = encodeOrdered(b, x[name], n.memberSchema(name), depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -141,17 +141,4 @@ func declaredNames(n *node, seen map[*node]bool) []string {
 		out = append(out, declaredNames(sub, seen)...)
 	}
 	return out
-}
-
-func propNode(n *node, name string) *node {
-	if n == nil {
-		return nil
-	}
-	if i := n.lookup([]byte(name)); i >= 0 {
-		return n.props[i].node
-	}
-	if i := n.firstMatch([]byte(name), 0); i >= 0 {
-		return n.patterns[i].node
-	}
-	return n.additional
 }

@@ -19,35 +19,16 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// corpusFiles are the group files under testdata. Only the first comes from the
-// JSON-Schema-Test-Suite and has optional/ groups; the others hold schemas of MCP tools,
-// some with a draft-07 $schema.
-var corpusFiles = []string{"jsts-2020-12-public.json", "jsts-added-keywords.json", "mcp-cases-public.json", "real-servers-public.json"}
-
-type corpusFile struct {
-	name   string
-	groups []suite.Group
-}
-
 var (
 	corpusOnce sync.Once
-	corpus     []corpusFile
+	corpus     []suite.CorpusFile
 	corpusErr  error
 )
 
 // loadCorpus reads the group files once per test binary.
-func loadCorpus(tb testing.TB) []corpusFile {
+func loadCorpus(tb testing.TB) []suite.CorpusFile {
 	tb.Helper()
-	corpusOnce.Do(func() {
-		for _, name := range corpusFiles {
-			groups, err := suite.Load(filepath.Join("testdata", name))
-			if err != nil {
-				corpusErr = err
-				return
-			}
-			corpus = append(corpus, corpusFile{name: name, groups: groups})
-		}
-	})
+	corpusOnce.Do(func() { corpus, corpusErr = suite.LoadCorpus() })
 	if corpusErr != nil {
 		tb.Fatal(corpusErr)
 	}
@@ -197,8 +178,8 @@ func TestSuiteVerdicts(t *testing.T) {
 	known := loadDeviations(t)
 	found := map[deviationKey]bool{}
 	for _, f := range loadCorpus(t) {
-		t.Run(f.name, func(t *testing.T) {
-			results, c := suite.Run(f.groups, ourEngine)
+		t.Run(f.Name, func(t *testing.T) {
+			results, c := suite.Run(f.Groups, ourEngine)
 			deviations := 0
 			for _, r := range results {
 				k := deviationKey{r.File, r.Group, r.Test}
@@ -209,7 +190,7 @@ func TestSuiteVerdicts(t *testing.T) {
 					t.Errorf("%s / %s / %s: listed in known-deviations.json but gives the suite's verdict now: remove it from the list", r.File, r.Group, r.Test)
 				case r.Passed():
 				case !optional(r.File):
-					t.Errorf("%s / %s / %s: %s", f.name, r.Group, r.Test, failure(r))
+					t.Errorf("%s / %s / %s: %s", f.Name, r.Group, r.Test, failure(r))
 				case !listed:
 					t.Errorf("%s / %s / %s: optional test deviates and is not listed in known-deviations.json: %s", r.File, r.Group, r.Test, failure(r))
 				default:
@@ -275,9 +256,9 @@ func loadDeviations(t *testing.T) map[deviationKey]string {
 // the schema when we do, gives our verdict, and fails where we say the arguments fail.
 func TestOracle(t *testing.T) {
 	for _, f := range loadCorpus(t) {
-		t.Run(f.name, func(t *testing.T) {
+		t.Run(f.Name, func(t *testing.T) {
 			var cases, agreed, refused int
-			for _, g := range f.groups {
+			for _, g := range f.Groups {
 				v, ourErr := mcpvalidate.Compile(g.Schema, ourOptions(g)...)
 				sch, theirErr := compileOracle(g)
 				if (ourErr == nil) != (theirErr == nil) {

@@ -95,10 +95,10 @@ func TestSubsetMatchesFullEngine(t *testing.T) {
 		}
 	}
 	for _, f := range loadCorpus(t) {
-		if f.name != "jsts-added-keywords.json" {
+		if f.Name != "jsts-added-keywords.json" {
 			continue
 		}
-		for _, g := range f.groups {
+		for _, g := range f.Groups {
 			var args [][]byte
 			for _, tc := range g.Tests {
 				args = append(args, tc.Data)

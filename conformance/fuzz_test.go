@@ -160,14 +160,14 @@ type fuzzTarget struct {
 func FuzzAgainstOracle(f *testing.F) {
 	var targets []fuzzTarget
 	for _, file := range loadCorpus(f) {
-		for _, g := range file.groups {
+		for _, g := range file.Groups {
 			ours, ourErr := mcpvalidate.Compile(g.Schema, ourOptions(g)...)
 			oracle, theirErr := compileOracle(g)
 			if ourErr != nil || theirErr != nil {
 				continue // TestOracle requires both to refuse together
 			}
 			i := uint(len(targets))
-			targets = append(targets, fuzzTarget{name: file.name + " / " + g.Description, ours: ours, oracle: oracle})
+			targets = append(targets, fuzzTarget{name: file.Name + " / " + g.Description, ours: ours, oracle: oracle})
 			for _, tc := range g.Tests {
 				var b bytes.Buffer
 				if err := json.Compact(&b, tc.Data); err != nil {
@@ -208,7 +208,7 @@ func FuzzAgainstOracle(f *testing.F) {
 // opts, and validates arbitrary arguments with it, as bytes and as decoded values.
 func FuzzNoPanic(f *testing.F) {
 	for _, file := range loadCorpus(f) {
-		for _, g := range file.groups {
+		for _, g := range file.Groups {
 			opts := uint8(0)
 			if g.FormatAssertion {
 				opts = 1

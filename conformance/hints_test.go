@@ -20,10 +20,10 @@ func TestRefusalsNameTheFix(t *testing.T) {
 	for _, set := range []string{"as given", "with the model's slips"} {
 		var j judge
 		for _, f := range loadCorpus(t) {
-			if f.name != "mcp-cases-public.json" && f.name != "real-servers-public.json" {
+			if f.Name != "mcp-cases-public.json" && f.Name != "real-servers-public.json" {
 				continue
 			}
-			for _, g := range f.groups {
+			for _, g := range f.Groups {
 				v, err := mcpvalidate.Compile(g.Schema, append(ourOptions(g), mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat))...)
 				if err != nil {
 					continue

@@ -17,6 +17,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 )
 
 // A Group is one schema with the tests that run against it.
@@ -129,4 +131,34 @@ func Run(groups []Group, e Engine) ([]Result, Counts) {
 		}
 	}
 	return results, c
+}
+
+// CorpusFiles are the group files of the project's conformance corpus, in
+// conformance/testdata. Only the first comes from the JSON-Schema-Test-Suite and has
+// optional/ groups; the others hold schemas of MCP tools, some with a draft-07 $schema.
+var CorpusFiles = []string{"jsts-2020-12-public.json", "jsts-added-keywords.json", "mcp-cases-public.json", "real-servers-public.json"}
+
+// A CorpusFile is one group file of the corpus.
+type CorpusFile struct {
+	Name   string // as CorpusFiles lists it
+	Groups []Group
+}
+
+// LoadCorpus reads the corpus, found from this package's place in the module, so that the
+// tests of every package read the same files wherever they run from.
+func LoadCorpus() ([]CorpusFile, error) {
+	_, here, _, ok := runtime.Caller(0)
+	if !ok {
+		return nil, fmt.Errorf("suite: the corpus cannot be found: no source path")
+	}
+	dir := filepath.Join(filepath.Dir(here), "..", "..", "conformance", "testdata")
+	var out []CorpusFile
+	for _, name := range CorpusFiles {
+		groups, err := Load(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, CorpusFile{Name: name, Groups: groups})
+	}
+	return out, nil
 }

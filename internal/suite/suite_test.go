@@ -116,3 +116,20 @@ func TestRun(t *testing.T) {
 		t.Errorf("counts = %+v, want %+v", counts, want)
 	}
 }
+
+// TestLoadCorpus reads every corpus file from this package's directory, as the tests of
+// the root and conformance packages do from theirs.
+func TestLoadCorpus(t *testing.T) {
+	files, err := LoadCorpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(CorpusFiles) {
+		t.Fatalf("%d files, want %d", len(files), len(CorpusFiles))
+	}
+	for i, f := range files {
+		if f.Name != CorpusFiles[i] || len(f.Groups) == 0 || len(f.Groups[0].Tests) == 0 {
+			t.Errorf("file %d: %q with %d groups", i, f.Name, len(f.Groups))
+		}
+	}
+}
