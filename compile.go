@@ -304,7 +304,7 @@ func (c *compiler) schema(v any, ptr string) (*node, error) {
 		}
 		return n, nil
 	}
-	return nil, schemaErr(ptr, "a schema must be an object or a boolean, not %s", jsonKind(v))
+	return nil, schemaErr(ptr, "a schema must be an object or a boolean, not %s", withArticles([]string{jsonTypeOf(v)}))
 }
 
 func newNode(ptr string) *node {
@@ -520,20 +520,6 @@ func escapePointer(s string) string {
 }
 
 var pointerUnescape = strings.NewReplacer("~1", "/", "~0", "~")
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case json.Number:
-		return "a number"
-	case []any:
-		return "an array"
-	}
-	return "a boolean"
-}
 
 // jsonText writes a parsed schema value back as compact JSON, members in document order.
 func jsonText(v any) string {

@@ -58,6 +58,8 @@ func TestCompileErrors(t *testing.T) {
 		{"$ref to no anchor", `{"properties":{"a":{"$ref":"#nope"}}}`, "#/properties/a/$ref", "points at no anchor"},
 		{"$dynamicRef to no anchor", `{"properties":{"a":{"$dynamicRef":"#nope"}}}`, "#/properties/a/$dynamicRef", "points at no anchor"},
 		{"$recursiveAnchor not a boolean", `{"$schema":"https://json-schema.org/draft/2019-09/schema","$recursiveAnchor":"yes"}`, "#/$recursiveAnchor", "must be a boolean"},
+		{"a schema of another type", `{"properties":{"a":3,"b":{}}}`, "#/properties/a", "must be an object or a boolean, not an integer"},
+		{"an array for a schema", `{"items":[]}`, "#/items", "must be an object or a boolean, not an array"},
 		{"draft-07 anchor twice", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#x"},"b":{"$id":"#x"}}}`, "#/definitions/b/$id", "also defined at #/definitions/a"},
 	}
 	for _, c := range cases {
