@@ -481,3 +481,53 @@ func runeCount(b []byte) int {
 	}
 	return n
 }
+
+// The tokens of the arguments, read at s.pos: a syntax error stops the validation.
+
+// syntax records the syntax error at s.pos as the whole answer.
+func (s *state) syntax(detail string) {
+	s.stop(Violation{Kind: KindSyntax, Detail: detail, Offset: s.pos})
+}
+
+// expect moves past the byte c, after any space, or records a syntax error.
+func (s *state) expect(c byte, detail string) bool {
+	if s.peek() != c {
+		s.syntax(detail)
+		return false
+	}
+	s.pos++
+	return true
+}
+
+// readString reads a string token starting at its opening quote.
+func (s *state) readString() (str, bool) {
+	t, end, problem := scanString(s.data, s.pos)
+	s.pos = end
+	if problem != "" {
+		s.syntax(problem)
+		return t, false
+	}
+	return t, true
+}
+
+// readNumber reads a number token and returns its literal.
+func (s *state) readNumber() ([]byte, bool) {
+	start := s.pos
+	end, _, problem := scanNumber(s.data, start)
+	s.pos = end
+	if problem != "" {
+		s.syntax(problem)
+		return nil, false
+	}
+	return s.data[start:end], true
+}
+
+// readLiteral reads true, false or null.
+func (s *state) readLiteral(word string) bool {
+	if len(s.data)-s.pos < len(word) || string(s.data[s.pos:s.pos+len(word)]) != word {
+		s.syntax("invalid literal")
+		return false
+	}
+	s.pos += len(word)
+	return true
+}

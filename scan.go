@@ -7,9 +7,9 @@ import (
 	"unicode/utf8"
 )
 
-// The scanner reads JSON in place, one token at a time, the way encoding/json's scanner
-// does, and never builds a tree. A syntax error stops the whole validation: one KindSyntax
-// violation with the byte offset.
+// The scanner: JSON read in place, one token at a time, the way encoding/json's scanner
+// does, never building a tree. Its functions only read, and report a syntax error as a
+// problem and where it is; state turns it into the call's one KindSyntax violation.
 
 // str is a string token: the bytes between its quotes and what decoding it would need.
 type str struct {
@@ -98,30 +98,6 @@ func (c *cursor) peek() byte {
 		return d[i]
 	}
 	return 0
-}
-
-func (s *state) syntax(detail string) {
-	s.stop(Violation{Kind: KindSyntax, Detail: detail, Offset: s.pos})
-}
-
-func (s *state) expect(c byte, detail string) bool {
-	if s.peek() != c {
-		s.syntax(detail)
-		return false
-	}
-	s.pos++
-	return true
-}
-
-// readString reads a string token starting at its opening quote.
-func (s *state) readString() (str, bool) {
-	t, end, problem := scanString(s.data, s.pos)
-	s.pos = end
-	if problem != "" {
-		s.syntax(problem)
-		return t, false
-	}
-	return t, true
 }
 
 // scanString reads the string token whose opening quote is at d[i]. It returns the token,
@@ -269,18 +245,6 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// readNumber reads a number token and returns its literal.
-func (s *state) readNumber() ([]byte, bool) {
-	start := s.pos
-	end, _, problem := scanNumber(s.data, start)
-	s.pos = end
-	if problem != "" {
-		s.syntax(problem)
-		return nil, false
-	}
-	return s.data[start:end], true
-}
-
 // scanNumber reads the number token starting at d[i]. It returns the index after it and
 // whether it is written without fraction or exponent, or where it went wrong and why.
 func scanNumber(d []byte, i int) (end int, whole bool, problem string) {
@@ -325,16 +289,6 @@ func scanNumber(d []byte, i int) (end int, whole bool, problem string) {
 		whole = false
 	}
 	return i, whole, ""
-}
-
-// readLiteral reads true, false or null.
-func (s *state) readLiteral(word string) bool {
-	if len(s.data)-s.pos < len(word) || string(s.data[s.pos:s.pos+len(word)]) != word {
-		s.syntax("invalid literal")
-		return false
-	}
-	s.pos += len(word)
-	return true
 }
 
 // jsonType names the type of the value at args[i]; a number is an integer when it is whole.
