@@ -1,5 +1,8 @@
 package mcpvalidate
 
+// Compiling a schema into nodes: parsing it with the order of its members kept, the
+// dialect, $id and anchors, $ref targets, and the loops refused.
+
 import (
 	"bytes"
 	"encoding/json"

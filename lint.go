@@ -1,5 +1,7 @@
 package mcpvalidate
 
+// Lint: a strict reviewer's advice on a tool's inputSchema.
+
 import (
 	"encoding/json"
 	"regexp"

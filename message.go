@@ -1,5 +1,7 @@
 package mcpvalidate
 
+// Violations rendered as text: the formatters and the phrases they share.
+
 import (
 	"encoding/json"
 	"slices"

@@ -1,5 +1,7 @@
 package mcpvalidate
 
+// Exact decimal arithmetic for JSON numbers: comparison, multipleOf, canonical text.
+
 import (
 	"bytes"
 	"math/big"

@@ -1,5 +1,7 @@
 package mcpvalidate
 
+// The functional options of Compile, New and Middleware.
+
 import "reflect"
 
 // An Option configures Compile and Middleware. Options that concern only the middleware

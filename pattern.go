@@ -1,5 +1,8 @@
 package mcpvalidate
 
+// The pattern keyword and patternProperties, matched through a byte table or a comparison
+// of bytes for the shapes tool schemas use most, else by Go's regexp.
+
 import (
 	"bytes"
 	"regexp"

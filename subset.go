@@ -1,5 +1,8 @@
 package mcpvalidate
 
+// The core's entry points: Compile, Validator and the choice between the quick and the
+// explaining pass.
+
 import (
 	"strconv"
 	"sync"

@@ -1,5 +1,7 @@
 package mcpvalidate
 
+// Validating arguments that are already decoded, by encoding them in schema order.
+
 import (
 	"encoding/json"
 	"math"

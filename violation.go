@@ -1,5 +1,7 @@
 package mcpvalidate
 
+// Violation, Kind and Path: what a refusal reports, as data.
+
 import (
 	"strconv"
 	"strings"
