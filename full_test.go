@@ -62,7 +62,7 @@ func TestFullEngineFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.FullEngine() == "" {
+	if v.full == nil {
 		t.Fatal("the full engine should be in charge under WithFullEngine")
 	}
 	if got := strings.Join(Messages(v.Validate([]byte(`{"tags":["a"]}`)), nil), " | "); got != "property 'tags[0]' must equal 'x'" {
