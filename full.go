@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math/big"
 	"regexp"
 	"slices"
@@ -186,16 +187,11 @@ func (d *decoder) value() any {
 	s := &d.c
 	switch s.peek() {
 	case '{':
-		s.pos++
 		mark := len(d.names)
-		for s.peek() == '"' {
-			d.names = append(grown(d.names), d.token(s.name()))
+		for name := range objectMembers(s) {
+			d.names = append(grown(d.names), d.token(name))
 			d.items = append(grown(d.items), d.value())
-			if s.peek() == ',' {
-				s.pos++
-			}
 		}
-		s.pos++
 		names := d.names[mark:]
 		vals := d.items[len(d.items)-len(names):]
 		m := make(map[string]any, len(names))
@@ -207,15 +203,10 @@ func (d *decoder) value() any {
 		d.names, d.items = d.names[:mark], d.items[:len(d.items)-len(vals)]
 		return m
 	case '[':
-		s.pos++
 		mark := len(d.items)
-		for s.peek() != ']' {
+		for range arrayItems(s) {
 			d.items = append(grown(d.items), d.value())
-			if s.peek() == ',' {
-				s.pos++
-			}
 		}
-		s.pos++
 		arr := slices.Clone(d.items[mark:])
 		clear(d.items[mark:])
 		d.items = d.items[:mark]
@@ -240,6 +231,40 @@ func (d *decoder) value() any {
 	start := s.pos
 	s.pos, _, _ = scanNumber(s.data, start)
 	return json.Number(d.text[start:s.pos])
+}
+
+// objectMembers yields the name of each member of the well-formed object at s.pos, with s at the
+// member's value, which the loop must move past; s ends past the object.
+func objectMembers(s *cursor) iter.Seq[str] {
+	return func(yield func(str) bool) {
+		s.pos++
+		for s.peek() == '"' {
+			if !yield(s.name()) {
+				return
+			}
+			if s.peek() == ',' {
+				s.pos++
+			}
+		}
+		s.pos++
+	}
+}
+
+// arrayItems yields the index of each item of the well-formed array at s.pos, with s at the
+// item, which the loop must move past; s ends past the array.
+func arrayItems(s *cursor) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		s.pos++
+		for i := 0; s.peek() != ']' && s.peek() != 0; i++ {
+			if !yield(i) {
+				return
+			}
+			if s.peek() == ',' {
+				s.pos++
+			}
+		}
+		s.pos++
+	}
 }
 
 // token returns the decoded string token t: a slice of the one copy of the arguments when
@@ -461,25 +486,14 @@ func (r *report) walk(s *cursor, c int32) {
 	}
 	switch s.peek() {
 	case '{':
-		s.pos++
-		for s.peek() == '"' {
-			key := s.name()
-			r.walk(s, r.enter(c, own, key.text(s.data, &s.buf), s.pos))
-			if s.peek() == ',' {
-				s.pos++
-			}
+		for name := range objectMembers(s) {
+			r.walk(s, r.enter(c, own, name.text(s.data, &s.buf), s.pos))
 		}
-		s.pos++
 	case '[':
-		s.pos++
-		for i := 0; s.peek() != ']' && s.peek() != 0; i++ {
+		for i := range arrayItems(s) {
 			r.digits = strconv.AppendInt(r.digits[:0], int64(i), 10)
 			r.walk(s, r.enter(c, own, r.digits, s.pos))
-			if s.peek() == ',' {
-				s.pos++
-			}
 		}
-		s.pos++
 	default:
 		s.skipValue()
 	}
