@@ -551,7 +551,8 @@ func (f *finding) depth() int {
 }
 
 // schemaAt returns the schema object of the document tree that the engine's schema URL
-// names, or nil when it is not a place in the document itself (under another $id).
+// names, or nil when it is not a place in the document itself (a metaschema the engine
+// knows; it gives the places of subschemas under an $id from the document's root).
 func schemaAt(tree any, schemaURL string) *schemaObject {
 	ptr, ok := strings.CutPrefix(schemaURL, fullURL+"#")
 	if !ok {
@@ -583,7 +584,7 @@ func (f *finding) violation(doc, tree any) Violation {
 type mapping struct {
 	f       *finding
 	tree    any           // the parsed schema
-	o       *schemaObject // the schema object whose keyword failed, nil under another $id
+	o       *schemaObject // the schema object whose keyword failed; nil in a metaschema
 	refused any           // the value at the finding's path
 }
 
