@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math/big"
 	"regexp"
 	"slices"
@@ -186,16 +187,11 @@ func (d *decoder) value() any {
 	s := &d.c
 	switch s.peek() {
 	case '{':
-		s.pos++
 		mark := len(d.names)
-		for s.peek() == '"' {
-			d.names = append(grown(d.names), d.token(s.name()))
+		for name := range objectMembers(s) {
+			d.names = append(grown(d.names), d.token(name))
 			d.items = append(grown(d.items), d.value())
-			if s.peek() == ',' {
-				s.pos++
-			}
 		}
-		s.pos++
 		names := d.names[mark:]
 		vals := d.items[len(d.items)-len(names):]
 		m := make(map[string]any, len(names))
@@ -207,15 +203,10 @@ func (d *decoder) value() any {
 		d.names, d.items = d.names[:mark], d.items[:len(d.items)-len(vals)]
 		return m
 	case '[':
-		s.pos++
 		mark := len(d.items)
-		for s.peek() != ']' {
+		for range arrayItems(s) {
 			d.items = append(grown(d.items), d.value())
-			if s.peek() == ',' {
-				s.pos++
-			}
 		}
-		s.pos++
 		arr := slices.Clone(d.items[mark:])
 		clear(d.items[mark:])
 		d.items = d.items[:mark]
@@ -240,6 +231,40 @@ func (d *decoder) value() any {
 	start := s.pos
 	s.pos, _, _ = scanNumber(s.data, start)
 	return json.Number(d.text[start:s.pos])
+}
+
+// objectMembers yields the name of each member of the well-formed object at s.pos, with s at the
+// member's value, which the loop must move past; s ends past the object.
+func objectMembers(s *cursor) iter.Seq[str] {
+	return func(yield func(str) bool) {
+		s.pos++
+		for s.peek() == '"' {
+			if !yield(s.name()) {
+				return
+			}
+			if s.peek() == ',' {
+				s.pos++
+			}
+		}
+		s.pos++
+	}
+}
+
+// arrayItems yields the index of each item of the well-formed array at s.pos, with s at the
+// item, which the loop must move past; s ends past the array.
+func arrayItems(s *cursor) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		s.pos++
+		for i := 0; s.peek() != ']' && s.peek() != 0; i++ {
+			if !yield(i) {
+				return
+			}
+			if s.peek() == ',' {
+				s.pos++
+			}
+		}
+		s.pos++
+	}
 }
 
 // token returns the decoded string token t: a slice of the one copy of the arguments when
@@ -461,25 +486,14 @@ func (r *findings) walk(s *cursor, c int32) {
 	}
 	switch s.peek() {
 	case '{':
-		s.pos++
-		for s.peek() == '"' {
-			key := s.name()
-			r.walk(s, r.enter(c, own, key.text(s.data, &s.buf), s.pos))
-			if s.peek() == ',' {
-				s.pos++
-			}
+		for name := range objectMembers(s) {
+			r.walk(s, r.enter(c, own, name.text(s.data, &s.buf), s.pos))
 		}
-		s.pos++
 	case '[':
-		s.pos++
-		for i := 0; s.peek() != ']' && s.peek() != 0; i++ {
+		for i := range arrayItems(s) {
 			r.digits = strconv.AppendInt(r.digits[:0], int64(i), 10)
 			r.walk(s, r.enter(c, own, r.digits, s.pos))
-			if s.peek() == ',' {
-				s.pos++
-			}
 		}
-		s.pos++
 	default:
 		s.skipValue()
 	}
@@ -537,7 +551,8 @@ func (f *finding) depth() int {
 }
 
 // schemaAt returns the schema object of the document tree that the engine's schema URL
-// names, or nil when it is not a place in the document itself (under another $id).
+// names, or nil when it is not a place in the document itself (a metaschema the engine
+// knows; it gives the places of subschemas under an $id from the document's root).
 func schemaAt(tree any, schemaURL string) *schemaObject {
 	ptr, ok := strings.CutPrefix(schemaURL, fullURL+"#")
 	if !ok {
@@ -552,124 +567,208 @@ func schemaAt(tree any, schemaURL string) *schemaObject {
 // texts the subset gives are taken: types in the schema's order, bounds as written.
 func (f *finding) violation(doc, tree any) Violation {
 	e := f.err
-	o := schemaAt(tree, e.SchemaURL)
-	written := func(keyword string) (string, bool) {
-		n, ok := o.member(keyword).(json.Number)
-		return string(n), ok
-	}
 	path, value := instancePath(e.InstanceLocation, doc)
-	keyword := ""
+	m := &mapping{f: f, tree: tree, o: schemaAt(tree, e.SchemaURL), refused: value}
+	v := Violation{Kind: KindOther, Path: path}
 	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
-		keyword = kp[len(kp)-1]
+		v.Keyword = kp[len(kp)-1]
 	}
-	at := func(name string) Path { return append(path, PathElem{Name: strings.Clone(name), Index: -1}) }
-	v := Violation{Kind: KindOther, Keyword: keyword}
-	switch k := e.ErrorKind.(type) {
-	case *kind.AnyOf:
-		v.Kind = KindNoMatch
-	case *kind.OneOf:
-		if len(k.Subschemas) > 1 {
-			v.Kind, v.Indexes = KindManyMatch, k.Subschemas
-		} else {
-			v.Kind = KindNoMatch
-		}
+	if !m.object(&v) && !m.array(&v) && !m.value(&v) && !m.text(&v) && !m.number(&v) && !m.applicator(&v) {
+		v.Detail = "does not satisfy the schema's " + strconv.Quote(v.Keyword) + " keyword"
+	}
+	return v
+}
+
+// A mapping is a finding on its way to a Violation. Each of its methods maps the engine's
+// kinds of one group of keywords, and says whether the finding's kind is one of them.
+type mapping struct {
+	f       *finding
+	tree    any           // the parsed schema
+	o       *schemaObject // the schema object whose keyword failed; nil in a metaschema
+	refused any           // the value at the finding's path
+}
+
+// withName extends the path of an object by the member name.
+func withName(path Path, name string) Path {
+	return append(path, PathElem{Name: strings.Clone(name), Index: -1})
+}
+
+// object maps required, dependencies, additionalProperties, propertyNames and the
+// member counts.
+func (m *mapping) object(v *Violation) bool {
+	switch k := m.f.err.ErrorKind.(type) {
 	case *kind.Required:
-		v.Kind, path = KindRequired, at(k.Missing[f.item])
+		v.Kind, v.Path = KindRequired, withName(v.Path, k.Missing[m.f.item])
 	case *kind.DependentRequired:
-		v.Kind, v.Keyword, v.Name, path = KindDependentRequired, "dependentRequired", k.Prop, at(k.Missing[f.item])
+		v.Kind, v.Keyword, v.Name = KindDependentRequired, "dependentRequired", k.Prop
+		v.Path = withName(v.Path, k.Missing[m.f.item])
 	case *kind.Dependency:
-		v.Kind, v.Keyword, v.Name, path = KindDependentRequired, "dependencies", k.Prop, at(k.Missing[f.item])
+		v.Kind, v.Keyword, v.Name = KindDependentRequired, "dependencies", k.Prop
+		v.Path = withName(v.Path, k.Missing[m.f.item])
 	case *kind.AdditionalProperties:
-		v.Kind, path = KindAdditional, at(k.Properties[f.item])
+		v.Kind, v.Path = KindAdditional, withName(v.Path, k.Properties[m.f.item])
+	case *kind.PropertyNames:
+		v.Detail, v.Path = namesDetail, withName(v.Path, k.Property)
+	case *kind.MinProperties:
+		v.Kind, v.Limit = KindMinProperties, strconv.Itoa(k.Want)
+	case *kind.MaxProperties:
+		v.Kind, v.Limit = KindMaxProperties, strconv.Itoa(k.Want)
+	default:
+		return false
+	}
+	return true
+}
+
+// array maps the item counts, uniqueItems, additionalItems and contains.
+func (m *mapping) array(v *Violation) bool {
+	switch k := m.f.err.ErrorKind.(type) {
+	case *kind.MinItems:
+		v.Kind, v.Limit = KindMinItems, strconv.Itoa(k.Want)
+	case *kind.MaxItems:
+		v.Kind, v.Limit = KindMaxItems, strconv.Itoa(k.Want)
+	case *kind.UniqueItems:
+		v.Kind, v.Indexes = KindUniqueItems, []int{k.Duplicates[0], k.Duplicates[1]}
+	case *kind.AdditionalItems:
+		arr, _ := m.refused.([]any)
+		v.Kind, v.Limit = KindAdditionalItem, strconv.Itoa(len(arr)-k.Count)
+		v.Path = append(v.Path, PathElem{Index: int(m.f.item)})
+	case *kind.Contains:
+		v.Detail = containsViolation(v.Keyword, 1).Detail
+	case *kind.MinContains:
+		v.Detail = containsViolation(v.Keyword, k.Want).Detail
+	case *kind.MaxContains:
+		v.Detail = containsViolation(v.Keyword, k.Want).Detail
+	default:
+		return false
+	}
+	return true
+}
+
+// value maps type, enum and const.
+func (m *mapping) value(v *Violation) bool {
+	switch k := m.f.err.ErrorKind.(type) {
 	case *kind.Type:
-		v.Kind, v.Types, v.Got = KindType, k.Want, jsonTypeOf(value) // the engine's Got does not tell whole numbers apart
-		if names := typeNames(o.member("type")); names != nil {
+		v.Kind, v.Types, v.Got = KindType, k.Want, jsonTypeOf(m.refused) // the engine's Got does not tell whole numbers apart
+		if names := typeNames(m.o.member("type")); names != nil {
 			v.Types = names
 		}
 	case *kind.Enum:
 		v.Kind, v.Values = KindEnum, texts(k.Want...)
 	case *kind.Const:
 		v.Kind, v.Values = KindConst, texts(k.Want)
-	case *kind.Format:
-		v.Kind, v.Limit = KindFormat, k.Want
+	default:
+		return false
+	}
+	return true
+}
+
+// text maps minLength, maxLength, pattern and format.
+func (m *mapping) text(v *Violation) bool {
+	switch k := m.f.err.ErrorKind.(type) {
 	case *kind.MinLength:
 		v.Kind, v.Limit = KindMinLength, strconv.Itoa(k.Want)
 	case *kind.MaxLength:
 		v.Kind, v.Limit = KindMaxLength, strconv.Itoa(k.Want)
 	case *kind.Pattern:
 		v.Kind, v.Limit = KindPattern, k.Want
+	case *kind.Format:
+		v.Kind, v.Limit = KindFormat, k.Want
+	default:
+		return false
+	}
+	return true
+}
+
+// number maps minimum, maximum, their exclusive bounds and multipleOf.
+func (m *mapping) number(v *Violation) bool {
+	var want *big.Rat
+	switch k := m.f.err.ErrorKind.(type) {
 	case *kind.Minimum:
-		v.Kind, v.Limit = KindMinimum, ratText(k.Want)
+		v.Kind, want = KindMinimum, k.Want
 	case *kind.Maximum:
-		v.Kind, v.Limit = KindMaximum, ratText(k.Want)
+		v.Kind, want = KindMaximum, k.Want
 	case *kind.ExclusiveMinimum:
-		v.Kind, v.Limit = KindExclusiveMinimum, ratText(k.Want)
-		if s, ok := written("minimum"); ok && o.member("exclusiveMinimum") == true { // draft-04
-			v.Limit = s
-		}
+		v.Kind, want = KindExclusiveMinimum, k.Want
 	case *kind.ExclusiveMaximum:
-		v.Kind, v.Limit = KindExclusiveMaximum, ratText(k.Want)
-		if s, ok := written("maximum"); ok && o.member("exclusiveMaximum") == true {
-			v.Limit = s
-		}
+		v.Kind, want = KindExclusiveMaximum, k.Want
 	case *kind.MultipleOf:
-		v.Kind, v.Limit = KindMultipleOf, ratText(k.Want)
-	case *kind.MinItems:
-		v.Kind, v.Limit = KindMinItems, strconv.Itoa(k.Want)
-	case *kind.MaxItems:
-		v.Kind, v.Limit = KindMaxItems, strconv.Itoa(k.Want)
-	case *kind.MinProperties:
-		v.Kind, v.Limit = KindMinProperties, strconv.Itoa(k.Want)
-	case *kind.MaxProperties:
-		v.Kind, v.Limit = KindMaxProperties, strconv.Itoa(k.Want)
-	case *kind.UniqueItems:
-		v.Kind, v.Indexes = KindUniqueItems, []int{k.Duplicates[0], k.Duplicates[1]}
-	case *kind.AdditionalItems:
-		arr, _ := value.([]any)
-		v.Kind, v.Limit, path = KindAdditionalItem, strconv.Itoa(len(arr)-k.Count), append(path, PathElem{Index: int(f.item)})
-	case *kind.FalseSchema:
-		switch {
-		case strings.HasSuffix(e.SchemaURL, "/unevaluatedProperties"):
-			v.Kind, v.Keyword = KindAdditional, "unevaluatedProperties"
-		case strings.HasSuffix(e.SchemaURL, "/unevaluatedItems"):
-			v.Kind, v.Keyword = KindAdditionalItem, "unevaluatedItems"
-		case strings.HasSuffix(e.SchemaURL, "/items"): // 2020-12's items false, past prefixItems
-			prefix, _ := schemaAt(tree, strings.TrimSuffix(e.SchemaURL, "/items")).member("prefixItems").([]any)
-			v.Kind, v.Keyword, v.Limit = KindAdditionalItem, "items", strconv.Itoa(len(prefix))
-		default:
-			v.Kind, v.Keyword = KindForbidden, "false"
+		v.Kind, want = KindMultipleOf, k.Want
+	default:
+		return false
+	}
+	v.Limit = m.bound(v.Keyword, want)
+	return true
+}
+
+// draft04Bound gives the bound that draft-04's exclusiveMinimum or exclusiveMaximum, when
+// true, makes exclusive.
+var draft04Bound = map[string]string{"exclusiveMinimum": "minimum", "exclusiveMaximum": "maximum"}
+
+// bound returns the limit of the number keyword as the schema writes it, or the engine's
+// want as a decimal where the schema object is not at hand.
+func (m *mapping) bound(keyword string, want *big.Rat) string {
+	if n, ok := m.o.member(keyword).(json.Number); ok {
+		return string(n)
+	}
+	if inclusive, ok := draft04Bound[keyword]; ok && m.o.member(keyword) == true {
+		if n, ok := m.o.member(inclusive).(json.Number); ok {
+			return string(n)
+		}
+	}
+	return ratText(want)
+}
+
+// applicator maps the failures of anyOf, oneOf, not, false schemas and $ref loops.
+func (m *mapping) applicator(v *Violation) bool {
+	switch k := m.f.err.ErrorKind.(type) {
+	case *kind.AnyOf:
+		v.Kind = KindNoMatch
+	case *kind.OneOf:
+		v.Kind = KindNoMatch
+		if len(k.Subschemas) > 1 {
+			v.Kind, v.Indexes = KindManyMatch, k.Subschemas
 		}
 	case *kind.Not:
-		v.Kind, v.Keyword = KindNot, "not"
-		if not, ok := o.member("not").(*schemaObject); ok {
-			v.Types = typeNames(not.member("type"))
-			if c, ok := not.get("const"); ok {
-				v.Values = []string{jsonText(c)}
-			} else if list, ok := not.member("enum").([]any); ok {
-				v.Values = texts(list...)
-			}
-		}
-	case *kind.PropertyNames:
-		v.Detail, path = namesDetail, at(k.Property)
-	case *kind.Contains:
-		v = containsViolation(keyword, 1)
-	case *kind.MinContains:
-		v = containsViolation(keyword, k.Want)
-	case *kind.MaxContains:
-		v = containsViolation(keyword, k.Want)
+		m.not(v)
+	case *kind.FalseSchema:
+		m.falseSchema(v)
 	case *kind.RefCycle:
 		v.Detail = "the schema loops here without descending into the arguments"
 	default:
-		v.Detail = "does not satisfy the schema's " + strconv.Quote(keyword) + " keyword"
+		return false
 	}
-	switch v.Kind {
-	case KindMinimum, KindMaximum, KindExclusiveMinimum, KindExclusiveMaximum, KindMultipleOf:
-		if s, ok := written(v.Keyword); ok {
-			v.Limit = s
-		}
+	return true
+}
+
+// not describes the schema under "not" when it is a plain type or value list.
+func (m *mapping) not(v *Violation) {
+	v.Kind, v.Keyword = KindNot, "not"
+	not, ok := m.o.member("not").(*schemaObject)
+	if !ok {
+		return
 	}
-	v.Path = path
-	return v
+	v.Types = typeNames(not.member("type"))
+	if c, ok := not.get("const"); ok {
+		v.Values = []string{jsonText(c)}
+	} else if list, ok := not.member("enum").([]any); ok {
+		v.Values = texts(list...)
+	}
+}
+
+// falseSchema tells which keyword's false schema refused the value.
+func (m *mapping) falseSchema(v *Violation) {
+	url := m.f.err.SchemaURL
+	switch {
+	case strings.HasSuffix(url, "/unevaluatedProperties"):
+		v.Kind, v.Keyword = KindAdditional, "unevaluatedProperties"
+	case strings.HasSuffix(url, "/unevaluatedItems"):
+		v.Kind, v.Keyword = KindAdditionalItem, "unevaluatedItems"
+	case strings.HasSuffix(url, "/items"): // 2020-12's items false, past prefixItems
+		prefix, _ := schemaAt(m.tree, strings.TrimSuffix(url, "/items")).member("prefixItems").([]any)
+		v.Kind, v.Keyword, v.Limit = KindAdditionalItem, "items", strconv.Itoa(len(prefix))
+	default:
+		v.Kind, v.Keyword = KindForbidden, "false"
+	}
 }
 
 // member returns the value of the member k of o, or nil, also when o is nil.
