@@ -654,8 +654,14 @@ func (m *mapping) value(v *Violation) bool {
 		}
 	case *kind.Enum:
 		v.Kind, v.Values = KindEnum, texts(k.Want...)
+		if list, ok := m.o.member("enum").([]any); ok {
+			v.Values = schemaTexts(list)
+		}
 	case *kind.Const:
 		v.Kind, v.Values = KindConst, texts(k.Want)
+		if c, ok := m.o.get("const"); ok {
+			v.Values = []string{jsonText(c)}
+		}
 	default:
 		return false
 	}
@@ -751,7 +757,7 @@ func (m *mapping) not(v *Violation) {
 	if c, ok := not.get("const"); ok {
 		v.Values = []string{jsonText(c)}
 	} else if list, ok := not.member("enum").([]any); ok {
-		v.Values = texts(list...)
+		v.Values = schemaTexts(list)
 	}
 }
 
@@ -824,6 +830,17 @@ func instancePath(loc []string, doc any) (Path, any) {
 	return p, cur
 }
 
+// schemaTexts writes the values of the parsed schema as the schema has them, members in
+// their order, as the subset does.
+func schemaTexts(vals []any) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = jsonText(v)
+	}
+	return out
+}
+
+// texts writes the engine's values, where the schema's are not at hand.
 func texts(vals ...any) []string {
 	out := make([]string, len(vals))
 	for i, v := range vals {

@@ -48,6 +48,11 @@ func TestFullEngineViolations(t *testing.T) {
 			{Kind: KindEnum, Path: at("a"), Keyword: "enum", Values: []string{`"x"`, "1", "null", `{"k":[true]}`}},
 			{Kind: KindConst, Path: at("b"), Keyword: "const", Values: []string{"2.50"}},
 		}},
+		{name: "enum and const as written", schema: `{"properties":{"a":{"enum":[{"z":1,"a":"<"}]},"b":{"const":{"z":1,"a":2}},"c":{"not":{"enum":[{"b":1}]}}}}`, args: `{"a":1,"b":1,"c":{"b":1}}`, want: []Violation{
+			{Kind: KindEnum, Path: at("a"), Keyword: "enum", Values: []string{`{"z":1,"a":"<"}`}},
+			{Kind: KindConst, Path: at("b"), Keyword: "const", Values: []string{`{"z":1,"a":2}`}},
+			{Kind: KindNot, Path: at("c"), Keyword: "not", Values: []string{`{"b":1}`}},
+		}},
 		{name: "format", schema: `{"properties":{"a":{"format":"email"}}}`, args: `{"a":"nope"}`, want: []Violation{
 			{Kind: KindFormat, Path: at("a"), Keyword: "format", Limit: "email"},
 		}},
