@@ -172,7 +172,11 @@ type schemaObject struct {
 	vals []any
 }
 
+// get returns the member k of o; a nil o has no members.
 func (o *schemaObject) get(k string) (any, bool) {
+	if o == nil {
+		return nil, false
+	}
 	for i, key := range o.keys {
 		if key == k {
 			return o.vals[i], true

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"math/big"
 	"regexp"
 	"slices"
@@ -188,7 +187,7 @@ func (d *decoder) value() any {
 	switch s.peek() {
 	case '{':
 		mark := len(d.names)
-		for name := range objectMembers(s) {
+		for name := range s.eachMember() {
 			d.names = append(grown(d.names), d.token(name))
 			d.items = append(grown(d.items), d.value())
 		}
@@ -204,7 +203,7 @@ func (d *decoder) value() any {
 		return m
 	case '[':
 		mark := len(d.items)
-		for range arrayItems(s) {
+		for range s.eachItem() {
 			d.items = append(grown(d.items), d.value())
 		}
 		arr := slices.Clone(d.items[mark:])
@@ -231,40 +230,6 @@ func (d *decoder) value() any {
 	start := s.pos
 	s.pos, _, _ = scanNumber(s.data, start)
 	return json.Number(d.text[start:s.pos])
-}
-
-// objectMembers yields the name of each member of the well-formed object at s.pos, with s at the
-// member's value, which the loop must move past; s ends past the object.
-func objectMembers(s *cursor) iter.Seq[str] {
-	return func(yield func(str) bool) {
-		s.pos++
-		for s.peek() == '"' {
-			if !yield(s.name()) {
-				return
-			}
-			if s.peek() == ',' {
-				s.pos++
-			}
-		}
-		s.pos++
-	}
-}
-
-// arrayItems yields the index of each item of the well-formed array at s.pos, with s at the
-// item, which the loop must move past; s ends past the array.
-func arrayItems(s *cursor) iter.Seq[int] {
-	return func(yield func(int) bool) {
-		s.pos++
-		for i := 0; s.peek() != ']' && s.peek() != 0; i++ {
-			if !yield(i) {
-				return
-			}
-			if s.peek() == ',' {
-				s.pos++
-			}
-		}
-		s.pos++
-	}
 }
 
 // token returns the decoded string token t: a slice of the one copy of the arguments when
@@ -486,11 +451,11 @@ func (r *findings) walk(s *cursor, c int32) {
 	}
 	switch s.peek() {
 	case '{':
-		for name := range objectMembers(s) {
+		for name := range s.eachMember() {
 			r.walk(s, r.enter(c, own, name.text(s.data, &s.buf), s.pos))
 		}
 	case '[':
-		for i := range arrayItems(s) {
+		for i := range s.eachItem() {
 			r.digits = strconv.AppendInt(r.digits[:0], int64(i), 10)
 			r.walk(s, r.enter(c, own, r.digits, s.pos))
 		}
@@ -779,9 +744,6 @@ func (m *mapping) falseSchema(v *Violation) {
 
 // member returns the value of the member k of o, or nil, also when o is nil.
 func (o *schemaObject) member(k string) any {
-	if o == nil {
-		return nil
-	}
 	v, _ := o.get(k)
 	return v
 }

@@ -2,6 +2,7 @@ package mcpvalidate
 
 import (
 	"encoding/binary"
+	"iter"
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -66,6 +67,40 @@ func (c *cursor) skipValue() {
 		c.pos += len("false")
 	default:
 		c.pos, _, _ = scanNumber(d, c.pos)
+	}
+}
+
+// eachMember yields the name of each member of the well-formed object at c.pos, with c at
+// the member's value, which the loop must move past; c ends past the object.
+func (c *cursor) eachMember() iter.Seq[str] {
+	return func(yield func(str) bool) {
+		c.pos++
+		for c.peek() == '"' {
+			if !yield(c.name()) {
+				return
+			}
+			if c.peek() == ',' {
+				c.pos++
+			}
+		}
+		c.pos++
+	}
+}
+
+// eachItem yields the index of each item of the well-formed array at c.pos, with c at the
+// item, which the loop must move past; c ends past the array.
+func (c *cursor) eachItem() iter.Seq[int] {
+	return func(yield func(int) bool) {
+		c.pos++
+		for i := 0; c.peek() != ']' && c.peek() != 0; i++ {
+			if !yield(i) {
+				return
+			}
+			if c.peek() == ',' {
+				c.pos++
+			}
+		}
+		c.pos++
 	}
 }
 

@@ -90,7 +90,6 @@ func (s *state) gather(n *node, g uint32, mark, start, depth int, object bool) b
 // join those recorded for the object from s.out[recorded:] in the order of the members.
 func (s *state) unevaluatedMembers(n *node, mark, depth, recorded int) bool {
 	ok := true
-	s.pos++ // '{'
 	s.path = append(s.path, seg{index: -1})
 	top := len(s.path) - 1
 	earlier := len(s.out) - recorded // violations recorded before this pass
@@ -103,10 +102,9 @@ func (s *state) unevaluatedMembers(n *node, mark, depth, recorded int) bool {
 		s.order = append(s.order, member)
 	}
 	defer func() { s.order = s.order[:base] }()
-	for member := 0; s.peek() == '"'; member++ {
-		key, _ := s.readString()
-		s.expect(':', "")
-		s.skipWS()
+	member := -1
+	for key := range s.eachMember() {
+		member++
 		s.path[top].name = key
 		name := key.text(s.data, &s.buf)
 		for i := range earlier {
@@ -133,11 +131,7 @@ func (s *state) unevaluatedMembers(n *node, mark, depth, recorded int) bool {
 		for range len(s.out) - before {
 			s.order = append(s.order, member)
 		}
-		if s.peek() == ',' {
-			s.pos++
-		}
 	}
-	s.pos++ // '}'
 	s.path = s.path[:top]
 	if order := s.order[base:]; earlier > 0 && len(order) > earlier && len(order) == len(s.out)-recorded {
 		sortByMember(s.out[recorded:], order)
@@ -179,10 +173,9 @@ func (s *state) unevaluatedItems(n *node, mark, depth int) bool {
 		prefix = max(prefix, len(m.prefix))
 	}
 	ok := true
-	s.pos++ // '['
 	s.path = append(s.path, seg{})
 	top := len(s.path) - 1
-	for i := 0; s.peek() != ']'; i++ {
+	for i := range s.eachItem() {
 		s.path[top].index = i
 		item := s.pos
 		evaluated := i < prefix
@@ -204,11 +197,7 @@ func (s *state) unevaluatedItems(n *node, mark, depth int) bool {
 				return false
 			}
 		}
-		if s.peek() == ',' {
-			s.pos++
-		}
 	}
-	s.pos++ // ']'
 	s.path = s.path[:top]
 	return ok
 }
