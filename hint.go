@@ -118,15 +118,12 @@ func itemAt(args []byte, i, index int) (int, bool) {
 	if args[i] != '[' {
 		return 0, false
 	}
-	i = skipSpace(args, i+1)
-	for k := 0; i < len(args) && args[i] != ']'; k++ {
+	c := cursor{data: args, pos: i}
+	for k := range c.eachItem() {
 		if k == index {
-			return i, true
+			return c.pos, true
 		}
-		i = skipSpace(args, skipValue(args, i))
-		if i < len(args) && args[i] == ',' {
-			i = skipSpace(args, i+1)
-		}
+		c.skipValue()
 	}
 	return 0, false
 }
@@ -148,55 +145,14 @@ func eachMember(args []byte, i int, f func(name []byte, at int) bool) {
 	if args[i] != '{' {
 		return
 	}
-	var buf []byte
-	i = skipSpace(args, i+1)
-	for i < len(args) && args[i] == '"' {
-		t, end, _ := scanString(args, i)
-		i = skipSpace(args, end)
-		if i < len(args) && args[i] == ':' {
-			i = skipSpace(args, i+1)
-		}
-		if !f(t.text(args, &buf), i) {
+	c := cursor{data: args, pos: i}
+	for key := range c.eachMember() {
+		if !f(key.text(args, &c.buf), c.pos) {
 			return
 		}
-		i = skipSpace(args, skipValue(args, i))
-		if i < len(args) && args[i] == ',' {
-			i = skipSpace(args, i+1)
-		}
+		c.skipValue()
 	}
 }
-
-// skipValue returns the index after the well-formed value at args[i].
-func skipValue(args []byte, i int) int {
-	depth := 0
-	for i < len(args) {
-		switch c := args[i]; c {
-		case '"':
-			_, i, _ = scanString(args, i)
-		case '{', '[':
-			depth++
-			i++
-		case '}', ']':
-			depth--
-			i++
-		default:
-			i++
-			for i < len(args) && !delimiter(args[i]) {
-				i++
-			}
-		}
-		if depth == 0 {
-			return i
-		}
-		for i < len(args) && (args[i] == ',' || args[i] == ':' || space[args[i]]) {
-			i++
-		}
-	}
-	return i
-}
-
-// delimiter reports whether c ends a number or literal.
-func delimiter(c byte) bool { return c == ',' || c == '}' || c == ']' || c == ':' || space[c] }
 
 // nearValue returns the allowed string (as its JSON text) that the string at args[i]
 // matches but for case and surrounding spaces, or "".
