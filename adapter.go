@@ -45,8 +45,7 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 // see the handler; if such a server registers tools again while serving, bind each handler
 // to its schema with Handler.
 func (g *Guard) Middleware() server.ToolHandlerMiddleware {
-	var mw server.ToolHandlerMiddleware
-	mw = func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	mw := server.ToolHandlerMiddleware(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		if g.bound(next) {
 			return next // it checks its own schema
 		}
@@ -63,7 +62,7 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 			}
 			return g.checkResult(ctx, req, k.info, k.counters, k.out, next)
 		}
-	}
+	})
 	g.placement.ours.Store(funcPointer(mw), true)
 	return mw
 }
