@@ -35,12 +35,6 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// StrictSubset once made Compile refuse schemas that needed the full JSON Schema engine.
-//
-// Deprecated: the subset validates every keyword of every draft Compile reads, so no schema
-// needs the full engine; StrictSubset has no effect.
-func StrictSubset() Option { return func(*config) {} }
-
 // WithFullEngine validates every schema with the full JSON Schema engine
 // (santhosh-tekuri/jsonschema) rather than the subset: many times slower, with violations of
 // the same kinds in the same order. It is there to compare the two engines, and as a way
