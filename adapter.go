@@ -302,14 +302,19 @@ func (g *Guard) resultValidator(info callInfo, ts *toolState, t *mcp.Tool) (*Val
 	if !g.cfg.outputs || !declaresOutput(t) {
 		return nil, verdict{}
 	}
+	return g.usable(info, ts, g.outputSchemaFor(t))
+}
+
+// outputSchemaFor returns the compilation of t's outputSchema, compiling it on the first
+// call that declares its text.
+func (g *Guard) outputSchemaFor(t *mcp.Tool) *compilation {
 	key := keyOf(t.RawOutputSchema, (*mcp.ToolInputSchema)(&t.OutputSchema))
 	key.output = true
-	c := g.schemas.lookup(key)
-	if c == nil {
-		text, err := outputSchemaOf(t)
-		c = g.schemas.bind(key, [2]any{t.RawOutputSchema, t.OutputSchema}, text, err)
+	if c := g.schemas.lookup(key); c != nil {
+		return c
 	}
-	return g.usable(info, ts, c)
+	text, err := outputSchemaOf(t)
+	return g.schemas.bind(key, [2]any{t.RawOutputSchema, t.OutputSchema}, text, err)
 }
 
 // declaresOutput reports whether tools/list advertises an outputSchema for t.
@@ -452,12 +457,22 @@ func schemaOf(t *mcp.Tool) ([]byte, error) {
 	return json.Marshal(s)
 }
 
-// CheckServer compiles the inputSchema of every tool registered on srv (and, with
-// WithOutputValidation among opts, every outputSchema) and returns every problem at once
-// (nil when all compile), so a server can refuse to start with a broken tool rather than
-// refuse its calls later. Pass the options the middleware uses.
-func CheckServer(srv *server.MCPServer, opts ...Option) error {
-	cfg := newConfig(opts)
+// CheckServer compiles the inputSchema of every tool registered on srv (and, under
+// [WithOutputValidation], every outputSchema) into the guard's cache, and returns every
+// problem at once, each a [*ToolError], in the order of the tools' names; nil when all
+// compile. A server that calls it before serving refuses to start with a broken tool
+// rather than refuse its calls later, and its first calls find their schemas compiled:
+//
+//	guard := mcpvalidate.New(opts...)
+//	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+//	// srv.AddTool(...)
+//	if err := guard.CheckServer(srv); err != nil {
+//		log.Fatal(err)
+//	}
+//
+// Tools registered with AddTaskTool or as session tools are not among those mcp-go lists;
+// their schemas are compiled on their first call.
+func (g *Guard) CheckServer(srv *server.MCPServer) error {
 	tools := srv.ListTools()
 	names := make([]string, 0, len(tools))
 	for name := range tools {
@@ -465,24 +480,25 @@ func CheckServer(srv *server.MCPServer, opts ...Option) error {
 	}
 	slices.Sort(names)
 	var errs []error
-	try := func(name, which string, schema []byte, err error) {
-		if err == nil {
-			_, err = compileWith(schema, cfg)
-		}
-		if err != nil {
-			errs = append(errs, &ToolError{Tool: name, Schema: which, Err: err})
-		}
-	}
 	for _, name := range names {
-		tool := tools[name].Tool
-		schema, err := schemaOf(&tool)
-		try(name, "inputSchema", schema, err)
-		if cfg.outputs && declaresOutput(&tool) {
-			schema, err := outputSchemaOf(&tool)
-			try(name, "outputSchema", schema, err)
+		tool := &tools[name].Tool
+		if _, err := g.schemas.validator(g.schemaFor(tool, keyOf(tool.RawInputSchema, &tool.InputSchema))); err != nil {
+			errs = append(errs, &ToolError{Tool: name, Schema: "inputSchema", Err: err})
+		}
+		if !g.cfg.outputs || !declaresOutput(tool) {
+			continue
+		}
+		if _, err := g.schemas.validator(g.outputSchemaFor(tool)); err != nil {
+			errs = append(errs, &ToolError{Tool: name, Schema: "outputSchema", Err: err})
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// CheckServer is New(opts...).CheckServer(srv): it compiles into a guard of its own, which
+// no middleware shares, so a server that serves through a guard calls [Guard.CheckServer].
+func CheckServer(srv *server.MCPServer, opts ...Option) error {
+	return New(opts...).CheckServer(srv)
 }
 
 // A ToolError is a tool whose inputSchema or outputSchema does not compile.
