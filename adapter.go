@@ -26,7 +26,9 @@ import (
 //
 // Invalid arguments are answered with a tool result with isError set and the text
 // "Invalid arguments: " followed by the violations joined by "; "; the handler is not called.
-// Use New(opts...).Middleware() to keep a handle on the counters.
+//
+// It is New(opts...).Middleware(): a server that reads the counters ([Guard.Stats]) or
+// checks its tools at start-up ([Guard.CheckServer]) keeps the [Guard] instead.
 //
 // mcp-go's own WithInputSchemaValidation, when also on, runs before every middleware: a
 // call it refuses never reaches this one, and is answered in its wording. Leave it off.
@@ -34,7 +36,8 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	return New(opts...).Middleware()
 }
 
-// Middleware returns tool middleware bound to this guard's cache and counters.
+// Middleware returns tool middleware bound to this guard's cache and counters; the package
+// function [Middleware] says what it answers.
 //
 // The schema checked is the one registered with the handler that runs. mcp-go chooses the
 // handler before any middleware runs, so a tool registered again in between (by another
@@ -43,7 +46,7 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 // sees that, from the first call: a call whose handler is no longer registered is refused,
 // and the model asked to call again. When other tool middleware runs inside it, it cannot
 // see the handler; if such a server registers tools again while serving, bind each handler
-// to its schema with Handler.
+// to its schema with [Guard.Handler].
 func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 	mw := server.ToolHandlerMiddleware(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		if g.bound(next) {
@@ -68,8 +71,8 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 }
 
 // Handler binds a tool's handler to the tool's inputSchema (and, under
-// WithOutputValidation, its outputSchema), for servers that register tools again while
-// serving and run other tool middleware inside the guard's:
+// [WithOutputValidation], its outputSchema), for servers that register tools again while
+// serving and run other tool middleware inside the guard's ([Guard.Middleware]):
 //
 //	srv.AddTool(tool, guard.Handler(tool, handler))
 //
@@ -209,12 +212,15 @@ func (g *Guard) bound(next server.ToolHandlerFunc) bool {
 }
 
 // TaskHandler wraps the handler of a tool registered with AddTaskTool, which mcp-go runs
-// without tool middleware:
+// without tool middleware, so that its calls are checked as [Guard.Middleware] checks the
+// others:
 //
 //	srv.AddTaskTool(tool, guard.TaskHandler(tool, handler))
 //
 // A call with invalid arguments completes its task at once with an isError result that
-// tasks/result returns; the handler is not called.
+// tasks/result returns; the handler is not called. Under [WithOutputValidation], a result
+// that does not match the tool's outputSchema completes the task with an isError result
+// in its place.
 func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.TaskToolHandlerFunc {
 	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
 	failed := func(vd verdict) *mcp.CreateTaskResult {
@@ -501,11 +507,12 @@ func CheckServer(srv *server.MCPServer, opts ...Option) error {
 	return New(opts...).CheckServer(srv)
 }
 
-// A ToolError is a tool whose inputSchema or outputSchema does not compile.
+// A ToolError is a tool whose inputSchema or outputSchema does not compile, as
+// [Guard.CheckServer] reports it.
 type ToolError struct {
-	Tool   string
+	Tool   string // the tool's name
 	Schema string // "inputSchema" or "outputSchema"
-	Err    error
+	Err    error  // why it does not compile: usually a *SchemaError
 }
 
 // Error names the tool, the schema unless it is the inputSchema, and the compile error.
@@ -516,5 +523,5 @@ func (e *ToolError) Error() string {
 	return "tool " + e.Tool + ": " + e.Err.Error()
 }
 
-// Unwrap returns the compile error, usually a *SchemaError.
+// Unwrap returns the compile error, usually a [*SchemaError].
 func (e *ToolError) Unwrap() error { return e.Err }
