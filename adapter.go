@@ -501,12 +501,6 @@ func (g *Guard) CheckServer(srv *server.MCPServer) error {
 	return errors.Join(errs...)
 }
 
-// CheckServer is New(opts...).CheckServer(srv): it compiles into a guard of its own, which
-// no middleware shares, so a server that serves through a guard calls [Guard.CheckServer].
-func CheckServer(srv *server.MCPServer, opts ...Option) error {
-	return New(opts...).CheckServer(srv)
-}
-
 // A ToolError is a tool whose inputSchema or outputSchema does not compile, as
 // [Guard.CheckServer] reports it.
 type ToolError struct {
