@@ -26,7 +26,9 @@ import (
 //
 // Invalid arguments are answered with a tool result with isError set and the text
 // "Invalid arguments: " followed by the violations joined by "; "; the handler is not called.
-// Use New(opts...).Middleware() to keep a handle on the counters.
+//
+// It is New(opts...).Middleware(): a server that reads the counters ([Guard.Stats]) or
+// checks its tools at start-up ([Guard.CheckServer]) keeps the [Guard] instead.
 //
 // mcp-go's own WithInputSchemaValidation, when also on, runs before every middleware: a
 // call it refuses never reaches this one, and is answered in its wording. Leave it off.
@@ -34,7 +36,8 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 	return New(opts...).Middleware()
 }
 
-// Middleware returns tool middleware bound to this guard's cache and counters.
+// Middleware returns tool middleware bound to this guard's cache and counters; the package
+// function [Middleware] says what it answers.
 //
 // The schema checked is the one registered with the handler that runs. mcp-go chooses the
 // handler before any middleware runs, so a tool registered again in between (by another
@@ -43,10 +46,9 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 // sees that, from the first call: a call whose handler is no longer registered is refused,
 // and the model asked to call again. When other tool middleware runs inside it, it cannot
 // see the handler; if such a server registers tools again while serving, bind each handler
-// to its schema with Handler.
+// to its schema with [Guard.Handler].
 func (g *Guard) Middleware() server.ToolHandlerMiddleware {
-	var mw server.ToolHandlerMiddleware
-	mw = func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	mw := server.ToolHandlerMiddleware(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		if g.bound(next) {
 			return next // it checks its own schema
 		}
@@ -63,14 +65,14 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 			}
 			return g.checkResult(ctx, req, k.info, k.counters, k.out, next)
 		}
-	}
+	})
 	g.placement.ours.Store(funcPointer(mw), true)
 	return mw
 }
 
 // Handler binds a tool's handler to the tool's inputSchema (and, under
-// WithOutputValidation, its outputSchema), for servers that register tools again while
-// serving and run other tool middleware inside the guard's:
+// [WithOutputValidation], its outputSchema), for servers that register tools again while
+// serving and run other tool middleware inside the guard's ([Guard.Middleware]):
 //
 //	srv.AddTool(tool, guard.Handler(tool, handler))
 //
@@ -210,12 +212,15 @@ func (g *Guard) bound(next server.ToolHandlerFunc) bool {
 }
 
 // TaskHandler wraps the handler of a tool registered with AddTaskTool, which mcp-go runs
-// without tool middleware:
+// without tool middleware, so that its calls are checked as [Guard.Middleware] checks the
+// others:
 //
 //	srv.AddTaskTool(tool, guard.TaskHandler(tool, handler))
 //
 // A call with invalid arguments completes its task at once with an isError result that
-// tasks/result returns; the handler is not called.
+// tasks/result returns; the handler is not called. Under [WithOutputValidation], a result
+// that does not match the tool's outputSchema completes the task with an isError result
+// in its place.
 func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.TaskToolHandlerFunc {
 	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
 	failed := func(vd verdict) *mcp.CreateTaskResult {
@@ -303,14 +308,19 @@ func (g *Guard) resultValidator(info callInfo, ts *toolState, t *mcp.Tool) (*Val
 	if !g.cfg.outputs || !declaresOutput(t) {
 		return nil, verdict{}
 	}
+	return g.usable(info, ts, g.outputSchemaFor(t))
+}
+
+// outputSchemaFor returns the compilation of t's outputSchema, compiling it on the first
+// call that declares its text.
+func (g *Guard) outputSchemaFor(t *mcp.Tool) *compilation {
 	key := keyOf(t.RawOutputSchema, (*mcp.ToolInputSchema)(&t.OutputSchema))
 	key.output = true
-	c := g.schemas.lookup(key)
-	if c == nil {
-		text, err := outputSchemaOf(t)
-		c = g.schemas.bind(key, [2]any{t.RawOutputSchema, t.OutputSchema}, text, err)
+	if c := g.schemas.lookup(key); c != nil {
+		return c
 	}
-	return g.usable(info, ts, c)
+	text, err := outputSchemaOf(t)
+	return g.schemas.bind(key, [2]any{t.RawOutputSchema, t.OutputSchema}, text, err)
 }
 
 // declaresOutput reports whether tools/list advertises an outputSchema for t.
@@ -453,12 +463,22 @@ func schemaOf(t *mcp.Tool) ([]byte, error) {
 	return json.Marshal(s)
 }
 
-// CheckServer compiles the inputSchema of every tool registered on srv (and, with
-// WithOutputValidation among opts, every outputSchema) and returns every problem at once
-// (nil when all compile), so a server can refuse to start with a broken tool rather than
-// refuse its calls later. Pass the options the middleware uses.
-func CheckServer(srv *server.MCPServer, opts ...Option) error {
-	cfg := newConfig(opts)
+// CheckServer compiles the inputSchema of every tool registered on srv (and, under
+// [WithOutputValidation], every outputSchema) into the guard's cache, and returns every
+// problem at once, each a [*ToolError], in the order of the tools' names; nil when all
+// compile. A server that calls it before serving refuses to start with a broken tool
+// rather than refuse its calls later, and its first calls find their schemas compiled:
+//
+//	guard := mcpvalidate.New(opts...)
+//	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+//	// srv.AddTool(...)
+//	if err := guard.CheckServer(srv); err != nil {
+//		log.Fatal(err)
+//	}
+//
+// Tools registered with AddTaskTool or as session tools are not among those mcp-go lists;
+// their schemas are compiled on their first call.
+func (g *Guard) CheckServer(srv *server.MCPServer) error {
 	tools := srv.ListTools()
 	names := make([]string, 0, len(tools))
 	for name := range tools {
@@ -466,31 +486,27 @@ func CheckServer(srv *server.MCPServer, opts ...Option) error {
 	}
 	slices.Sort(names)
 	var errs []error
-	try := func(name, which string, schema []byte, err error) {
-		if err == nil {
-			_, err = compileWith(schema, cfg)
-		}
-		if err != nil {
-			errs = append(errs, &ToolError{Tool: name, Schema: which, Err: err})
-		}
-	}
 	for _, name := range names {
-		tool := tools[name].Tool
-		schema, err := schemaOf(&tool)
-		try(name, "inputSchema", schema, err)
-		if cfg.outputs && declaresOutput(&tool) {
-			schema, err := outputSchemaOf(&tool)
-			try(name, "outputSchema", schema, err)
+		tool := &tools[name].Tool
+		if _, err := g.schemas.validator(g.schemaFor(tool, keyOf(tool.RawInputSchema, &tool.InputSchema))); err != nil {
+			errs = append(errs, &ToolError{Tool: name, Schema: "inputSchema", Err: err})
+		}
+		if !g.cfg.outputs || !declaresOutput(tool) {
+			continue
+		}
+		if _, err := g.schemas.validator(g.outputSchemaFor(tool)); err != nil {
+			errs = append(errs, &ToolError{Tool: name, Schema: "outputSchema", Err: err})
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// A ToolError is a tool whose inputSchema or outputSchema does not compile.
+// A ToolError is a tool whose inputSchema or outputSchema does not compile, as
+// [Guard.CheckServer] reports it.
 type ToolError struct {
-	Tool   string
+	Tool   string // the tool's name
 	Schema string // "inputSchema" or "outputSchema"
-	Err    error
+	Err    error  // why it does not compile: usually a *SchemaError
 }
 
 // Error names the tool, the schema unless it is the inputSchema, and the compile error.
@@ -501,5 +517,5 @@ func (e *ToolError) Error() string {
 	return "tool " + e.Tool + ": " + e.Err.Error()
 }
 
-// Unwrap returns the compile error, usually a *SchemaError.
+// Unwrap returns the compile error, usually a [*SchemaError].
 func (e *ToolError) Unwrap() error { return e.Err }

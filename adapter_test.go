@@ -3,8 +3,10 @@ package mcpvalidate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -319,14 +321,81 @@ func TestFieldOffset(t *testing.T) {
 	if off, ok := fieldOffset(reflect.TypeFor[direct](), "list", want); !ok || off != unsafe.Offsetof(direct{}.list) {
 		t.Errorf("own field: %d %v", off, ok)
 	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[promoted](), reflect.TypeFor[promotedPointer](), reflect.TypeFor[other](), reflect.TypeFor[inner]()} {
-		name := "list"
-		if typ == reflect.TypeFor[inner]() {
+	// Values with their fields set, which only reflection reads.
+	for _, x := range []any{promoted{inner: inner{list: nil}}, promotedPointer{inner: nil}, other{list: nil}, direct{n: 0}} {
+		typ, name := reflect.TypeOf(x), "list"
+		if typ == reflect.TypeFor[direct]() {
 			name = "absent"
 		}
 		if _, ok := fieldOffset(typ, name, want); ok {
 			t.Errorf("%v.%s found", typ, name)
 		}
+	}
+}
+
+// TestGuardCheckServer: CheckServer reports every broken schema, in the order of the tools'
+// names, and leaves each schema compiled in the guard's cache, where the calls that follow
+// find it: no schema is compiled twice, and CheckServer itself counts no call.
+func TestGuardCheckServer(t *testing.T) {
+	g := New(WithOutputValidation())
+	compilations := countCompilations(g)
+	srv, calls := weatherServer(t, g)
+	handler := forecast(calls)
+	srv.AddTool(mcp.NewToolWithRawSchema("zeta", "", json.RawMessage(`{"type":"strnig"}`)), handler)
+	srv.AddTool(mcp.NewToolWithRawSchema("alpha", "", json.RawMessage(`{"properties":{"id":{"pattern":"(unclosed"}}}`)), handler)
+	brokenOutput := mcp.NewTool("beta", mcp.WithString("location"))
+	brokenOutput.RawOutputSchema = json.RawMessage(`{"type":"object","required":"celsius"}`)
+	srv.AddTool(brokenOutput, handler)
+	srv.AddTool(mcp.NewToolWithRawSchema("gamma", "", json.RawMessage(weatherSchema)), handler) // weather's text
+	srv.AddTool(mcp.NewTool("plain", mcp.WithString("q")), handler)
+
+	type broken struct{ tool, schema string }
+	var got []broken
+	joined, ok := g.CheckServer(srv).(interface{ Unwrap() []error })
+	if !ok {
+		t.Fatal("CheckServer found no broken schema")
+	}
+	for _, err := range joined.Unwrap() {
+		var te *ToolError
+		var se *SchemaError
+		if !errors.As(err, &te) || !errors.As(err, &se) {
+			t.Fatalf("%v: not a *ToolError of a *SchemaError", err)
+		}
+		got = append(got, broken{te.Tool, te.Schema})
+	}
+	want := []broken{{"alpha", "inputSchema"}, {"beta", "outputSchema"}, {"zeta", "inputSchema"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("broken schemas %v, want %v", got, want)
+	}
+	// weather and gamma share one text: 6 texts, 7 bindings (beta has two schemas).
+	if n := compilations.Load(); n != 6 {
+		t.Errorf("%d compilations, want 6", n)
+	}
+	if c, b, _ := g.schemas.size(); c != 6 || b != 7 {
+		t.Errorf("cache holds %d compilations and %d bindings, want 6 and 7", c, b)
+	}
+	if st := g.Stats(); len(st) != 0 {
+		t.Errorf("CheckServer counted calls: %+v", st)
+	}
+
+	for tool, args := range map[string]map[string]any{"weather": {"location": "Paris"}, "gamma": {"location": "Oslo"}, "plain": {"q": "x"}} {
+		if text, isErr := invoke(t, srv, nil, tool, args); isErr {
+			t.Errorf("%s: %s", tool, text)
+		}
+	}
+	for tool, want := range map[string]string{"alpha": brokenSchemaText, "zeta": brokenSchemaText, "beta": brokenOutputText} {
+		if text, _ := invoke(t, srv, nil, tool, map[string]any{}); text != want {
+			t.Errorf("%s: %q, want %q", tool, text, want)
+		}
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("%d handlers ran, want 3", n)
+	}
+	if err := g.CheckServer(srv); err == nil {
+		t.Error("CheckServer again: no error")
+	}
+	if n := compilations.Load(); n != 6 {
+		t.Errorf("after the calls and CheckServer again, %d compilations, want 6", n)
 	}
 }
 

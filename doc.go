@@ -1,27 +1,86 @@
 // Package mcpvalidate stops invalid tool calls at the door of an MCP server built with
 // github.com/mark3labs/mcp-go: it checks every tools/call's arguments against the tool's
 // inputSchema before the handler runs, and answers invalid calls with a tool result
-// (isError) whose text tells the model exactly what to fix.
+// (isError) whose text tells the model exactly what to fix:
 //
-// The package has three parts, one per concern:
+//	Invalid arguments: missing required property 'location'; property 'days' must be integer
 //
-//   - the core (Compile, Validator, Violation, Messages): JSON Schema 2020-12 (and 2019-09,
-//     draft-07, draft-06, draft-04) compiled once and checked in one pass over the raw
-//     argument bytes, with exact numbers, deterministic order and no allocation on a valid
-//     call. The full engine (santhosh-tekuri/jsonschema) validates only under WithFullEngine.
-//   - the middleware (Guard, Event, ToolStats): a cache of compiled schemas shared by
-//     content within a memory budget, the decision, observers and counters.
-//   - the adapter (Middleware, CheckServer, Guard.Handler, Guard.TaskHandler): everything
-//     mcp-go specific.
+// A handler is never called with invalid arguments.
 //
-// One line wraps a server:
+// # Getting started
 //
+// Create one [Guard] per server with [New], register its [Guard.Middleware], and check the
+// tools' schemas with [Guard.CheckServer] before serving:
+//
+//	guard := mcpvalidate.New()
 //	srv := server.NewMCPServer("weather", "1.0.0",
-//		server.WithToolHandlerMiddleware(mcpvalidate.Middleware()))
+//		server.WithToolHandlerMiddleware(guard.Middleware()))
+//	srv.AddTool(tool, handler)
+//	if err := guard.CheckServer(srv); err != nil {
+//		log.Fatal(err) // a tool whose schema does not compile
+//	}
 //
-// Register it after any other tool middleware, so that it wraps the handlers themselves:
-// then the schema it checks is always the one registered with the handler that runs, even
-// when a tool is registered again during a call.
+// The guard compiles each distinct schema text once, shares it between the tools and
+// sessions that declare it, and keeps the counters that [Guard.Stats] returns. [Middleware]
+// is the one-line form, for a server that neither reads the counters nor checks its tools
+// at start-up.
+//
+// Register the middleware after any other tool middleware, so that it wraps the handlers
+// themselves: then the schema it checks is always the one registered with the handler that
+// runs, even when a tool is registered again during a call. A server that runs other tool
+// middleware inside it and registers tools while serving binds each handler to its schema
+// with [Guard.Handler]. Tools registered with AddTaskTool run without tool middleware: wrap
+// their handlers with [Guard.TaskHandler]. A session's own tools are checked against their
+// own schemas.
+//
+// # What the model is told
+//
+// A refused call's text is "Invalid arguments: " followed by the messages of its
+// violations, joined by "; ", within 8 KB. [WithFormatter] chooses their style:
+// [DefaultFormat], [GatewayFormat], [DetailedFormat] (which also says what was sent and
+// which name or value was meant), or a [Formatter] of your own. The result's _meta carries
+// the same violations as data under [MetaKey], for clients that read them.
+//
+// A tool whose schema does not compile is never called: each call is refused with a text
+// that asks the model not to retry, and the operator is told (outcome [SchemaBroken]).
+//
+// # Watching and rolling out
+//
+// [WithObserver] hears of every validated call as an [Event]: its [Outcome], its
+// [Violation] values (kinds, paths and the schema's own values, never the values sent), the
+// session and the client. [WithLogger] logs refusals and broken schemas to a
+// [log/slog.Logger]. [Guard.Stats] returns each tool's [ToolStats]: calls accepted and
+// refused, and how many refusals the model needed to repair a call.
+//
+// [WithReportOnly] lets every call reach its handler and only reports those that would be
+// refused: the first step of switching validation on for a live server.
+//
+// # Results
+//
+// [WithOutputValidation] also checks every successful result of a tool that declares an
+// outputSchema, after its handler ran. A result that does not match is withheld, the model
+// is told that the tool failed on the server's side, and the outcome is [ResultRefused].
+//
+// # Schemas and limits
+//
+// Schemas are JSON Schema 2020-12, or 2019-09, draft-07, draft-06 and draft-04 when their
+// $schema names them. Each is compiled once and checked in one pass over the raw argument
+// bytes, with exact numbers, violations in a deterministic order and no allocation on a
+// valid call. "format" is an annotation unless [WithFormatAssertion] is given (draft-07 and
+// earlier always assert it). [WithFullEngine] validates with santhosh-tekuri/jsonschema
+// instead, to compare the two engines.
+//
+// [WithMaxDepth] bounds how deeply arguments may nest, [WithMaxViolations] how many
+// violations are listed, and [WithCacheBudget] the memory a guard's compiled schemas hold.
+//
+// # Without a server
+//
+// [Compile] compiles a schema into a [Validator], whose [Validator.Validate] checks
+// argument bytes and [Validator.ValidateValue] decoded arguments; [Messages] renders the
+// violations. [Lint] reviews a schema for what a strict reviewer would tighten. The command
+// cmd/mcpvalidate does the same from a shell.
+//
+// # Compatibility
 //
 // It needs mcp-go v0.56.0 or later (the first to keep the arguments' bytes, RawArguments)
 // and Go 1.25.5; it is tested on mcp-go v0.56.0 and v1.2.1.

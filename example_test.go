@@ -140,3 +140,90 @@ func ExampleDetailedFormat() {
 	// property 'days' must be integer, not string
 	// property 'units' must be one of ['celsius', 'fahrenheit'] (did you mean 'celsius'?)
 }
+
+// A server checks its tools' schemas at start-up with the guard it serves through: it
+// refuses to start with a broken tool, and its first calls find every schema compiled.
+func ExampleGuard_CheckServer() {
+	guard := mcpvalidate.New()
+	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+	ok := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("done"), nil
+	}
+	srv.AddTool(mcp.NewTool("lookup", mcp.WithString("id", mcp.Required())), ok)
+	srv.AddTool(mcp.NewToolWithRawSchema("refund", "Refund an order", json.RawMessage(
+		`{"type":"object","properties":{"amount_cents":{"type":"integr"}}}`)), ok)
+	srv.AddTool(mcp.NewToolWithRawSchema("find", "Find a product", json.RawMessage(
+		`{"type":"object","properties":{"sku":{"type":"string","maxLength":-1}}}`)), ok)
+	if err := guard.CheckServer(srv); err != nil {
+		fmt.Println(err) // a server would log.Fatal(err)
+	}
+	// Output:
+	// tool find: invalid schema at #/properties/sku/maxLength: must be a non-negative integer
+	// tool refund: invalid schema at #/properties/amount_cents/type: unknown type "integr" (known: null, boolean, object, array, number, integer, string)
+}
+
+// A tool registered with AddTaskTool runs without tool middleware: its handler is wrapped
+// instead. A call with invalid arguments completes its task at once with the refusal.
+func ExampleGuard_TaskHandler() {
+	guard := mcpvalidate.New()
+	srv := server.NewMCPServer("reports", "1.0.0",
+		server.WithToolHandlerMiddleware(guard.Middleware()), server.WithTaskCapabilities(true, true, true))
+	tool := mcp.NewTool("report", mcp.WithString("quarter", mcp.Required(), mcp.Enum("Q1", "Q2", "Q3", "Q4")),
+		mcp.WithTaskSupport(mcp.TaskSupportRequired))
+	srv.AddTaskTool(tool, guard.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent("report for " + req.GetString("quarter", ""))}}, nil
+	}))
+
+	ctx := context.Background()
+	for _, args := range []string{`{"quarter": "q3"}`, `{"quarter": "Q3"}`} {
+		resp := srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call",
+			"params":{"name":"report","arguments":`+args+`,"task":{}}}`))
+		var created struct {
+			Result struct{ Task struct{ TaskID string } }
+		}
+		out, _ := json.Marshal(resp)
+		_ = json.Unmarshal(out, &created)
+		// tasks/result waits for the task to end.
+		resp = srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result",
+			"params":{"taskId":"`+created.Result.Task.TaskID+`"}}`))
+		var result struct {
+			Result struct {
+				Content []struct{ Text string }
+				IsError bool
+			}
+		}
+		out, _ = json.Marshal(resp)
+		_ = json.Unmarshal(out, &result)
+		fmt.Println(result.Result.IsError, result.Result.Content[0].Text)
+	}
+	// Output:
+	// true Invalid arguments: property 'quarter' must be one of ['Q1', 'Q2', 'Q3', 'Q4']
+	// false report for Q3
+}
+
+// An observer hears of every validated call: what became of it, and why a refused one was
+// refused, without the values sent.
+func ExampleWithObserver() {
+	guard := mcpvalidate.New(mcpvalidate.WithObserver(func(e mcpvalidate.Event) {
+		fmt.Println(e.Tool, e.Outcome)
+		for _, v := range e.Violations {
+			fmt.Printf("  %s at %q (keyword %q)\n", v.Kind, v.Path, v.Keyword)
+		}
+	}))
+	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+	srv.AddTool(mcp.NewTool("weather",
+		mcp.WithString("location", mcp.Required()),
+		mcp.WithInteger("days", mcp.Min(1)),
+	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("sunny"), nil
+	})
+	for _, args := range []string{`{"days": 0}`, `{"location": "Paris", "days": 2}`} {
+		srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call",
+			"params":{"name":"weather","arguments":`+args+`}}`))
+	}
+	// Output:
+	// weather refused
+	//   required at "location" (keyword "required")
+	//   minimum at "days" (keyword "minimum")
+	// weather accepted
+}

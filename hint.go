@@ -201,9 +201,7 @@ func nearName(name string, n *node, args []byte, i int) string {
 		return ""
 	}
 	eachMember(args, i, func(member []byte, _ int) bool {
-		if _, ok := near[string(member)]; ok {
-			delete(near, string(member))
-		}
+		delete(near, string(member))
 		return len(near) > 0
 	})
 	best, bestDist := "", nearNames

@@ -14,8 +14,8 @@ func TestDraft04(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.FullEngine() != "" {
-		t.Fatalf("the full engine is in charge: %s", v.FullEngine())
+	if v.full != nil {
+		t.Fatal("the full engine is in charge")
 	}
 	for args, want := range map[string]string{
 		`{"n":3}`:          "property 'n' must be less than 3",

@@ -276,7 +276,7 @@ func TestBrokenSchemaRefusesEveryCall(t *testing.T) {
 	if len(events) != 1 || events[0].Outcome != SchemaBroken || events[0].Err == nil || !strings.Contains(events[0].Err.Error(), "#/properties/id/pattern") {
 		t.Errorf("operator not told where: %+v", events)
 	}
-	err := CheckServer(srv)
+	err := g.CheckServer(srv)
 	var te *ToolError
 	var se *SchemaError
 	if !errors.As(err, &te) || te.Tool != "broken" || !errors.As(err, &se) || se.Location != "#/properties/id/pattern" {
@@ -290,7 +290,7 @@ func TestBrokenSchemaRefusesEveryCall(t *testing.T) {
 func TestCheckServerAcceptsGoodTools(t *testing.T) {
 	srv, _ := weatherServer(t, nil)
 	srv.AddTool(mcp.NewTool("plain", mcp.WithString("q")), nil)
-	if err := CheckServer(srv); err != nil {
+	if err := New().CheckServer(srv); err != nil {
 		t.Fatal(err)
 	}
 }

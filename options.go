@@ -4,8 +4,8 @@ package mcpvalidate
 
 import "reflect"
 
-// An Option configures Compile and Middleware. Options that concern only the middleware
-// are ignored by Compile.
+// An Option configures [Compile], [New] and [Middleware]. Options that concern only the
+// middleware are ignored by Compile.
 type Option func(*config)
 
 type config struct {
@@ -37,16 +37,11 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// StrictSubset once made Compile refuse schemas that needed the full JSON Schema engine.
-//
-// Deprecated: the subset validates every keyword of every draft Compile reads, so no schema
-// needs the full engine; StrictSubset has no effect.
-func StrictSubset() Option { return func(*config) {} }
-
 // WithFullEngine validates every schema with the full JSON Schema engine
-// (santhosh-tekuri/jsonschema) rather than the subset: many times slower, with violations of
-// the same kinds in the same order. It is there to compare the two engines, and as a way
-// around a fault of the subset until it is fixed.
+// (santhosh-tekuri/jsonschema) rather than the subset that otherwise validates every
+// schema: many times slower, with violations of the same kinds in the same order. It is
+// there to compare the two engines, and as a way around a fault of the subset until it is
+// fixed.
 func WithFullEngine() Option { return func(c *config) { c.fullEngine = true } }
 
 // WithFormatAssertion makes "format" an assertion rather than an annotation: date-time,
@@ -56,7 +51,8 @@ func WithFullEngine() Option { return func(c *config) { c.fullEngine = true } }
 func WithFormatAssertion() Option { return func(c *config) { c.assertFormat = true } }
 
 // WithMaxDepth bounds how deeply the arguments may nest (default 64, at most 10,000, which
-// is also where mcp-go's decoder stops). Deeper arguments get one violation.
+// is also where mcp-go's decoder stops). Deeper arguments get one violation, of
+// [KindTooDeep].
 func WithMaxDepth(n int) Option {
 	return func(c *config) {
 		if n > 0 {
@@ -69,7 +65,7 @@ func WithMaxDepth(n int) Option {
 const maxDepthLimit = 10000
 
 // WithMaxViolations bounds how many violations are listed (default 20); the rest are
-// counted in one closing violation of KindTruncated.
+// counted in one closing violation of [KindTruncated].
 func WithMaxViolations(n int) Option {
 	return func(c *config) {
 		if n > 0 {
@@ -78,10 +74,11 @@ func WithMaxViolations(n int) Option {
 	}
 }
 
-// WithFormatter chooses how violations become text. The default is DefaultFormat;
-// GatewayFormat and DetailedFormat are the other built-in styles. With DetailedFormat,
-// Validate also finds on each refusal what that style tells (Violation.Near, Declared and
-// Optional), reading the arguments again; given to Compile, it does the same there.
+// WithFormatter chooses how violations become text. The default is [DefaultFormat];
+// [GatewayFormat] and [DetailedFormat] are the other built-in styles. With DetailedFormat,
+// the guard also finds on each refusal what that style tells ([Violation.Near], Declared
+// and Optional), reading the arguments again; given to [Compile], it makes
+// [Validator.Validate] do the same.
 func WithFormatter(f Formatter) Option {
 	return func(c *config) {
 		if f != nil {
@@ -92,7 +89,7 @@ func WithFormatter(f Formatter) Option {
 }
 
 // WithCacheBudget bounds the memory, in bytes, that a guard's compiled schemas may hold
-// (default DefaultCacheBudget, 64 MiB). A schema is compiled once per distinct text and
+// (default [DefaultCacheBudget], 64 MiB). A schema is compiled once per distinct text and
 // shared by every tool and session that declares it; past the budget, the schemas called
 // least recently are dropped one at a time, to be compiled again if called again. The
 // bytes are estimated from each schema's size.
@@ -105,8 +102,9 @@ func WithCacheBudget(bytes int64) Option {
 }
 
 // WithReportOnly lets every call reach its handler: a call that would be refused is only
-// reported, to the observers, the logger and Stats, as it would be in enforcing mode, and
-// marked as having run (Event.ReportOnly, ToolStats.Unenforced). It is the first step of a
+// reported, to the observers ([WithObserver]), the logger ([WithLogger]) and
+// [Guard.Stats], as it would be in enforcing mode, and marked as having run
+// ([Event.ReportOnly], [ToolStats.Unenforced]). It is the first step of a
 // rollout on a live server: see which calls would be refused, and why, before refusing them.
 func WithReportOnly() Option { return func(c *config) { c.reportOnly = true } }
 
@@ -115,6 +113,6 @@ func WithReportOnly() Option { return func(c *config) { c.reportOnly = true } }
 // structuredContent does not match, or that has none, is replaced by an isError result
 // telling the model that the tool failed on the server's side and that calling it again
 // will not help; the bad result never reaches the client. The operator hears of it as the
-// outcome ResultRefused, and ToolStats.BadResults counts it. An outputSchema that does not
+// outcome [ResultRefused], and [ToolStats.BadResults] counts it. An outputSchema that does not
 // compile fails closed, as an input schema does: the tool is not called.
 func WithOutputValidation() Option { return func(c *config) { c.outputs = true } }

@@ -65,15 +65,6 @@ func compileWith(schema []byte, cfg config) (*Validator, error) {
 	return v, nil
 }
 
-// FullEngine says why this schema is validated by the full JSON Schema engine rather than the
-// subset (WithFullEngine), or returns "" when the subset handles it.
-func (v *Validator) FullEngine() string {
-	if v.full == nil {
-		return ""
-	}
-	return v.full.reason
-}
-
 // Validate checks the arguments as they came over the wire. It returns nil when they are
 // valid; otherwise the violations: at each object, first every missing required member in
 // the order of "required", then the members in their order in args.

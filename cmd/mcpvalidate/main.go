@@ -1,9 +1,16 @@
 // Command mcpvalidate checks tool arguments against an MCP tool's inputSchema, runs files
 // in the JSON-Schema-Test-Suite format, and reviews schemas.
 //
-//	mcpvalidate check -schema S.json [ARGS.json|-]   violations, one a line; exit 0 valid, 1 invalid, 2 error
-//	mcpvalidate suite [-format] FILE.json...          failing tests, then "N passed, M failed"; exit 1 on failures
-//	mcpvalidate lint S.json                           advice, one a line; exit 0 none, 1 advice, 2 bad schema
+//	mcpvalidate check -schema S.json [-format] [-gateway|-detailed] [ARGS.json|-]
+//	mcpvalidate suite [-format] FILE.json...
+//	mcpvalidate lint S.json
+//
+// check prints the violations, one a line, and exits 0 when the arguments are valid, 1 when
+// not; suite prints the failing tests, then "N passed, M failed", and exits 1 on failures;
+// lint prints advice, one a line, and exits 1 when it has any. A bad schema or command line
+// exits 2.
+//
+// mcpvalidate -h prints every command's usage and flags, mcpvalidate COMMAND -h one command's.
 package main
 
 import (
@@ -13,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/mcpvalidate/mcpvalidate"
 	"github.com/mcpvalidate/mcpvalidate/internal/suite"
@@ -22,174 +31,210 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `usage:
-  mcpvalidate check -schema S.json [-format] [-gateway|-detailed] [ARGS.json|-]
-  mcpvalidate suite [-format] FILE.json...
-  mcpvalidate lint S.json
-`
+// A command is one of mcpvalidate's subcommands. define declares its flags on fs and
+// returns what runs the command once fs has parsed them.
+type command struct {
+	name, synopsis, about string
+	define                func(fs *flag.FlagSet) action
+}
+
+type action func(stdin io.Reader, stdout io.Writer) (int, error)
+
+var commands = []command{
+	{"check", "-schema S.json [-format] [-gateway|-detailed] [ARGS.json|-]",
+		"Checks tool arguments (ARGS.json, or stdin) against a tool's inputSchema and prints the\nviolations, one a line. Exit 0 valid, 1 invalid, 2 error.", check},
+	{"suite", "[-format] FILE.json...",
+		"Runs files in the JSON-Schema-Test-Suite format and prints the failing tests, then\n\"N passed, M failed\". Exit 0 all passed, 1 failures, 2 error.", runSuite},
+	{"lint", "S.json",
+		"Reviews a schema and prints advice, one a line. Exit 0 none, 1 advice, 2 bad schema.", lint},
+}
 
 // errUsage marks a mistake in the command line, reported with the usage text.
 var errUsage = errors.New("bad usage")
 
-// run executes one command and returns the exit status.
+// run executes one command and returns the exit status. -h or -help, alone or after a
+// command, prints the usage to stdout and exits 0; a mistake prints it to stderr after the
+// error, and exits 2.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		usage(stderr, commands...)
 		return 2
 	}
-	var code int
-	var err error
 	switch args[0] {
-	case "check":
-		code, err = check(args[1:], stdin, stdout)
-	case "suite":
-		code, err = runSuite(args[1:], stdout)
-	case "lint":
-		code, err = lint(args[1:], stdout)
+	case "-h", "-help", "--help":
+		usage(stdout, commands...)
+		return 0
+	}
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == args[0] })
+	if i < 0 {
+		fmt.Fprintf(stderr, "mcpvalidate: %v: unknown command %q\n", errUsage, args[0])
+		usage(stderr, commands...)
+		return 2
+	}
+	c := commands[i]
+	fs := newFlagSet(c)
+	act := c.define(fs)
+	var code int
+	err := fs.Parse(args[1:])
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage(stdout, c)
+		return 0
+	case err != nil:
+		err = fmt.Errorf("%w: %v", errUsage, err)
 	default:
-		err = fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+		code, err = act(stdin, stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpvalidate:", err)
 		if errors.Is(err, errUsage) {
-			fmt.Fprint(stderr, usage)
+			usage(stderr, c)
 		}
 		return 2
 	}
 	return code
 }
 
-func flags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// newFlagSet returns c's flag set, which reports nothing itself: run does.
+func newFlagSet(c command) *flag.FlagSet {
+	fs := flag.NewFlagSet("mcpvalidate "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	return fs
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+// usage writes the synopsis, description and flags of each of cs.
+func usage(w io.Writer, cs ...command) {
+	fmt.Fprintln(w, "usage:")
+	for _, c := range cs {
+		fmt.Fprintf(w, "\n  mcpvalidate %s %s\n\n", c.name, c.synopsis)
+		for line := range strings.Lines(c.about) {
+			fmt.Fprint(w, "  ", line)
+		}
+		fmt.Fprintln(w)
+		fs := newFlagSet(c)
+		c.define(fs)
+		flags := 0
+		fs.VisitAll(func(*flag.Flag) { flags++ })
+		if flags > 0 {
+			fmt.Fprintln(w)
+		}
+		fs.SetOutput(w)
+		fs.PrintDefaults()
 	}
-	return nil
 }
 
-func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
-	fs := flags("check")
+func check(fs *flag.FlagSet) action {
 	schemaPath := fs.String("schema", "", "the tool's inputSchema (a JSON file)")
 	format := fs.Bool("format", false, "assert format (date-time, email, uuid, ...)")
 	gateway := fs.Bool("gateway", false, "print messages in the gateway style")
 	detailed := fs.Bool("detailed", false, "print messages that also say what was sent: its type, the name or value meant")
-	if err := parse(fs, args); err != nil {
-		return 0, err
-	}
-	if *schemaPath == "" || fs.NArg() > 1 || *gateway && *detailed {
-		return 0, fmt.Errorf("%w: check needs -schema, at most one arguments file, and one style", errUsage)
-	}
-	schema, err := os.ReadFile(*schemaPath)
-	if err != nil {
-		return 0, err
-	}
-	formatter := mcpvalidate.DefaultFormat
-	switch {
-	case *gateway:
-		formatter = mcpvalidate.GatewayFormat
-	case *detailed:
-		formatter = mcpvalidate.DetailedFormat
-	}
-	opts := []mcpvalidate.Option{mcpvalidate.WithFormatter(formatter)}
-	if *format {
-		opts = append(opts, mcpvalidate.WithFormatAssertion())
-	}
-	v, err := mcpvalidate.Compile(schema, opts...)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", *schemaPath, err)
-	}
-	var data []byte
-	if name := fs.Arg(0); name != "" && name != "-" {
-		data, err = os.ReadFile(name)
-	} else {
-		data, err = io.ReadAll(stdin)
-	}
-	if err != nil {
-		return 0, err
-	}
-	vs := v.Validate(data)
-	for _, msg := range mcpvalidate.Messages(vs, formatter) {
-		fmt.Fprintln(stdout, msg)
-	}
-	if len(vs) > 0 {
-		return 1, nil
-	}
-	return 0, nil
-}
-
-func runSuite(args []string, stdout io.Writer) (int, error) {
-	fs := flags("suite")
-	format := fs.Bool("format", false, "assert format in every group (groups marked format_assertion always do)")
-	if err := parse(fs, args); err != nil {
-		return 0, err
-	}
-	if fs.NArg() == 0 {
-		return 0, fmt.Errorf("%w: suite needs at least one file", errUsage)
-	}
-	engine := func(g suite.Group) (func(json.RawMessage) bool, error) {
-		var opts []mcpvalidate.Option
-		if *format || g.FormatAssertion {
-			opts = append(opts, mcpvalidate.WithFormatAssertion())
+	return func(stdin io.Reader, stdout io.Writer) (int, error) {
+		if *schemaPath == "" || fs.NArg() > 1 || *gateway && *detailed {
+			return 0, fmt.Errorf("%w: check needs -schema, at most one arguments file, and one style", errUsage)
 		}
-		v, err := mcpvalidate.Compile(g.Schema, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return func(data json.RawMessage) bool { return v.Validate(data) == nil }, nil
-	}
-	passed, failed := 0, 0
-	for _, path := range fs.Args() {
-		groups, err := suite.Load(path)
+		schema, err := os.ReadFile(*schemaPath)
 		if err != nil {
 			return 0, err
 		}
-		results, counts := suite.Run(groups, engine)
-		for _, r := range results {
-			if r.Passed() {
-				continue
-			}
-			why := fmt.Sprintf("want valid=%v, got %v", r.Want, r.Got)
-			if r.Err != nil {
-				why = "schema refused: " + r.Err.Error()
-			}
-			fmt.Fprintf(stdout, "FAIL %s: %s / %s: %s\n", path, r.Group, r.Test, why)
+		formatter := mcpvalidate.DefaultFormat
+		switch {
+		case *gateway:
+			formatter = mcpvalidate.GatewayFormat
+		case *detailed:
+			formatter = mcpvalidate.DetailedFormat
 		}
-		passed += counts.TestsPassed
-		failed += counts.Tests - counts.TestsPassed
+		opts := []mcpvalidate.Option{mcpvalidate.WithFormatter(formatter)}
+		if *format {
+			opts = append(opts, mcpvalidate.WithFormatAssertion())
+		}
+		v, err := mcpvalidate.Compile(schema, opts...)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", *schemaPath, err)
+		}
+		var data []byte
+		if name := fs.Arg(0); name != "" && name != "-" {
+			data, err = os.ReadFile(name)
+		} else {
+			data, err = io.ReadAll(stdin)
+		}
+		if err != nil {
+			return 0, err
+		}
+		vs := v.Validate(data)
+		for _, msg := range mcpvalidate.Messages(vs, formatter) {
+			fmt.Fprintln(stdout, msg)
+		}
+		if len(vs) > 0 {
+			return 1, nil
+		}
+		return 0, nil
 	}
-	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
-	if failed > 0 {
-		return 1, nil
-	}
-	return 0, nil
 }
 
-func lint(args []string, stdout io.Writer) (int, error) {
-	fs := flags("lint")
-	if err := parse(fs, args); err != nil {
-		return 0, err
+func runSuite(fs *flag.FlagSet) action {
+	format := fs.Bool("format", false, "assert format in every group (groups marked format_assertion always do)")
+	return func(_ io.Reader, stdout io.Writer) (int, error) {
+		if fs.NArg() == 0 {
+			return 0, fmt.Errorf("%w: suite needs at least one file", errUsage)
+		}
+		engine := func(g suite.Group) (func(json.RawMessage) bool, error) {
+			var opts []mcpvalidate.Option
+			if *format || g.FormatAssertion {
+				opts = append(opts, mcpvalidate.WithFormatAssertion())
+			}
+			v, err := mcpvalidate.Compile(g.Schema, opts...)
+			if err != nil {
+				return nil, err
+			}
+			return func(data json.RawMessage) bool { return v.Validate(data) == nil }, nil
+		}
+		passed, failed := 0, 0
+		for _, path := range fs.Args() {
+			groups, err := suite.Load(path)
+			if err != nil {
+				return 0, err
+			}
+			results, counts := suite.Run(groups, engine)
+			for _, r := range results {
+				if r.Passed() {
+					continue
+				}
+				why := fmt.Sprintf("want valid=%v, got %v", r.Want, r.Got)
+				if r.Err != nil {
+					why = "schema refused: " + r.Err.Error()
+				}
+				fmt.Fprintf(stdout, "FAIL %s: %s / %s: %s\n", path, r.Group, r.Test, why)
+			}
+			passed += counts.TestsPassed
+			failed += counts.Tests - counts.TestsPassed
+		}
+		fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
+		if failed > 0 {
+			return 1, nil
+		}
+		return 0, nil
 	}
-	if fs.NArg() != 1 {
-		return 0, fmt.Errorf("%w: lint needs one schema file", errUsage)
+}
+
+func lint(fs *flag.FlagSet) action {
+	return func(_ io.Reader, stdout io.Writer) (int, error) {
+		if fs.NArg() != 1 {
+			return 0, fmt.Errorf("%w: lint needs one schema file", errUsage)
+		}
+		schema, err := os.ReadFile(fs.Arg(0))
+		if err != nil {
+			return 0, err
+		}
+		advice, err := mcpvalidate.Lint(schema)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", fs.Arg(0), err)
+		}
+		for _, a := range advice {
+			fmt.Fprintln(stdout, a)
+		}
+		if len(advice) > 0 {
+			return 1, nil
+		}
+		return 0, nil
 	}
-	schema, err := os.ReadFile(fs.Arg(0))
-	if err != nil {
-		return 0, err
-	}
-	advice, err := mcpvalidate.Lint(schema)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", fs.Arg(0), err)
-	}
-	for _, a := range advice {
-		fmt.Fprintln(stdout, a)
-	}
-	if len(advice) > 0 {
-		return 1, nil
-	}
-	return 0, nil
 }

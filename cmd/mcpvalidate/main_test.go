@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,68 @@ func TestCommands(t *testing.T) {
 			}
 			if !strings.Contains(errOut.String(), c.stderr) {
 				t.Errorf("stderr %q lacks %q", errOut.String(), c.stderr)
+			}
+		})
+	}
+}
+
+// TestHelp: -h prints the usage with every flag to stdout and exits 0; a mistake prints the
+// error, then the same usage, to stderr and exits 2.
+func TestHelp(t *testing.T) {
+	checkUsage := []string{"mcpvalidate check -schema S.json", "-schema string", "-format", "-gateway", "-detailed"}
+	suiteUsage := []string{"mcpvalidate suite [-format] FILE.json...", "-format\n"}
+	lintUsage := []string{"mcpvalidate lint S.json"}
+	all := slices.Concat(checkUsage, suiteUsage, lintUsage)
+	cases := []struct {
+		args   []string
+		code   int
+		err    string   // the error before the usage on stderr (exit 2)
+		has    []string // in the usage
+		hasNot []string
+	}{
+		{[]string{"-h"}, 0, "", all, nil},
+		{[]string{"-help"}, 0, "", all, nil},
+		{[]string{"--help"}, 0, "", all, nil},
+		{[]string{"check", "-h"}, 0, "", checkUsage, []string{"mcpvalidate suite", "mcpvalidate lint"}},
+		{[]string{"check", "-schema", "s.json", "-help"}, 0, "", checkUsage, nil},
+		{[]string{"suite", "-h"}, 0, "", suiteUsage, []string{"-schema", "mcpvalidate lint"}},
+		{[]string{"lint", "-h"}, 0, "", lintUsage, []string{"-format", "mcpvalidate check"}},
+		{nil, 2, "", all, nil},
+		{[]string{"frobnicate"}, 2, `mcpvalidate: bad usage: unknown command "frobnicate"`, all, nil},
+		{[]string{"check", "-nope"}, 2, "mcpvalidate: bad usage: flag provided but not defined: -nope", checkUsage, []string{"mcpvalidate lint"}},
+		{[]string{"check", "-schema"}, 2, "mcpvalidate: bad usage: flag needs an argument: -schema", checkUsage, nil},
+		{[]string{"suite"}, 2, "mcpvalidate: bad usage: suite needs at least one file", suiteUsage, []string{"mcpvalidate check"}},
+		{[]string{"lint", "a.json", "b.json"}, 2, "mcpvalidate: bad usage: lint needs one schema file", lintUsage, []string{"mcpvalidate check"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(c.args, strings.NewReader(""), &out, &errOut)
+			printed, other := out.String(), errOut.String()
+			if c.code != 0 {
+				printed, other = other, printed
+			}
+			if code != c.code {
+				t.Errorf("exit %d, want %d", code, c.code)
+			}
+			if other != "" {
+				t.Errorf("the other stream got %q", other)
+			}
+			if c.err != "" {
+				printed = strings.TrimPrefix(printed, c.err+"\n")
+			}
+			if !strings.HasPrefix(printed, "usage:\n") {
+				t.Errorf("want %q, then the usage; got\n%s", c.err, printed)
+			}
+			for _, s := range c.has {
+				if !strings.Contains(printed, s) {
+					t.Errorf("usage lacks %q:\n%s", s, printed)
+				}
+			}
+			for _, s := range c.hasNot {
+				if strings.Contains(printed, s) {
+					t.Errorf("usage has %q:\n%s", s, printed)
+				}
 			}
 		})
 	}

@@ -133,10 +133,9 @@ func main() {
 // run replays the script and prints the session; it fails when an answer is not the one
 // the script expects.
 func run(out io.Writer) error {
-	opts := []mcpvalidate.Option{mcpvalidate.WithFormatAssertion(), mcpvalidate.WithOutputValidation()}
-	guard := mcpvalidate.New(opts...)
+	guard := mcpvalidate.New(mcpvalidate.WithFormatAssertion(), mcpvalidate.WithOutputValidation())
 	srv := newServer(guard)
-	if err := mcpvalidate.CheckServer(srv, opts...); err != nil {
+	if err := guard.CheckServer(srv); err != nil {
 		return err
 	}
 	ctx := context.Background()

@@ -36,8 +36,9 @@ func main() {
 	if *detailed {
 		opts = append(opts, mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat))
 	}
-	srv := newServer(opts...)
-	if err := mcpvalidate.CheckServer(srv, opts...); err != nil {
+	guard := mcpvalidate.New(opts...)
+	srv := newServer(guard)
+	if err := guard.CheckServer(srv); err != nil {
 		log.Fatal(err)
 	}
 	if *addr == "" {
@@ -60,9 +61,9 @@ func main() {
 }
 
 // newServer builds the seed's server, wrapped in one line: the weather tool, and station.
-func newServer(opts ...mcpvalidate.Option) *server.MCPServer {
+func newServer(guard *mcpvalidate.Guard) *server.MCPServer {
 	srv := server.NewMCPServer("weather", "1.0.0",
-		server.WithToolHandlerMiddleware(mcpvalidate.Middleware(opts...)))
+		server.WithToolHandlerMiddleware(guard.Middleware()))
 	srv.AddTool(mcp.NewTool("weather",
 		mcp.WithDescription("Weather forecast for a city"),
 		mcp.WithString("location", mcp.Required(), mcp.Description("City name")),
