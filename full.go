@@ -18,13 +18,12 @@ import (
 )
 
 // The full engine (santhosh-tekuri/jsonschema) validates schemas under WithFullEngine, and
-// is the oracle the conformance tests hold the subset to. Its errors become the same Violations, in the same order: required members
-// first, then the arguments' own order.
+// is the oracle the conformance tests hold the subset to. Its errors become the same
+// Violations, in the same order: required members first, then the arguments' own order.
 
 type fullEngine struct {
 	schema *jsonschema.Schema
 	tree   any // the parsed schema, members in order, for what the engine's errors leave out
-	reason string
 }
 
 const fullURL = "mcpvalidate:///inputSchema.json"

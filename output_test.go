@@ -169,10 +169,10 @@ func TestBrokenOutputSchemaFailsClosed(t *testing.T) {
 		t.Errorf("%q isError=%v, ran %d: want the tool not called", text, isErr, ran.Load())
 	}
 	var te *ToolError
-	if err := CheckServer(srv, WithOutputValidation()); !errors.As(err, &te) || te.Schema != "outputSchema" || !strings.Contains(err.Error(), "tool reading: outputSchema: ") {
+	if err := New(WithOutputValidation()).CheckServer(srv); !errors.As(err, &te) || te.Schema != "outputSchema" || !strings.Contains(err.Error(), "tool reading: outputSchema: ") {
 		t.Errorf("CheckServer: %v", err)
 	}
-	if err := CheckServer(srv); err != nil {
+	if err := New().CheckServer(srv); err != nil {
 		t.Errorf("CheckServer without WithOutputValidation: %v", err)
 	}
 	srv, ran = build()

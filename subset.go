@@ -41,7 +41,6 @@ func compileWith(schema []byte, cfg config) (*Validator, error) {
 		if err != nil {
 			return nil, err
 		}
-		full.reason = "WithFullEngine is on"
 		return &Validator{cfg: cfg, full: full}, nil
 	}
 	d := draft2020
