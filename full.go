@@ -554,7 +554,7 @@ type mapping struct {
 
 // withName extends the path of an object by the member name.
 func withName(path Path, name string) Path {
-	return append(path, PathElem{Name: strings.Clone(name), Index: -1})
+	return append(path, PathElem{Name: strings.Clone(name)})
 }
 
 // object maps required, dependencies, additionalProperties, propertyNames and the
@@ -595,7 +595,7 @@ func (m *mapping) array(v *Violation) bool {
 	case *kind.AdditionalItems:
 		arr, _ := m.refused.([]any)
 		v.Kind, v.Limit = KindAdditionalItem, strconv.Itoa(len(arr)-k.Count)
-		v.Path = append(v.Path, PathElem{Index: int(m.f.item)})
+		v.Path = append(v.Path, PathElem{Index: int(m.f.item), IsIndex: true})
 	case *kind.Contains:
 		v.Detail = containsViolation(v.Keyword, 1).Detail
 	case *kind.MinContains:
@@ -777,15 +777,15 @@ func instancePath(loc []string, doc any) (Path, any) {
 		switch c := cur.(type) {
 		case []any:
 			i, _ := strconv.Atoi(tok)
-			p = append(p, PathElem{Index: i})
+			p = append(p, PathElem{Index: i, IsIndex: true})
 			if i >= 0 && i < len(c) {
 				cur = c[i]
 			}
 		case map[string]any:
-			p = append(p, PathElem{Name: strings.Clone(tok), Index: -1})
+			p = append(p, PathElem{Name: strings.Clone(tok)})
 			cur = c[tok]
 		default:
-			p = append(p, PathElem{Name: strings.Clone(tok), Index: -1})
+			p = append(p, PathElem{Name: strings.Clone(tok)})
 		}
 	}
 	return p, cur

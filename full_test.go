@@ -17,11 +17,11 @@ func TestFullEngineViolations(t *testing.T) {
 	at := func(names ...string) Path {
 		p := Path{}
 		for _, n := range names {
-			p = append(p, PathElem{Name: n, Index: -1})
+			p = append(p, PathElem{Name: n})
 		}
 		return p
 	}
-	item := func(p Path, i int) Path { return append(p, PathElem{Index: i}) }
+	item := func(p Path, i int) Path { return append(p, PathElem{Index: i, IsIndex: true}) }
 	cases := []struct {
 		name, schema, args string
 		want               []Violation

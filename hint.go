@@ -32,7 +32,7 @@ func (v *Validator) hint(args []byte, vs []Violation) {
 		x := &vs[i]
 		switch x.Kind {
 		case KindType:
-			if x.Got == "null" && len(x.Path) > 0 && x.Path[len(x.Path)-1].Index < 0 {
+			if x.Got == "null" && len(x.Path) > 0 && !x.Path[len(x.Path)-1].IsIndex {
 				parent := v.nodeAt(x.Path[:len(x.Path)-1])
 				x.Optional = parent != nil && !parent.requires(x.Path[len(x.Path)-1].Name)
 			}
@@ -67,7 +67,7 @@ func (v *Validator) nodeAt(p Path) *node {
 		if n == nil || n.applicators {
 			return nil
 		}
-		if e.Index >= 0 {
+		if e.IsIndex {
 			n = n.item(e.Index)
 		} else {
 			n = n.memberSchema(e.Name)
@@ -102,7 +102,7 @@ func valueAt(args []byte, p Path) (int, bool) {
 			return 0, false
 		}
 		var found bool
-		if e.Index >= 0 {
+		if e.IsIndex {
 			i, found = itemAt(args, i, e.Index)
 		} else {
 			i, found = memberAt(args, i, e.Name)

@@ -99,7 +99,7 @@ func DetailedFormat(v Violation) string {
 	case v.Kind == KindAdditional && len(v.Declared) > 0:
 		names := make([]string, len(v.Declared))
 		for i, d := range v.Declared {
-			names[i] = quoted(Path{{Name: d, Index: -1}})
+			names[i] = quoted(Path{{Name: d}})
 		}
 		return m + " (the properties are " + strings.Join(names, ", ") + ")"
 	}
@@ -209,7 +209,7 @@ func predicate(v Violation) string {
 // subject is the text of the path a message is about, a.b[2]; a top-level name that is
 // not plain is its JSON string literal alone, "a.b", not a path's ["a.b"].
 func subject(p Path) string {
-	if len(p) == 1 && p[0].Index < 0 && !plainName(p[0].Name) {
+	if len(p) == 1 && !p[0].IsIndex && !plainName(p[0].Name) {
 		return string(appendQuotedName(nil, p[0].Name))
 	}
 	return p.String()
@@ -230,7 +230,7 @@ func sibling(p Path, name string) Path {
 	if len(s) > 0 {
 		s = s[:len(s)-1]
 	}
-	return append(s, PathElem{Name: name, Index: -1})
+	return append(s, PathElem{Name: name})
 }
 
 func first(s []string) string {

@@ -142,7 +142,7 @@ func appendPointer(b []byte, p Path, most int) ([]byte, bool) {
 			return b, false
 		}
 		b = append(b, '/')
-		if e.Index >= 0 {
+		if e.IsIndex {
 			b = strconv.AppendInt(b, int64(e.Index), 10)
 			continue
 		}

@@ -57,7 +57,7 @@ func TestNamesRenderAsWhatTheyAre(t *testing.T) {
 	}
 	seen := map[string]string{}
 	for _, c := range cases {
-		p := Path{{Name: "x", Index: -1}, {Name: c.name, Index: -1}, {Index: 0}}
+		p := Path{{Name: "x"}, {Name: c.name}, {Index: 0, IsIndex: true}}
 		want := "x" + c.path + "[0]"
 		if c.path == c.name {
 			want = "x." + c.path + "[0]"
@@ -101,17 +101,17 @@ func readBack(path string) string {
 // than pathShown steps shows its two ends around the count of steps left out.
 func TestLongNamesAndPathsAreElidedVisibly(t *testing.T) {
 	long := strings.Repeat("a", 40) + strings.Repeat("é", 15_940) + strings.Repeat("z", 20)
-	got := Path{{Name: long, Index: -1}}.String()
+	got := Path{{Name: long}}.String()
 	want := `["` + strings.Repeat("a", nameHead) + `"…(15952 characters not shown)…"` + strings.Repeat("z", nameTail) + `"]`
 	if got != want {
 		t.Errorf("a name of 16,000 characters renders as\n%s\nwant\n%s", got, want)
 	}
 	exact := strings.Repeat("b", nameShown)
-	if got := (Path{{Name: exact, Index: -1}}).String(); got != exact {
+	if got := (Path{{Name: exact}}).String(); got != exact {
 		t.Errorf("a name of %d characters renders as %s", nameShown, got)
 	}
 	escaped := strings.Repeat("\u200b", nameShown+1)
-	got = Path{{Name: escaped, Index: -1}}.String()
+	got = Path{{Name: escaped}}.String()
 	want = `["` + strings.Repeat(`\u200b`, nameHead) + `"…(17 characters not shown)…"` + strings.Repeat(`\u200b`, nameTail) + `"]`
 	if got != want {
 		t.Errorf("%d zero width spaces render as %s, want %s", nameShown+1, got, want)
@@ -119,7 +119,7 @@ func TestLongNamesAndPathsAreElidedVisibly(t *testing.T) {
 
 	var deep Path
 	for i := range 3 * pathShown {
-		deep = append(deep, PathElem{Name: string(rune('a' + i%26)), Index: -1}, PathElem{Index: i})
+		deep = append(deep, PathElem{Name: string(rune('a' + i%26))}, PathElem{Index: i, IsIndex: true})
 	}
 	got = deep.String()
 	want = "a[0].b[1].c[2].d[3].e[4][…100 levels not shown…].d[55].e[56].f[57].g[58].h[59]"

@@ -166,13 +166,14 @@ func (r *report) currentPath(name string, isMember bool) Path {
 	p := r.slab[len(r.slab) : len(r.slab)+n : len(r.slab)+n]
 	r.slab = r.slab[:len(r.slab)+n]
 	for i, e := range r.path {
-		p[i] = PathElem{Index: e.index}
 		if e.index < 0 {
-			p[i].Name = r.segName(i)
+			p[i] = PathElem{Name: r.segName(i)}
+		} else {
+			p[i] = PathElem{Index: e.index, IsIndex: true}
 		}
 	}
 	if isMember {
-		p[n-1] = PathElem{Name: name, Index: -1}
+		p[n-1] = PathElem{Name: name}
 	}
 	return p
 }
@@ -228,7 +229,7 @@ func (r *report) listed(v *Violation, name string, isMember bool) bool {
 // differ mostly differ at the end, where it starts.
 func (r *report) atPath(p Path, name string, isMember bool) bool {
 	if isMember {
-		if len(p) != len(r.path)+1 || p[len(p)-1].Name != name || p[len(p)-1].Index >= 0 {
+		if len(p) != len(r.path)+1 || p[len(p)-1].Name != name || p[len(p)-1].IsIndex {
 			return false
 		}
 		p = p[:len(p)-1]
@@ -238,7 +239,7 @@ func (r *report) atPath(p Path, name string, isMember bool) bool {
 	}
 	for i := len(p) - 1; i >= 0; i-- {
 		e := r.path[i]
-		if p[i].Index != e.index || e.index < 0 && !r.segIs(i, p[i].Name) {
+		if e.index >= 0 && (!p[i].IsIndex || p[i].Index != e.index) || e.index < 0 && (p[i].IsIndex || !r.segIs(i, p[i].Name)) {
 			return false
 		}
 	}

@@ -127,10 +127,12 @@ type Violation struct {
 	Optional bool     // KindType: the value is null and the member may be left out instead
 }
 
-// A PathElem is one step into the arguments: a member name, or an array index when Index >= 0.
+// A PathElem is one step into the arguments: an array item when IsIndex, else a member.
+// The zero PathElem is the member with the empty name.
 type PathElem struct {
-	Name  string
-	Index int
+	Name    string // the member's name
+	Index   int    // the item's index, from 0
+	IsIndex bool
 }
 
 // Path is the location of a value inside the arguments, from the outside in.
@@ -144,7 +146,7 @@ type Path []PathElem
 // not shown)…"<last 16>"], which no name can be; a path of more than 20 steps shows its
 // first 10 and last 10 around the count of the others: a.b[…12 levels not shown…].c.
 func (p Path) String() string {
-	if len(p) == 1 && p[0].Index < 0 && plainName(p[0].Name) {
+	if len(p) == 1 && !p[0].IsIndex && plainName(p[0].Name) {
 		return p[0].Name
 	}
 	var buf [64]byte
@@ -157,7 +159,7 @@ func (p Path) String() string {
 			i = len(p) - pathEnds
 		}
 		switch e := p[i]; {
-		case e.Index >= 0:
+		case e.IsIndex:
 			b = append(b, '[')
 			b = strconv.AppendInt(b, int64(e.Index), 10)
 			b = append(b, ']')
@@ -180,7 +182,7 @@ func (p Path) Pointer() string {
 	var b strings.Builder
 	for _, e := range p {
 		b.WriteByte('/')
-		if e.Index >= 0 {
+		if e.IsIndex {
 			b.WriteString(strconv.Itoa(e.Index))
 			continue
 		}

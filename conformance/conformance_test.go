@@ -296,9 +296,9 @@ func TestPlacedMatching(t *testing.T) {
 		for _, e := range elems {
 			switch e := e.(type) {
 			case int:
-				p = append(p, mcpvalidate.PathElem{Index: e})
+				p = append(p, mcpvalidate.PathElem{Index: e, IsIndex: true})
 			case string:
-				p = append(p, mcpvalidate.PathElem{Name: e, Index: -1})
+				p = append(p, mcpvalidate.PathElem{Name: e})
 			}
 		}
 		return mcpvalidate.Violation{Kind: kind, Path: p}

@@ -167,12 +167,12 @@ func at(data any, p mcpvalidate.Path) (any, bool) {
 		switch d := data.(type) {
 		case map[string]any:
 			v, ok := d[e.Name]
-			if !ok || e.Index >= 0 {
+			if !ok || e.IsIndex {
 				return nil, false
 			}
 			data = v
 		case []any:
-			if e.Index < 0 || e.Index >= len(d) {
+			if !e.IsIndex || e.Index >= len(d) {
 				return nil, false
 			}
 			data = d[e.Index]
@@ -209,7 +209,7 @@ func meantName(schema any, p mcpvalidate.Path, sent any) string {
 	for _, e := range p[:len(p)-1] {
 		m, _ := schema.(map[string]any)
 		props, _ := m["properties"].(map[string]any)
-		if e.Index >= 0 {
+		if e.IsIndex {
 			schema = m["items"]
 		} else {
 			schema = props[e.Name]
