@@ -18,8 +18,8 @@ import (
 // A SchemaError says why a schema cannot be compiled and where: Location is a JSON Pointer
 // fragment into the schema, such as #/properties/days/minimum.
 type SchemaError struct {
-	Location string
-	Reason   string
+	Location string // where in the schema
+	Reason   string // what is wrong there
 }
 
 // Error says where the schema is wrong and why.

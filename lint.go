@@ -14,9 +14,9 @@ import (
 // Advice is one remark of Lint on a schema: where (a JSON Pointer fragment), which rule,
 // and what a reviewer would say.
 type Advice struct {
-	Location string
-	Rule     string
-	Message  string
+	Location string // where in the schema
+	Rule     string // the rule's name, such as unbounded-array
+	Message  string // what to change, and why
 }
 
 // String renders the advice as "location: message [rule]".

@@ -18,8 +18,9 @@ import (
 // adapter.go.
 
 // A Guard validates tool calls before their handlers run. It holds the compiled schemas
-// and the counters, so create it once per server: Middleware does, and New gives access
-// to the counters. A Guard is safe for concurrent use.
+// and the counters, so create it once per server: [Middleware] does; [New] gives access
+// to [Guard.Stats] and to [Guard.CheckServer], which compiles every tool's schema at
+// start-up into the guard's cache. A Guard is safe for concurrent use.
 type Guard struct {
 	cfg       config
 	schemas   *schemaCache
@@ -73,14 +74,14 @@ func (o Outcome) String() string {
 // whole, as sent; violations that follow one another under a name share its bytes rather
 // than copy them.
 type Event struct {
-	Tool          string
+	Tool          string // the tool called
 	Outcome       Outcome
-	SessionID     string // empty when the transport has no session
-	ClientName    string // as the client declared itself at initialize, when known
-	ClientVersion string
-	Violations    []Violation // Refused, ResultRefused: why, in the arguments or the result
-	Err           error       // SchemaBroken: the compile error
-	Duration      time.Duration
+	SessionID     string        // empty when the transport has no session
+	ClientName    string        // as the client declared itself at initialize, when known
+	ClientVersion string        // likewise
+	Violations    []Violation   // Refused, ResultRefused: why, in the arguments or the result
+	Err           error         // SchemaBroken: the compile error
+	Duration      time.Duration // of the check alone, not of the handler
 	// ReportOnly: the guard runs WithReportOnly, so a call Refused or SchemaBroken was
 	// not refused: its handler ran; a result ResultRefused reached the client.
 	ReportOnly bool
@@ -520,7 +521,7 @@ func (r *repairs) accept(info callInfo) int {
 
 // ToolStats are one tool's counters.
 type ToolStats struct {
-	Tool     string
+	Tool     string // the tool's name
 	Accepted uint64 // calls whose arguments were valid
 	Refused  uint64 // calls refused for invalid arguments
 	Broken   uint64 // calls refused because the schema does not compile

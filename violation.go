@@ -107,7 +107,7 @@ func (k Kind) String() string {
 // text: a Formatter renders it. Argument values are never copied into it; Values and Limit
 // come from the schema.
 type Violation struct {
-	Kind    Kind
+	Kind    Kind     // what failed; it says which other fields are filled
 	Path    Path     // where in the arguments; empty for the arguments themselves
 	Keyword string   // the schema keyword that failed, such as "enum" or "required"
 	Types   []string // KindType, KindNot: JSON Schema type names
