@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpvalidate/mcpvalidate/core"
 )
 
 // This file is the adapter's room: everything that knows mcp-go. It finds the called
@@ -54,8 +55,8 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 		}
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			k := g.admit(ctx, req, next)
-			if g.refused(k.verdict) {
-				return g.refusal(k.verdict), nil
+			if k.verdict.Refused() {
+				return refusal(k.verdict), nil
 			}
 			if k.against != nil && g.placement.binds.Load() {
 				ctx = context.WithValue(ctx, checkedKey{g}, k.against) // a Handler inside needs not check again
@@ -63,7 +64,7 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 			if k.out == nil {
 				return next(ctx, req)
 			}
-			return g.checkResult(ctx, req, k.info, k.counters, k.out, next)
+			return g.checkResult(ctx, req, &k.call, k.out, next)
 		}
 	})
 	g.placement.ours.Store(funcPointer(mw), true)
@@ -85,18 +86,18 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 		if ctx.Value(checkedKey{g}) == c {
 			return h(ctx, req) // the middleware checked both
 		}
-		info, t := g.callInfo(server.ClientSessionFromContext(ctx), req.Params.Name), g.tool(req.Params.Name)
-		if vd := g.checkTool(info, t, req, c); g.refused(vd) {
-			return g.refusal(vd), nil
+		call := g.call(server.ClientSessionFromContext(ctx), req.Params.Name)
+		if vd := g.checkTool(&call, req, c); vd.Refused() {
+			return refusal(vd), nil
 		}
-		out, vd := g.resultValidator(info, t, &tool)
+		out, vd := g.resultValidator(&call, &tool)
 		switch {
-		case g.refused(vd):
-			return g.refusal(vd), nil
+		case vd.Refused():
+			return refusal(vd), nil
 		case out == nil:
 			return h(ctx, req)
 		}
-		return g.checkResult(ctx, req, info, t, out, h)
+		return g.checkResult(ctx, req, &call, out, h)
 	}
 	g.placement.binds.Store(true)
 	boundCode.Store(reflect.ValueOf(bound).Pointer())
@@ -106,7 +107,7 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 // checkResult runs h and, when its result is a success, checks the result's structured
 // content against the outputSchema's validator out: a result that does not match is
 // replaced by an error result that says the tool failed.
-func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, info callInfo, t *toolState, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
+func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *core.Call, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
 	res, err := h(ctx, req)
 	if err != nil || res == nil || res.IsError {
 		return res, err
@@ -115,8 +116,8 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, info c
 	if err != nil {
 		return nil, err
 	}
-	if vd := g.decideResult(info, t, out, content); g.refused(vd) {
-		return g.refusal(vd), nil
+	if vd := g.core.CheckResult(call, out, content); vd.Refused() {
+		return refusal(vd), nil
 	}
 	return res, nil
 }
@@ -139,9 +140,9 @@ func structuredContent(raw json.RawMessage, value any) ([]byte, error) {
 
 // refusal is the tool result that answers a refused call: isError, the verdict's text, and
 // its violations as data in _meta.
-func (g *Guard) refusal(vd verdict) *mcp.CallToolResult {
-	res := mcp.NewToolResultError(vd.text)
-	if m := g.meta(vd); m != nil {
+func refusal(vd core.Verdict) *mcp.CallToolResult {
+	res := mcp.NewToolResultError(vd.Text())
+	if m := vd.Meta(); m != nil {
 		res.Meta = &mcp.Meta{AdditionalFields: map[string]any{MetaKey: m}}
 	}
 	return res
@@ -223,17 +224,17 @@ func (g *Guard) bound(next server.ToolHandlerFunc) bool {
 // in its place.
 func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.TaskToolHandlerFunc {
 	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
-	failed := func(vd verdict) *mcp.CreateTaskResult {
-		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent(vd.text)}, IsError: true}
+	failed := func(vd core.Verdict) *mcp.CreateTaskResult {
+		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent(vd.Text())}, IsError: true}
 	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
-		info, t := g.callInfo(server.ClientSessionFromContext(ctx), req.Params.Name), g.tool(req.Params.Name)
-		if vd := g.checkTool(info, t, req, g.schemaFor(&tool, key)); g.refused(vd) {
+		call := g.call(server.ClientSessionFromContext(ctx), req.Params.Name)
+		if vd := g.checkTool(&call, req, g.schemaFor(&tool, key)); vd.Refused() {
 			return failed(vd), nil
 		}
-		out, vd := g.resultValidator(info, t, &tool)
+		out, vd := g.resultValidator(&call, &tool)
 		switch {
-		case g.refused(vd):
+		case vd.Refused():
 			return failed(vd), nil
 		case out == nil:
 			return h(ctx, req)
@@ -246,7 +247,7 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 		if err != nil {
 			return nil, err
 		}
-		if vd := g.decideResult(info, t, out, content); g.refused(vd) {
+		if vd := g.core.CheckResult(&call, out, content); vd.Refused() {
 			return failed(vd), nil
 		}
 		return res, nil
@@ -255,11 +256,10 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 
 // checked is what admit found of one call.
 type checked struct {
-	verdict
-	against  *compilation // the compilation checked; nil when the registration is not next's
-	out      *Validator   // of the tool's outputSchema, when the result is to be checked
-	info     callInfo
-	counters *toolState
+	verdict core.Verdict
+	against *core.Schema // the schema checked; nil when the registration is not next's
+	out     *Validator   // of the tool's outputSchema, when the result is to be checked
+	call    core.Call
 }
 
 // admit validates one call against the schema registered with next, the handler mcp-go
@@ -267,15 +267,15 @@ type checked struct {
 func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) checked {
 	session := server.ClientSessionFromContext(ctx)
 	srv := server.ServerFromContext(ctx)
-	k := checked{info: g.callInfo(session, req.Params.Name), counters: g.tool(req.Params.Name)}
+	k := checked{call: g.call(session, req.Params.Name)}
 	st, ok := findTool(srv, session, req.Params.Name)
 	switch {
 	case !ok && srv == nil:
-		k.verdict = g.decide(k.info, k.counters, outsideServer, nil, nil)
+		k.verdict = g.core.Check(&k.call, outsideServer, nil, nil)
 		return k
 	case !ok:
 		// Deleted since mcp-go chose its handler.
-		k.verdict = g.refuseReplaced(k.info, k.counters)
+		k.verdict = g.core.Replaced(&k.call)
 		return k
 	case funcPointer(st.Handler) == funcPointer(next):
 		if in := &g.placement.innermost; in.Load() != srv {
@@ -284,16 +284,16 @@ func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.
 	case sameCode(st.Handler, next) || g.last(srv):
 		// The handler about to run is not the one registered now: the tool was registered
 		// again after mcp-go chose it, and the handler's own schema is not known here.
-		k.verdict = g.refuseReplaced(k.info, k.counters)
+		k.verdict = g.core.Replaced(&k.call)
 		return k
 	}
 	k.against = g.schemaFor(&st.Tool, keyOf(st.Tool.RawInputSchema, &st.Tool.InputSchema))
-	k.verdict = g.checkTool(k.info, k.counters, req, k.against)
-	if !g.cfg.outputs || !declaresOutput(&st.Tool) || g.refused(k.verdict) {
+	k.verdict = g.checkTool(&k.call, req, k.against)
+	if !g.core.ChecksResults() || !declaresOutput(&st.Tool) || k.verdict.Refused() {
 		return k
 	}
-	out, broken := g.resultValidator(k.info, k.counters, &st.Tool)
-	if broken.text != "" {
+	out, broken := g.resultValidator(&k.call, &st.Tool)
+	if broken.Found() {
 		k.verdict = broken
 		return k
 	}
@@ -304,23 +304,23 @@ func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.
 // resultValidator returns the validator of the tool's outputSchema when results are
 // checked and the tool declares one, else nil; and, when that schema does not compile,
 // the verdict that refuses the call, as a broken input schema does.
-func (g *Guard) resultValidator(info callInfo, ts *toolState, t *mcp.Tool) (*Validator, verdict) {
-	if !g.cfg.outputs || !declaresOutput(t) {
-		return nil, verdict{}
+func (g *Guard) resultValidator(call *core.Call, t *mcp.Tool) (*Validator, core.Verdict) {
+	if !g.core.ChecksResults() || !declaresOutput(t) {
+		return nil, core.Verdict{}
 	}
-	return g.usable(info, ts, g.outputSchemaFor(t))
+	return g.core.ResultValidator(call, g.outputSchemaFor(t))
 }
 
 // outputSchemaFor returns the compilation of t's outputSchema, compiling it on the first
 // call that declares its text.
-func (g *Guard) outputSchemaFor(t *mcp.Tool) *compilation {
+func (g *Guard) outputSchemaFor(t *mcp.Tool) *core.Schema {
 	key := keyOf(t.RawOutputSchema, (*mcp.ToolInputSchema)(&t.OutputSchema))
 	key.output = true
-	if c := g.schemas.lookup(key); c != nil {
-		return c
+	if s := g.core.Lookup(key); s != nil {
+		return s
 	}
 	text, err := outputSchemaOf(t)
-	return g.schemas.bind(key, [2]any{t.RawOutputSchema, t.OutputSchema}, text, err)
+	return g.core.Bind(key, [2]any{t.RawOutputSchema, t.OutputSchema}, text, err)
 }
 
 // declaresOutput reports whether tools/list advertises an outputSchema for t.
@@ -346,19 +346,19 @@ func sameCode(f, g server.ToolHandlerFunc) bool {
 
 // schemaFor returns the compilation of tool's schema, compiling it on the first call that
 // declares its text.
-func (g *Guard) schemaFor(tool *mcp.Tool, key schemaKey) *compilation {
-	if c := g.schemas.lookup(key); c != nil {
-		return c
+func (g *Guard) schemaFor(tool *mcp.Tool, key schemaKey) *core.Schema {
+	if s := g.core.Lookup(key); s != nil {
+		return s
 	}
 	text, err := schemaOf(tool)
-	return g.schemas.bind(key, [2]any{tool.RawInputSchema, tool.InputSchema}, text, err)
+	return g.core.Bind(key, [2]any{tool.RawInputSchema, tool.InputSchema}, text, err)
 }
 
-func (g *Guard) checkTool(info callInfo, t *toolState, req mcp.CallToolRequest, c *compilation) verdict {
-	return g.decide(info, t, c, req.Params.RawArguments, req.Params.Arguments)
+func (g *Guard) checkTool(call *core.Call, req mcp.CallToolRequest, s *core.Schema) core.Verdict {
+	return g.core.Check(call, s, req.Params.RawArguments, req.Params.Arguments)
 }
 
-var outsideServer = &compilation{err: errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?")}
+var outsideServer = core.Unusable(errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?"))
 
 func findTool(srv *server.MCPServer, session server.ClientSession, name string) (server.ServerTool, bool) {
 	if s, ok := session.(server.SessionWithTools); ok {
@@ -374,18 +374,18 @@ func findTool(srv *server.MCPServer, session server.ClientSession, name string) 
 	return server.ServerTool{}, false
 }
 
-// callInfo names the call's session; the client's name and version only for observers.
-func (g *Guard) callInfo(session server.ClientSession, tool string) callInfo {
-	info := callInfo{tool: tool}
+// call names the call's session; the client's name and version only for observers.
+func (g *Guard) call(session server.ClientSession, tool string) core.Call {
+	call := core.Call{Tool: tool}
 	if session == nil {
-		return info
+		return call
 	}
-	info.session = session.SessionID()
-	if c, ok := session.(server.SessionWithClientInfo); ok && len(g.cfg.observers) > 0 {
+	call.Session = session.SessionID()
+	if c, ok := session.(server.SessionWithClientInfo); ok && g.core.Observed() {
 		impl := c.GetClientInfo()
-		info.client, info.clientVersion = impl.Name, impl.Version
+		call.Client, call.ClientVersion = impl.Name, impl.Version
 	}
-	return info
+	return call
 }
 
 // schemaKey identifies a tool's schema by the identity of the values it is built from:
@@ -488,13 +488,13 @@ func (g *Guard) CheckServer(srv *server.MCPServer) error {
 	var errs []error
 	for _, name := range names {
 		tool := &tools[name].Tool
-		if _, err := g.schemas.validator(g.schemaFor(tool, keyOf(tool.RawInputSchema, &tool.InputSchema))); err != nil {
+		if _, err := g.core.Compiled(g.schemaFor(tool, keyOf(tool.RawInputSchema, &tool.InputSchema))); err != nil {
 			errs = append(errs, &ToolError{Tool: name, Schema: "inputSchema", Err: err})
 		}
-		if !g.cfg.outputs || !declaresOutput(tool) {
+		if !g.core.ChecksResults() || !declaresOutput(tool) {
 			continue
 		}
-		if _, err := g.schemas.validator(g.outputSchemaFor(tool)); err != nil {
+		if _, err := g.core.Compiled(g.outputSchemaFor(tool)); err != nil {
 			errs = append(errs, &ToolError{Tool: name, Schema: "outputSchema", Err: err})
 		}
 	}

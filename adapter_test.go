@@ -338,7 +338,6 @@ func TestFieldOffset(t *testing.T) {
 // find it: no schema is compiled twice, and CheckServer itself counts no call.
 func TestGuardCheckServer(t *testing.T) {
 	g := New(WithOutputValidation())
-	compilations := countCompilations(g)
 	srv, calls := weatherServer(t, g)
 	handler := forecast(calls)
 	srv.AddTool(mcp.NewToolWithRawSchema("zeta", "", json.RawMessage(`{"type":"strnig"}`)), handler)
@@ -368,11 +367,8 @@ func TestGuardCheckServer(t *testing.T) {
 		t.Errorf("broken schemas %v, want %v", got, want)
 	}
 	// weather and gamma share one text: 6 texts, 7 bindings (beta has two schemas).
-	if n := compilations.Load(); n != 6 {
-		t.Errorf("%d compilations, want 6", n)
-	}
-	if c, b, _ := g.schemas.size(); c != 6 || b != 7 {
-		t.Errorf("cache holds %d compilations and %d bindings, want 6 and 7", c, b)
+	if st := g.Core().CacheStats(); st.Compiled != 6 || st.Texts != 6 || st.Bindings != 7 {
+		t.Errorf("cache %+v, want 6 compilations and texts, 7 bindings", st)
 	}
 	if st := g.Stats(); len(st) != 0 {
 		t.Errorf("CheckServer counted calls: %+v", st)
@@ -394,7 +390,7 @@ func TestGuardCheckServer(t *testing.T) {
 	if err := g.CheckServer(srv); err == nil {
 		t.Error("CheckServer again: no error")
 	}
-	if n := compilations.Load(); n != 6 {
+	if n := g.Core().CacheStats().Compiled; n != 6 {
 		t.Errorf("after the calls and CheckServer again, %d compilations, want 6", n)
 	}
 }

@@ -11,17 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// countCompilations makes g count the schemas it compiles.
-func countCompilations(g *Guard) *atomic.Int64 {
-	var n atomic.Int64
-	build := g.schemas.build
-	g.schemas.build = func(schema []byte) (*Validator, error) {
-		n.Add(1)
-		return build(schema)
-	}
-	return &n
-}
-
 // enumTool is a tool with a 5,000-value enum, built afresh on each call as a session
 // would build its own copy: the same schema text from values of its own.
 func enumTool(name string) mcp.Tool {
@@ -51,7 +40,6 @@ func enumSessions(t testing.TB, srv *server.MCPServer, n int) []*toolSession {
 
 func TestSchemaCompiledOncePerText(t *testing.T) {
 	g := New()
-	compilations := countCompilations(g)
 	srv, _ := weatherServer(t, g)
 	sessions := enumSessions(t, srv, 6)
 	srv.AddTool(enumTool("choose"), forecast(new(atomic.Int64)))
@@ -68,11 +56,8 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 			t.Fatal("server tool refused a valid call")
 		}
 	}
-	if n := compilations.Load(); n != 1 {
-		t.Errorf("7 tools with one schema text: %d compilations, want 1", n)
-	}
-	if c, b, _ := g.schemas.size(); c != 1 || b != 7 {
-		t.Errorf("cache holds %d compilations and %d bindings, want 1 and 7", c, b)
+	if st := g.Core().CacheStats(); st.Compiled != 1 || st.Texts != 1 || st.Bindings != 7 {
+		t.Errorf("7 tools with one schema text: %+v, want 1 compilation, 1 text and 7 bindings", st)
 	}
 }
 
@@ -80,9 +65,13 @@ func TestCacheBudgetEvictsGradually(t *testing.T) {
 	schema := func(i int) json.RawMessage {
 		return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"days":{"type":"integer","maximum":%d}}}`, 1000+i))
 	}
-	budget := 20 * (compiledCost(string(schema(0))) + bindingCost(string(schema(0))))
+	// What one such tool holds, measured on a guard of its own.
+	probe := New()
+	probeSrv, _ := weatherServer(t, probe)
+	probeSrv.AddTool(mcp.NewToolWithRawSchema("probe", "", schema(0)), forecast(new(atomic.Int64)))
+	invoke(t, probeSrv, nil, "probe", map[string]any{"days": 1})
+	budget := 20 * probe.Core().CacheStats().Held
 	g := New(WithCacheBudget(budget))
-	compilations := countCompilations(g)
 	srv, _ := weatherServer(t, g)
 	for i := range 500 { // tools that come and go, while weather is called all along
 		name := fmt.Sprintf("tool-%d", i)
@@ -92,15 +81,15 @@ func TestCacheBudgetEvictsGradually(t *testing.T) {
 		if _, isErr := invoke(t, srv, nil, "weather", map[string]any{"location": "Paris"}); isErr {
 			t.Fatal("valid call refused")
 		}
-		if _, _, held := g.schemas.size(); held > budget {
+		if held := g.Core().CacheStats().Held; held > budget {
 			t.Fatalf("after %d tools the cache holds %d bytes, over its budget of %d", i+1, held, budget)
 		}
 	}
-	if n := compilations.Load(); n != 501 {
+	if n := g.Core().CacheStats().Compiled; n != 501 {
 		t.Errorf("%d compilations, want 501: weather's schema, called all along, was evicted", n)
 	}
-	if c, _, _ := g.schemas.size(); c < 10 {
-		t.Errorf("the cache keeps %d compilations: eviction is not gradual", c)
+	if n := g.Core().CacheStats().Texts; n < 10 {
+		t.Errorf("the cache keeps %d compilations: eviction is not gradual", n)
 	}
 }
 

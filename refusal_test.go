@@ -189,36 +189,6 @@ func TestFormatterOutputIsBounded(t *testing.T) {
 	}
 }
 
-// BenchmarkRefusalText: the cost of a refusal's text, validation aside: the seed's four
-// violations, and the 20 violations (and a closing count) of the 960 KB request.
-func BenchmarkRefusalText(b *testing.B) {
-	g := New()
-	seed, err := Compile([]byte(weatherSchema))
-	if err != nil {
-		b.Fatal(err)
-	}
-	deep, err := Compile([]byte(recursiveSchema))
-	if err != nil {
-		b.Fatal(err)
-	}
-	msg := nestedCall(60, 16_000, 30)
-	args := msg[strings.Index(string(msg), `"arguments":`)+len(`"arguments":`) : len(msg)-2]
-	for _, c := range []struct {
-		name string
-		vs   []Violation
-	}{
-		{"seed", seed.Validate([]byte(`{"days": 2.5, "units": "k", "x": 1}`))},
-		{"960KB-nested", deep.Validate(args)},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				g.render(c.vs)
-			}
-		})
-	}
-}
-
 // clientSession is a session whose client declared itself at initialize.
 type clientSession struct {
 	toolSession

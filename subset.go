@@ -1,148 +1,28 @@
 package mcpvalidate
 
-// The core's entry points: Compile, Validator and the choice between the quick and the
-// explaining pass.
+// Compile, Validator and Lint: the strict subset validator of the core package, for a
+// schema checked outside a server.
 
-import (
-	"strconv"
-	"sync"
-	"sync/atomic"
-)
+import "github.com/mcpvalidate/mcpvalidate/core"
 
-// A Validator checks tool arguments against one compiled inputSchema. It is immutable and
-// safe for concurrent use.
-type Validator struct {
-	root *node
-	// objectRoot: only the root's own keywords apply to arguments that are an object, and
-	// they allow one, so such arguments go straight to the object scanner.
-	objectRoot bool
-	cfg        config
-	full       *fullEngine // set under WithFullEngine
-	// The explaining pass allocates nothing on a valid call either: the state of a finished
-	// call is kept for the next, one at hand for the common case of one call at a time, the
-	// others in a pool. The quick pass needs no state.
-	spare atomic.Pointer[state]
-	pool  sync.Pool
-}
+// A Validator checks tool arguments against one compiled inputSchema: Validate takes the
+// raw bytes, ValidateValue decoded arguments. It is immutable and safe for concurrent use.
+// See [core.Validator].
+type Validator = core.Validator
 
 // Compile compiles a tool's inputSchema (JSON Schema 2020-12; 2019-09, draft-07, draft-06
-// and draft-04 when $schema names them). Errors are *SchemaError values naming the place.
-func Compile(schema []byte, opts ...Option) (*Validator, error) {
-	return compileWith(schema, newConfig(opts))
-}
+// and draft-04 when its $schema names them). A schema that cannot be compiled gives a
+// [*SchemaError]. See [core.Compile].
+func Compile(schema []byte, opts ...Option) (*Validator, error) { return core.Compile(schema, opts...) }
 
-func compileWith(schema []byte, cfg config) (*Validator, error) {
-	tree, err := parseSchema(schema)
-	if err != nil {
-		return nil, &SchemaError{Location: "#", Reason: "not valid JSON: " + err.Error()}
-	}
-	if cfg.fullEngine {
-		full, err := compileFull(schema, tree, cfg)
-		if err != nil {
-			return nil, err
-		}
-		return &Validator{cfg: cfg, full: full}, nil
-	}
-	d := draft2020
-	if o, ok := tree.(*schemaObject); ok {
-		if s, ok := o.get("$schema"); ok {
-			uri, _ := s.(string)
-			dd, known := dialectOf(uri)
-			if !known {
-				return nil, &SchemaError{Location: "#/$schema", Reason: "unknown dialect " + strconv.Quote(uri) + ": use JSON Schema 2020-12, 2019-09, draft-07, draft-06 or draft-04"}
-			}
-			d = dd
-		}
-	}
-	root, err := compileSubset(tree, cfg, d)
-	if err != nil {
-		return nil, err
-	}
-	v := &Validator{root: root, cfg: cfg}
-	v.objectRoot = !root.applicators && !root.reject && root.enum == nil && root.constant == nil &&
-		(root.types == 0 || root.types&tObject != 0)
-	return v, nil
-}
+// A SchemaError says why a schema cannot be compiled and where: Location is a JSON Pointer
+// fragment into the schema, such as #/properties/days/minimum.
+type SchemaError = core.SchemaError
 
-// Validate checks the arguments as they came over the wire. It returns nil when they are
-// valid; otherwise the violations: at each object, first every missing required member in
-// the order of "required", then the members in their order in args.
-func (v *Validator) Validate(args []byte) []Violation {
-	var vs []Violation
-	switch {
-	case v.full != nil:
-		// Syntax, depth and duplicate names first: decoding for the engine would hide them.
-		if vs = v.wellFormed(args, true); vs == nil {
-			vs = v.full.validate(args, v.cfg.maxViolations)
-		}
-	case v.quickValid(args):
-		return nil
-	default:
-		vs = v.violations(args)
-	}
-	if vs != nil && v.cfg.hints {
-		v.hint(args, vs)
-	}
-	return vs
-}
+// Lint reviews a tool's inputSchema the way a strict reviewer would: open objects, unbounded
+// arrays, identifiers without a pattern, values a description lists without an enum. See
+// [core.Lint].
+func Lint(schema []byte, opts ...Option) ([]Advice, error) { return core.Lint(schema, opts...) }
 
-// violations runs the explaining pass: it finds every violation, in order, with its path.
-func (v *Validator) violations(args []byte) []Violation {
-	s := v.state(args)
-	s.root()
-	out := s.result()
-	v.release(s)
-	return out
-}
-
-// root checks the whole arguments against the whole schema.
-func (s *state) root() {
-	s.skipWS()
-	if s.v.objectRoot && s.pos < len(s.data) && s.data[s.pos] == '{' {
-		s.object(s.v.root, 0)
-	} else {
-		s.value(s.v.root, 0)
-	}
-	s.end()
-}
-
-// wellFormed checks only what holds for every schema: one JSON value, nested no deeper
-// than the limit, with unique member names. forEngine also refuses numbers the full
-// engine cannot take.
-func (v *Validator) wellFormed(args []byte, forEngine bool) []Violation {
-	s := v.state(args)
-	s.forEngine = forEngine
-	s.value(nil, 0)
-	s.end()
-	out := s.result()
-	v.release(s)
-	return out
-}
-
-func (v *Validator) state(args []byte) *state {
-	s := v.spare.Swap(nil)
-	if s == nil {
-		s, _ = v.pool.Get().(*state)
-	}
-	if s == nil {
-		s = &state{}
-	}
-	s.reset(v, args)
-	return s
-}
-
-// release keeps a finished call's state for the next one, without the memory a large or
-// hostile call made it grow.
-func (v *Validator) release(s *state) {
-	if s.oversized() {
-		return
-	}
-	s.data = nil
-	if len(s.typeLists) > 0 {
-		clear(s.typeLists)
-		s.typeLists = s.typeLists[:0]
-	}
-	if !v.spare.CompareAndSwap(nil, s) {
-		v.pool.Put(s)
-	}
-}
+// Advice is one remark of [Lint] on a schema: where, which rule, and what to change.
+type Advice = core.Advice

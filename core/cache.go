@@ -1,0 +1,174 @@
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// This file is the middleware's room: the compiled schemas a guard keeps. A schema is
+// compiled once per distinct text, however many tools and sessions declare it, and what
+// the cache holds stays within a memory budget.
+//
+// A call finds its compilation through the identity of the values its tool's schema is
+// built from (a key the adapter makes): no schema is read and no lock taken. Only an identity not seen
+// before has its schema's text made and looked up, and only a text not seen before is
+// compiled.
+
+// A Schema is one schema text in a guard's cache, compiled on first use and shared by
+// every binding to that text ([Guard.Bind]).
+type Schema struct {
+	text string // the cache's key; "\x00" and an error for a schema that has no text
+	once sync.Once
+	v    *Validator
+	err  error
+	cost int64
+	refs int // bindings to it; it is dropped with the last
+}
+
+// binding ties a schema's identity to its compilation. keep holds the values the identity's
+// addresses point into, so that they cannot be reused for another schema while it lives.
+type binding struct {
+	key  any
+	c    *Schema
+	keep any
+	cost int64
+	used atomic.Bool // looked up since the clock hand last passed
+}
+
+// schemaCache evicts with a clock: the hand passes over bindings in the order they were
+// made, spares those used since it last passed, and evicts the others one at a time until
+// the cache is back within its budget. A full cache sheds its coldest entries; it never
+// starts over.
+type schemaCache struct {
+	byKey    sync.Map // key -> *binding, read without the lock
+	build    func([]byte) (*Validator, error)
+	compiled atomic.Int64
+
+	mu     sync.Mutex
+	byText map[string]*Schema
+	ring   []*binding
+	hand   int
+	held   int64
+	budget int64
+}
+
+// DefaultCacheBudget is the memory, in bytes, that one guard's compiled schemas may hold
+// unless WithCacheBudget says otherwise.
+const DefaultCacheBudget = 64 << 20
+
+// Estimated bytes held. A compilation holds about 8 to 60 times its schema's text
+// (measured on the seed's schemas, a recursive filter tree and a 5,000-value enum) and
+// keeps the text as its key; a binding keeps the tool's own schema values alive.
+func compiledCost(text string) int64 { return 2048 + 24*int64(len(text)) }
+func bindingCost(text string) int64  { return 256 + int64(len(text)) }
+
+func newSchemaCache(budget int64, build func([]byte) (*Validator, error)) *schemaCache {
+	return &schemaCache{byText: map[string]*Schema{}, budget: budget, build: build}
+}
+
+// lookup returns the compilation bound to key, or nil.
+func (sc *schemaCache) lookup(key any) *Schema {
+	v, ok := sc.byKey.Load(key)
+	if !ok {
+		return nil
+	}
+	b := v.(*binding)
+	if !b.used.Load() {
+		b.used.Store(true)
+	}
+	return b.c
+}
+
+// bind binds key to the compilation of text, which the caller made from the values keep
+// holds. A schema whose text could not be made is bound to a compilation that fails with err.
+func (sc *schemaCache) bind(key any, keep any, text []byte, err error) *Schema {
+	s := string(text)
+	if err != nil {
+		s = "\x00" + err.Error()
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if v, ok := sc.byKey.Load(key); ok {
+		return v.(*binding).c
+	}
+	c := sc.byText[s]
+	if c == nil {
+		c = &Schema{text: s, err: err, cost: compiledCost(s)}
+		sc.byText[s] = c
+		sc.held += c.cost
+	}
+	c.refs++
+	b := &binding{key: key, c: c, keep: keep, cost: bindingCost(s)}
+	b.used.Store(true)
+	sc.ring = append(sc.ring, b)
+	sc.held += b.cost
+	sc.byKey.Store(key, b)
+	sc.shed(b)
+	return c
+}
+
+// validator compiles c on first use, outside the cache's lock, so that a large schema
+// being compiled holds up no other tool's calls.
+func (sc *schemaCache) validator(c *Schema) (*Validator, error) {
+	c.once.Do(func() {
+		if c.err == nil {
+			sc.compiled.Add(1)
+			c.v, c.err = sc.build([]byte(c.text))
+		}
+	})
+	return c.v, c.err
+}
+
+// shed evicts bindings, coldest first, until the cache is within its budget; spare is never
+// evicted, so a schema larger than the whole budget still serves its calls.
+func (sc *schemaCache) shed(spare *binding) {
+	for sc.held > sc.budget && len(sc.ring) > 1 {
+		if sc.hand >= len(sc.ring) {
+			sc.hand = 0
+		}
+		b := sc.ring[sc.hand]
+		if b == spare || b.used.Load() {
+			b.used.Store(false)
+			sc.hand++
+			continue
+		}
+		sc.evict(sc.hand)
+	}
+}
+
+// evict drops the binding at ring[i], and its compilation with the last binding to it.
+// The last binding takes its place, to be looked at next.
+func (sc *schemaCache) evict(i int) {
+	b := sc.ring[i]
+	last := len(sc.ring) - 1
+	sc.ring[i] = sc.ring[last]
+	sc.ring[last] = nil
+	sc.ring = sc.ring[:last]
+	sc.byKey.Delete(b.key)
+	sc.held -= b.cost
+	if b.c.refs--; b.c.refs == 0 {
+		delete(sc.byText, b.c.text)
+		sc.held -= b.c.cost
+	}
+}
+
+// size reports how many compilations and bindings the cache holds, and their estimated bytes.
+func (sc *schemaCache) size() (compilations, bindings int, held int64) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return len(sc.byText), len(sc.ring), sc.held
+}
+
+// CacheStats say what a guard's schema cache holds.
+type CacheStats struct {
+	Texts    int   // distinct schema texts, each compiled at most once
+	Compiled int64 // compilations run since the guard was made, evicted ones included
+	Bindings int   // schema identities bound to a text (see Guard.Bind)
+	Held     int64 // bytes the cache estimates it holds, within WithCacheBudget
+}
+
+// CacheStats returns what the guard's schema cache holds now.
+func (g *Guard) CacheStats() CacheStats {
+	texts, bindings, held := g.schemas.size()
+	return CacheStats{Texts: texts, Compiled: g.schemas.compiled.Load(), Bindings: bindings, Held: held}
+}

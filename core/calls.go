@@ -1,0 +1,62 @@
+package core
+
+import "errors"
+
+// The guard's side of a framework adapter: a framework's tools/call comes in as a Call
+// and a Schema, a Verdict goes out. The adapters of this module (mcp-go in the root
+// package, go-sdk in gosdk) use only this; an adapter for another framework can too.
+
+// A Call is one tools/call as the adapter knows it, besides its arguments. The adapter
+// fills the exported fields; the guard keeps the tool's counters in it, so that the checks
+// of one call (its arguments, then its result) find them once.
+type Call struct {
+	Tool          string // the tool called
+	Session       string // the session's ID; empty when the transport has none
+	Client        string // the client's name, as it declared itself at initialize
+	ClientVersion string
+
+	counters *toolState
+}
+
+// counters returns the counters of the call's tool.
+func (g *Guard) counters(call *Call) *toolState {
+	if call.counters == nil {
+		call.counters = g.tool(call.Tool)
+	}
+	return call.counters
+}
+
+// Observed reports whether the guard has observers, the only ones told the client's name
+// and version: an adapter that must look them up may skip it otherwise.
+func (g *Guard) Observed() bool { return len(g.cfg.observers) > 0 }
+
+// ChecksResults reports whether results are checked against their tool's outputSchema
+// ([WithOutputValidation]).
+func (g *Guard) ChecksResults() bool { return g.cfg.outputs }
+
+// Lookup returns the schema bound to key by [Guard.Bind], or nil. The adapter chooses the
+// key: any comparable value that identifies the schema's values without reading them, such
+// as their addresses, so that a call finds its compiled schema without a lock and without
+// reading the schema.
+func (g *Guard) Lookup(key any) *Schema { return g.schemas.lookup(key) }
+
+// Bind binds key to the compilation of the schema text (or to err, when the adapter cannot
+// make the text) and returns it. A text seen before shares its compilation; keep holds the
+// values key's addresses point into, so that they are not reused while the binding lives.
+// The text is compiled on first use, and the cache stays within [WithCacheBudget].
+func (g *Guard) Bind(key, keep any, text []byte, err error) *Schema {
+	return g.schemas.bind(key, keep, text, err)
+}
+
+// Compiled compiles s if it is not compiled yet and returns its validator, or why it does
+// not compile.
+func (g *Guard) Compiled(s *Schema) (*Validator, error) { return g.schemas.validator(s) }
+
+// Unusable is a schema that cannot be found or made: every call checked against it is
+// refused as a call to a broken schema is, and the observers are told err.
+func Unusable(err error) *Schema {
+	if err == nil {
+		err = errors.New("mcpvalidate: no schema")
+	}
+	return &Schema{text: "\x00", err: err}
+}

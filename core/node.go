@@ -1,0 +1,234 @@
+package core
+
+import "encoding/binary"
+
+// A compiled schema, a node, and how validation moves through it: to the schema that
+// applies in its place, to a member's or an item's schema, to the schemas below it.
+
+// node is one compiled schema. The zero node accepts everything.
+type node struct {
+	loc    string // JSON Pointer fragment, for messages about the schema itself
+	reject bool   // the schema false
+
+	types     typeSet
+	typeNames []string // as the schema lists them
+
+	enum         *valueSet
+	enumTexts    []string
+	constant     *valueSet
+	constantText string
+
+	minLength, maxLength int // -1 when absent
+	pattern              *pattern
+	format               string
+	checkFormat          func(string) bool
+
+	minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf *bound
+
+	props      []prop
+	propIndex  map[string]int // for objects with many properties
+	patterns   []patternProp  // patternProperties, in schema order
+	names      *node          // propertyNames: nil allows any name
+	slots      []string       // member names tracked for presence
+	slotIndex  map[string]int // position of each name in slots
+	required   []int          // slots
+	dependents []dependent
+	additional *node // nil: any other member is allowed
+	// firstBytes marks the first bytes of the declared names as written, when no other member
+	// is allowed and every name is written without escapes; else nil.
+	firstBytes *[256]bool
+	minProps   int
+	maxProps   int // -1 when absent
+	// requiredOnly: at most 64 tracked names and no keyword on the whole object but required,
+	// which then holds when the names present cover requiredMask.
+	requiredOnly bool
+	requiredMask uint64
+
+	prefix     []*node
+	items      *node  // nil: any further item is allowed
+	extraItems string // the keyword of items: items, or additionalItems beside tuple items
+	minItems   int
+	maxItems   int // -1 when absent
+	uniqueItem bool
+	contains   *node
+	// minContains and maxContains bound the items contains matches, when it is present;
+	// -1 when absent, which for minContains means at least one.
+	minContains, maxContains int
+
+	ref                 *node
+	allOf, anyOf, oneOf []*node
+	not                 *node
+	ifn, then, elsen    *node
+	// bareIf is an if without then or else: it asserts nothing, but the members and items
+	// it evaluates when it holds count for unevaluatedProperties and unevaluatedItems.
+	bareIf *node
+	// unevaluatedProperties and unevaluatedItems (unevaluated.go); nil when absent.
+	// containsEvaluates: items that contains matches count as evaluated (2020-12).
+	unevalProps, unevalItems *node
+	containsEvaluates        bool
+
+	keywords    keywordSet // that constrain anything (keywords.go)
+	quick       bool       // the quick pass decides this schema and all below it (quick.go)
+	refOnly     bool       // nothing but $ref applies: validation follows it directly
+	inPlaceOnly bool       // no keyword but applicators: the value is scanned only through them
+	applicators bool       // any of ref, allOf, anyOf, oneOf, not, if
+	objectWork  bool       // any keyword that looks inside an object
+	arrayWork   bool
+	numberWork  bool // enum, const or a numeric bound
+	intBounds   bool // no enum or const, and every numeric bound is a small integer
+	stringWork  bool // enum, const, a length, a pattern or an asserted format
+}
+
+// target is the schema that applies in n's place: n itself or, when nothing but a $ref
+// applies, where the references lead; nil for nil.
+func (n *node) target() *node {
+	for n != nil && n.refOnly {
+		n = n.ref
+	}
+	return n
+}
+
+type prop struct {
+	name   string
+	quoted string // name and its closing quote, when the name needs no escape; else ""
+	// The first 16 bytes of quoted as two little-endian words, with masks for the bytes it
+	// fills, so that a short name is recognised in two comparisons.
+	words, masks [2]uint64
+	short        bool // quoted fits in words
+	node         *node
+	slot         int
+}
+
+func newProp(name string, sub *node, slot int) prop {
+	p := prop{name: name, node: sub, slot: slot}
+	for i := 0; i < len(name); i++ {
+		if !plain[name[i]] {
+			return p
+		}
+	}
+	p.quoted = name + `"`
+	p.short = len(p.quoted) <= 16
+	for i := 0; i < len(p.quoted) && i < 16; i++ {
+		p.words[i/8] |= uint64(p.quoted[i]) << (8 * (i % 8))
+		p.masks[i/8] |= 0xff << (8 * (i % 8))
+	}
+	return p
+}
+
+// item returns the schema of item i of an array checked against n (nil: any item).
+func (n *node) item(i int) *node {
+	switch {
+	case n == nil:
+		return nil
+	case i < len(n.prefix):
+		return n.prefix[i]
+	}
+	return n.items
+}
+
+// expected returns the property declared after the last one seen: members tend to come
+// in schema order.
+func (n *node) expected(work bool, i int) *prop {
+	if !work || i >= len(n.props) {
+		return nil
+	}
+	return &n.props[i]
+}
+
+// at reports whether the member name starting at d[i], its opening quote, is p's.
+func (p *prop) at(d []byte, i int) bool {
+	if p.short && i+17 <= len(d) {
+		return binary.LittleEndian.Uint64(d[i+1:])&p.masks[0] == p.words[0] &&
+			binary.LittleEndian.Uint64(d[i+9:])&p.masks[1] == p.words[1]
+	}
+	e := i + 1 + len(p.quoted)
+	return p.quoted != "" && e <= len(d) && string(d[i+1:e]) == p.quoted
+}
+
+// firstMatch returns the index of the first of n's patterns from i on that matches the
+// member name, or -1.
+func (n *node) firstMatch(name []byte, i int) int {
+	for ; n != nil && i < len(n.patterns); i++ {
+		if n.patterns[i].pattern.match(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// lookup finds a declared property by name.
+func (n *node) lookup(name []byte) int {
+	if n.propIndex != nil {
+		if i, ok := n.propIndex[string(name)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range n.props {
+		if n.props[i].name == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// slotOf finds a tracked name that is not a property (named only by required or dependentRequired).
+func (n *node) slotOf(name []byte) int {
+	if len(n.slots) == len(n.props) {
+		return -1
+	}
+	if i, ok := n.slotIndex[string(name)]; ok {
+		return i
+	}
+	return -1
+}
+
+// memberSchema is the schema of n's own keywords for the member name: its property, the
+// first pattern that matches it, or additionalProperties; nil for any value.
+func (n *node) memberSchema(name string) *node {
+	if n == nil {
+		return nil
+	}
+	if i := n.lookup([]byte(name)); i >= 0 {
+		return n.props[i].node
+	}
+	if i := n.firstMatch([]byte(name), 0); i >= 0 {
+		return n.patterns[i].node
+	}
+	return n.additional
+}
+
+// inPlace lists the schemas n applies to the value itself: $ref and the applicators.
+func (n *node) inPlace() []*node {
+	var out []*node
+	if n.ref != nil {
+		out = append(out, n.ref)
+	}
+	out = append(out, n.allOf...)
+	out = append(out, n.anyOf...)
+	out = append(out, n.oneOf...)
+	for _, s := range []*node{n.not, n.ifn, n.then, n.elsen, n.bareIf} {
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// inside lists the schemas n applies to the members and items of the value.
+func (n *node) inside() []*node {
+	var out []*node
+	for _, p := range n.props {
+		out = append(out, p.node)
+	}
+	for _, p := range n.patterns {
+		out = append(out, p.node)
+	}
+	out = append(out, n.prefix...)
+	for _, s := range []*node{n.additional, n.items, n.names, n.contains, n.unevalProps, n.unevalItems} {
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,118 @@
+package core
+
+// The functional options of Compile, New and Middleware.
+
+import "reflect"
+
+// An Option configures [Compile] and [New]. Options that concern only the guard are
+// ignored by Compile.
+type Option func(*config)
+
+type config struct {
+	fullEngine    bool
+	assertFormat  bool
+	maxDepth      int
+	maxViolations int
+	formatter     Formatter
+	observers     []func(Event)
+	cacheBudget   int64
+	reportOnly    bool
+	outputs       bool
+	hints         bool // find what DetailedFormat tells besides the default (hint.go)
+}
+
+const (
+	defaultMaxDepth      = 64
+	defaultMaxViolations = 20
+)
+
+func newConfig(opts []Option) config {
+	c := config{maxDepth: defaultMaxDepth, maxViolations: defaultMaxViolations, formatter: DefaultFormat,
+		cacheBudget: DefaultCacheBudget}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return c
+}
+
+// WithFullEngine validates every schema with the full JSON Schema engine
+// (santhosh-tekuri/jsonschema) rather than the subset that otherwise validates every
+// schema: many times slower, with violations of the same kinds in the same order. It is
+// there to compare the two engines, and as a way around a fault of the subset until it is
+// fixed.
+func WithFullEngine() Option { return func(c *config) { c.fullEngine = true } }
+
+// WithFormatAssertion makes "format" an assertion rather than an annotation: date-time,
+// date, time, email, uuid, ipv4, ipv6, uri and the other formats the full engine knows are
+// checked; unknown format names are still ignored. Schemas of draft 7 and earlier assert
+// formats whatever this option says, as those drafts require.
+func WithFormatAssertion() Option { return func(c *config) { c.assertFormat = true } }
+
+// WithMaxDepth bounds how deeply the arguments may nest (default 64, at most 10,000, which
+// is also where mcp-go's decoder stops). Deeper arguments get one violation, of
+// [KindTooDeep].
+func WithMaxDepth(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxDepth = min(n, maxDepthLimit)
+		}
+	}
+}
+
+// maxDepthLimit keeps validation's recursion well inside a goroutine's stack.
+const maxDepthLimit = 10000
+
+// WithMaxViolations bounds how many violations are listed (default 20); the rest are
+// counted in one closing violation of [KindTruncated].
+func WithMaxViolations(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxViolations = n
+		}
+	}
+}
+
+// WithFormatter chooses how violations become text. The default is [DefaultFormat];
+// [GatewayFormat] and [DetailedFormat] are the other built-in styles. With DetailedFormat,
+// the guard also finds on each refusal what that style tells ([Violation.Near], Declared
+// and Optional), reading the arguments again; given to [Compile], it makes
+// [Validator.Validate] do the same.
+func WithFormatter(f Formatter) Option {
+	return func(c *config) {
+		if f != nil {
+			c.formatter = f
+			c.hints = reflect.ValueOf(f).Pointer() == reflect.ValueOf(DetailedFormat).Pointer()
+		}
+	}
+}
+
+// WithCacheBudget bounds the memory, in bytes, that a guard's compiled schemas may hold
+// (default [DefaultCacheBudget], 64 MiB). A schema is compiled once per distinct text and
+// shared by every tool and session that declares it; past the budget, the schemas called
+// least recently are dropped one at a time, to be compiled again if called again. The
+// bytes are estimated from each schema's size.
+func WithCacheBudget(bytes int64) Option {
+	return func(c *config) {
+		if bytes > 0 {
+			c.cacheBudget = bytes
+		}
+	}
+}
+
+// WithReportOnly lets every call reach its handler: a call that would be refused is only
+// reported, to the observers ([WithObserver]), the logger ([WithLogger]) and
+// [Guard.Stats], as it would be in enforcing mode, and marked as having run
+// ([Event.ReportOnly], [ToolStats.Unenforced]). It is the first step of a
+// rollout on a live server: see which calls would be refused, and why, before refusing them.
+func WithReportOnly() Option { return func(c *config) { c.reportOnly = true } }
+
+// WithOutputValidation checks every successful result of a tool that declares an
+// outputSchema, after its handler ran, on the regular and the task path. A result whose
+// structuredContent does not match, or that has none, is replaced by an isError result
+// telling the model that the tool failed on the server's side and that calling it again
+// will not help; the bad result never reaches the client. The operator hears of it as the
+// outcome [ResultRefused], and [ToolStats.BadResults] counts it. An outputSchema that does not
+// compile fails closed, as an input schema does: the tool is not called.
+func WithOutputValidation() Option { return func(c *config) { c.outputs = true } }

@@ -1,0 +1,248 @@
+package core
+
+import "unicode/utf8"
+
+// The quick pass only tells that arguments are valid. It covers the shape most tool calls
+// take: objects of declared members, arrays, and scalars under plain keywords. It keeps
+// nothing but the call stack, so a valid call needs no pooled state, no path and no list
+// of names. It gives up on whatever it does not decide alone (any violation, an escaped
+// member name or a second undeclared one, a number that needs exact arithmetic) and then
+// the explaining pass (explain.go) checks the arguments from the start. Schemas with
+// applicators other than a lone $ref never reach it (see markQuick).
+
+// quick is one run of the quick pass over the arguments d.
+type quick struct {
+	d        []byte
+	maxDepth int
+}
+
+// quickValid reports whether the quick pass finds args valid. false decides nothing.
+func (v *Validator) quickValid(args []byte) bool {
+	if !v.root.quick {
+		return false
+	}
+	q := quick{d: args, maxDepth: v.cfg.maxDepth}
+	i, ok := skipSpace(args, 0), false
+	if v.objectRoot && i < len(args) && args[i] == '{' {
+		i, ok = q.object(v.root, i, 0)
+	} else {
+		i, ok = q.value(v.root, i, 0)
+	}
+	return ok && skipSpace(args, i) == len(args)
+}
+
+// value checks the value at d[i], which is not space, and returns where it ends.
+func (q *quick) value(n *node, i, depth int) (int, bool) {
+	n = n.target()
+	d := q.d
+	if i >= len(d) || n != nil && (!n.quick || n.reject) {
+		return 0, false
+	}
+	c := d[i]
+	t := typeOfFirst(c)
+	if n != nil && n.types != 0 && n.types&t == 0 && t != tNumber {
+		return 0, false
+	}
+	switch t {
+	case tObject:
+		if n == nil {
+			return 0, false // any members: names are tracked only by the explaining pass
+		}
+		return q.object(n, i, depth)
+	case tArray:
+		return q.array(n, i, depth)
+	case tString:
+		tok, end, problem := scanString(d, i)
+		if problem != "" || tok.escaped {
+			return 0, false
+		}
+		if n == nil || !n.stringWork {
+			return end, true
+		}
+		text := d[tok.start:tok.end]
+		if tok.high && !utf8.Valid(text) {
+			return 0, false
+		}
+		return end, n.stringKind(text, !tok.high) == 0
+	case tNumber:
+		end, whole, problem := scanNumber(d, i)
+		if problem != "" {
+			return 0, false
+		}
+		return end, n == nil || n.quickNumber(d[i:end], whole)
+	case tBoolean, tNull:
+		word := "null"
+		if c == 't' {
+			word = "true"
+		} else if c == 'f' {
+			word = "false"
+		}
+		end := i + len(word)
+		if end > len(d) || string(d[i:end]) != word {
+			return 0, false
+		}
+		return end, n == nil || n.setKind(t, d[i:end]) == 0
+	}
+	return 0, false
+}
+
+// quickNumber decides a number literal against n when small integers suffice.
+func (n *node) quickNumber(lit []byte, whole bool) bool {
+	if !n.numberWork {
+		return n.types == 0 || n.types&tNumber != 0 || whole && n.types&tInteger != 0
+	}
+	if !n.intBounds || n.types != 0 && n.types&(tNumber|tInteger) == 0 {
+		return false
+	}
+	x, small := smallInt(lit)
+	return small &&
+		(n.minimum == nil || x >= n.minimum.small) &&
+		(n.maximum == nil || x <= n.maximum.small) &&
+		(n.exclusiveMinimum == nil || x > n.exclusiveMinimum.small) &&
+		(n.exclusiveMaximum == nil || x < n.exclusiveMaximum.small) &&
+		(n.multipleOf == nil || x%n.multipleOf.small == 0)
+}
+
+// object checks the object at d[i] against n, whose tracked names fit in one word.
+func (q *quick) object(n *node, i, depth int) (int, bool) {
+	if depth >= q.maxDepth || n.enum != nil || n.constant != nil {
+		return 0, false
+	}
+	d := q.d
+	var seen uint64
+	next := 0      // the property expected next: members tend to come in schema order
+	extra := false // an undeclared member was met
+	if i = skipSpace(d, i+1); i < len(d) && d[i] == '}' {
+		return i + 1, n.requiredMask == 0
+	}
+	for {
+		if i >= len(d) || d[i] != '"' {
+			return 0, false
+		}
+		var slot int
+		var sub *node
+		if k := next; k < len(n.props) && n.props[k].at(d, i) {
+			slot, sub, next = n.props[k].slot, n.props[k].node, k+1
+			i += 1 + len(n.props[k].quoted)
+		} else if slot, sub, i = q.member(n, i, &next, &extra); i < 0 {
+			return 0, false
+		}
+		if slot >= 0 {
+			bit := uint64(1) << (uint(slot) & 63) // requiredOnly: every slot is below 64
+			if seen&bit != 0 {
+				return 0, false
+			}
+			seen |= bit
+		}
+		if i = skipSpace(d, i); i >= len(d) || d[i] != ':' {
+			return 0, false
+		}
+		var ok bool
+		if i, ok = q.value(sub, skipSpace(d, i+1), depth+1); !ok {
+			return 0, false
+		}
+		if i = skipSpace(d, i); i < len(d) && d[i] == '}' {
+			return i + 1, seen&n.requiredMask == n.requiredMask
+		}
+		if i >= len(d) || d[i] != ',' {
+			return 0, false
+		}
+		i = skipSpace(d, i+1)
+	}
+}
+
+// member reads the member name at d[i] that is not the property expected next. It returns
+// the name's slot, or -1 when n does not track it; the schema for the member's value (nil:
+// any value); and where the name ends, or -1 when the quick pass cannot tell. An open
+// object may hold one undeclared member here: with a second, names would need comparing.
+func (q *quick) member(n *node, i int, next *int, extra *bool) (slot int, sub *node, end int) {
+	key, end, problem := scanString(q.d, i)
+	if problem != "" || key.escaped {
+		return 0, nil, -1
+	}
+	name := q.d[key.start:key.end]
+	if k := n.lookup(name); k >= 0 {
+		*next = k + 1
+		return n.props[k].slot, n.props[k].node, end
+	}
+	// Invalid UTF-8 decodes to U+FFFD, so such a name might still be a declared one.
+	if key.high || n.additional != nil || *extra {
+		return 0, nil, -1
+	}
+	if slot = n.slotOf(name); slot < 0 {
+		*extra = true
+	}
+	return slot, nil, end
+}
+
+// array checks the array at d[i] against n (nil allows any items).
+func (q *quick) array(n *node, i, depth int) (int, bool) {
+	if depth >= q.maxDepth || n != nil && (n.enum != nil || n.constant != nil) {
+		return 0, false
+	}
+	d := q.d
+	count := 0
+	if i = skipSpace(d, i+1); i < len(d) && d[i] == ']' {
+		i++
+	} else {
+		for {
+			var ok bool
+			if i, ok = q.value(n.item(count), i, depth+1); !ok {
+				return 0, false
+			}
+			count++
+			if i = skipSpace(d, i); i < len(d) && d[i] == ']' {
+				i++
+				break
+			}
+			if i >= len(d) || d[i] != ',' {
+				return 0, false
+			}
+			i = skipSpace(d, i+1)
+		}
+	}
+	return i, n == nil || count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)
+}
+
+// quickKeywords are the keywords the quick pass decides: a schema with any other is left to
+// the explaining pass, so that a keyword the quick pass does not know is never ignored.
+var quickKeywords = keywordsOf("type", "enum", "const", "minLength", "maxLength", "pattern", "format",
+	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+	"properties", "required", "additionalProperties", "prefixItems", "items", "minItems", "maxItems",
+	"minContains", "maxContains", // without contains they mean nothing
+	"$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema")
+
+// markQuick sets quick on the nodes that the quick pass can decide with everything below
+// them: only quickKeywords, no applicator but a lone reference, at most 64 tracked member
+// names and no keyword on the whole object but required, and no schema for undeclared
+// members but false.
+func markQuick(nodes map[string]*node) {
+	for _, n := range nodes {
+		n.quick = n.keywords&^quickKeywords == 0 && (!n.applicators || n.refOnly) && n.requiredOnly &&
+			(n.additional == nil || n.additional.reject)
+	}
+	below := func(n *node) bool {
+		if n.refOnly && (n.ref == nil || !n.ref.quick) {
+			return false
+		}
+		for _, p := range n.props {
+			if !p.node.quick {
+				return false
+			}
+		}
+		for _, s := range n.prefix {
+			if !s.quick {
+				return false
+			}
+		}
+		return n.items == nil || n.items.quick
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, n := range nodes {
+			if n.quick && !below(n) {
+				n.quick, changed = false, true
+			}
+		}
+	}
+}

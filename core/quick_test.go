@@ -1,0 +1,181 @@
+package core
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/suite"
+)
+
+// quickDecides reports whether the quick pass alone accepts args.
+func quickDecides(t *testing.T, schema, args string, opts ...Option) bool {
+	t.Helper()
+	v, err := Compile([]byte(schema), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.quickValid([]byte(args))
+}
+
+const quickClosed = `{"type":"object","properties":{"a":{"type":"string"},"n":{"type":"integer","minimum":0,"maximum":9}},"required":["a"],"additionalProperties":false}`
+
+var quickCases = []struct {
+	name, schema, args string
+	want               bool // the quick pass accepts; false leaves it to the explaining pass
+}{
+	{"declared members in order", quickClosed, `{"a":"x","n":3}`, true},
+	{"declared members out of order, with space", quickClosed, " {\n\t\"n\" : 3 , \"a\" : \"x\" } ", true},
+	{"a missing required member", quickClosed, `{"n":3}`, false},
+	{"a duplicate member", quickClosed, `{"a":"x","a":"y"}`, false},
+	{"an escaped name", quickClosed, `{"\u0061":"x"}`, false},
+	{"an escaped string", quickClosed, `{"a":"\n"}`, false},
+	{"an undeclared member", quickClosed, `{"a":"x","z":1}`, false},
+	{"an undeclared member of an open object", `{"properties":{"a":{}}}`, `{"z":1,"a":2}`, true},
+	{"two undeclared members", `{"properties":{"a":{}}}`, `{"z":1,"y":2}`, false},
+	{"an undeclared member holding an object", `{"properties":{"a":{}}}`, `{"z":{}}`, false},
+	{"an undeclared name in invalid UTF-8", `{"properties":{"�":{"type":"string"}}}`, "{\"\xff\":1}", false},
+	{"a required name that is not a property", `{"required":["q"],"properties":{"a":{}}}`, `{"q":1}`, true},
+	{"a required name that is not a property, twice", `{"required":["q"],"properties":{"a":{}}}`, `{"q":1,"q":1}`, false},
+	{"a bound broken", quickClosed, `{"a":"x","n":10}`, false},
+	{"2.0 as an integer", quickClosed, `{"a":"x","n":2.0}`, false},
+	{"a boolean as an integer", quickClosed, `{"a":"x","n":true}`, false},
+	{"an integer beyond int64", `{"properties":{"n":{"maximum":10}}}`, `{"n":99999999999999999999}`, false},
+	{"a decimal bound", `{"properties":{"n":{"minimum":0.5}}}`, `{"n":1}`, false},
+	{"an integer without bounds", `{"properties":{"n":{"type":"number"}}}`, `{"n":-12.5e3}`, true},
+	{"a trailing value", quickClosed, `{"a":"x"} {}`, false},
+	{"a truncated object", quickClosed, `{"a":"x"`, false},
+	{"not an object", quickClosed, `[]`, false},
+	{"nothing", quickClosed, ``, false},
+	{"enum on a string", `{"properties":{"u":{"enum":["c","f"]}}}`, `{"u":"c"}`, true},
+	{"enum refused", `{"properties":{"u":{"enum":["c","f"]}}}`, `{"u":"k"}`, false},
+	{"enum on a number", `{"properties":{"u":{"enum":[1,2]}}}`, `{"u":1}`, false},
+	{"const on a boolean", `{"properties":{"b":{"const":true}}}`, `{"b":true}`, true},
+	{"const refused on a boolean", `{"properties":{"b":{"const":true}}}`, `{"b":false}`, false},
+	{"null is not a string", quickClosed, `{"a":null}`, false},
+	{"a pattern on text outside ASCII", `{"properties":{"s":{"pattern":"^é+$","maxLength":2}}}`, `{"s":"éé"}`, true},
+	{"invalid UTF-8 under a pattern", `{"properties":{"s":{"pattern":"^.*$"}}}`, "{\"s\":\"\xff\"}", false},
+	{"invalid UTF-8 in a free string", `{"properties":{"s":{"type":"string"}}}`, "{\"s\":\"\xff\"}", true},
+	{"a control character", quickClosed, "{\"a\":\"\x01\"}", false},
+	{"nested objects and arrays", `{"properties":{"o":{"properties":{"l":{"type":"array","items":{"type":"integer"},"maxItems":3}}}}}`,
+		`{"o":{"l":[1,2,3]}}`, true},
+	{"too many items", `{"properties":{"l":{"items":{"type":"integer"},"maxItems":1}}}`, `{"l":[1,2]}`, false},
+	{"an item past prefixItems refused", `{"properties":{"l":{"prefixItems":[{}],"items":false}}}`, `{"l":[1,2]}`, false},
+	{"an object inside an unconstrained value", `{"properties":{"m":{}}}`, `{"m":{"k":1}}`, true},
+	{"a duplicate inside an unconstrained value", `{"properties":{"m":{}}}`, `{"m":{"k":1,"k":2}}`, false},
+	{"scalars inside an unconstrained array", `{"properties":{"m":{}}}`, `{"m":[1,"x",null,true]}`, true},
+	{"a false schema", `{"properties":{"x":false}}`, `{"x":1}`, false},
+	{"a recursive $ref", `{"$ref":"#/$defs/t","$defs":{"t":{"properties":{"c":{"items":{"$ref":"#/$defs/t"}}}}}}`,
+		`{"c":[{"c":[]},{}]}`, true},
+	{"deeper than the limit", `{"$ref":"#/$defs/t","$defs":{"t":{"properties":{"c":{"$ref":"#/$defs/t"}}}}}`,
+		strings.Repeat(`{"c":`, 64) + `{}` + strings.Repeat(`}`, 64), false},
+}
+
+func TestQuickPass(t *testing.T) {
+	for _, c := range quickCases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := quickDecides(t, c.schema, c.args); got != c.want {
+				t.Errorf("quick pass accepts %q: %v, want %v", c.args, got, c.want)
+			}
+		})
+	}
+}
+
+func TestQuickPassSteersClear(t *testing.T) {
+	for _, schema := range []string{
+		`{"properties":{"a":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`,
+		`{"properties":{"a":{"type":"array","uniqueItems":true}}}`,
+		`{"properties":{"a":{}},"additionalProperties":{"type":"string"}}`,
+		`{"properties":{"a":{}},"minProperties":1}`,
+		`{"properties":{"a":{}},"dependentRequired":{"a":["b"]}}`,
+	} {
+		v, err := Compile([]byte(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.root.quick {
+			t.Errorf("%s: marked for the quick pass, which would give up on every call", schema)
+		}
+	}
+}
+
+// quickGroup is a group of the conformance corpora whose schema the quick pass takes.
+type quickGroup struct {
+	name  string
+	v     *Validator
+	tests []suite.Test
+}
+
+func quickGroups(tb testing.TB) []quickGroup {
+	return corpusGroups(tb, func(v *Validator) bool { return v.root.quick })
+}
+
+// corpusGroups returns the groups of the conformance corpora whose schema the subset
+// compiles and keep takes.
+func corpusGroups(tb testing.TB, keep func(*Validator) bool) []quickGroup {
+	files, err := suite.LoadCorpus()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []quickGroup
+	for _, f := range files {
+		for _, g := range f.Groups {
+			v, err := Compile(g.Schema)
+			if err != nil || v.full != nil || !keep(v) {
+				continue
+			}
+			out = append(out, quickGroup{name: f.Name + " / " + g.Description, v: v, tests: g.Tests})
+		}
+	}
+	return out
+}
+
+// TestQuickPassNeverAcceptsWhatCheckRefuses runs both passes on every case of the
+// conformance corpora: whatever the quick pass accepts, the explaining pass must find valid.
+func TestQuickPassNeverAcceptsWhatCheckRefuses(t *testing.T) {
+	decided := 0
+	for _, g := range quickGroups(t) {
+		for _, tc := range g.tests {
+			if !g.v.quickValid(tc.Data) {
+				continue
+			}
+			decided++
+			if vs := g.v.violations(tc.Data); vs != nil {
+				t.Errorf("%s / %s: the quick pass accepts what the explaining pass refuses: %v",
+					g.name, tc.Description, Messages(vs, nil))
+			}
+		}
+	}
+	if decided < 100 {
+		t.Errorf("the quick pass decided only %d cases of the corpora", decided)
+	}
+	t.Logf("the quick pass decided %d cases", decided)
+}
+
+// FuzzQuickPass feeds arbitrary arguments, duplicates, bad syntax and bad UTF-8 included,
+// to both passes: whatever the quick pass accepts, the explaining pass must find valid.
+// The first input picks the schema.
+func FuzzQuickPass(f *testing.F) {
+	var validators []*Validator
+	for _, c := range quickCases {
+		v, err := Compile([]byte(c.schema))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint(len(validators)), []byte(c.args))
+		validators = append(validators, v)
+	}
+	for _, g := range quickGroups(f) {
+		for _, tc := range g.tests {
+			f.Add(uint(len(validators)), []byte(tc.Data))
+		}
+		validators = append(validators, g.v)
+	}
+	f.Fuzz(func(t *testing.T, i uint, args []byte) {
+		v := validators[i%uint(len(validators))]
+		if v.quickValid(args) {
+			if vs := v.violations(args); vs != nil {
+				t.Fatalf("the quick pass accepts %q, which the explaining pass refuses: %v", args, Messages(vs, nil))
+			}
+		}
+	})
+}

@@ -1,0 +1,362 @@
+package gosdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type greetIn struct {
+	Name     string `json:"name" jsonschema:"who to greet"`
+	Greeting string `json:"greeting,omitempty" jsonschema:"the word to greet with"`
+	Times    int    `json:"times,omitempty" jsonschema:"how many times"`
+}
+
+type greetOut struct {
+	Message string `json:"message"`
+}
+
+func greet(in greetIn) string {
+	return fmt.Sprintf("%s, %s x%d", in.Greeting, in.Name, in.Times)
+}
+
+// greetSchema is the schema inferred from greetIn, without additionalProperties: false
+// and with a default greeting.
+func greetSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	s, err := jsonschema.For[greetIn](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AdditionalProperties = nil
+	s.Properties["greeting"].Default = json.RawMessage(`"hello"`)
+	return s
+}
+
+func noCheck(context.Context, *mcp.CallToolRequest, *mcp.Tool) *mcp.CallToolResult { return nil }
+
+// add registers h with mcp.AddTool, or, when ours is set, through typedHandler.
+func add[In, Out any](t *testing.T, srv *mcp.Server, ours bool, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	t.Helper()
+	if !ours {
+		mcp.AddTool(srv, tool, h)
+		return
+	}
+	tt, th, err := typedHandler(tool, h, noCheck)
+	if err != nil {
+		t.Fatalf("typedHandler(%s): %v", tool.Name, err)
+	}
+	srv.AddTool(tt, th)
+}
+
+// addParityTools registers the same tools on srv, built afresh for each server.
+func addParityTools(t *testing.T, srv *mcp.Server, ours bool) {
+	add(t, srv, ours, &mcp.Tool{Name: "greet", Description: "inferred schemas, pointer output"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, *greetOut, error) {
+			return nil, &greetOut{Message: greet(in)}, nil
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "greet_default", InputSchema: greetSchema(t)},
+		func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, greetOut, error) {
+			return nil, greetOut{Message: greet(in)}, nil
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "default_only", InputSchema: &jsonschema.Schema{
+		Type:       "object",
+		Properties: map[string]*jsonschema.Schema{"times": {Type: "integer", Default: json.RawMessage(`3`)}},
+	}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, map[string]any, error) {
+			return nil, in, nil
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "untyped_out"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "custom"}}}
+			return res, map[string]any{"name": in.Name}, nil
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "map_in"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, map[string]any, error) {
+			return nil, map[string]any{"echo": in, "len": len(in)}, nil
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "any_in"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in any) (*mcp.CallToolResult, greetOut, error) {
+			return nil, greetOut{Message: fmt.Sprintf("%T %v", in, in)}, nil
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "fails"},
+		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
+			return nil, &greetOut{Message: "unused"}, errors.New("the greeter is out")
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "wire_error"},
+		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
+			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no greeting today"}
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "nil_out"},
+		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
+			return nil, nil, nil
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "nil_out_provided", OutputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
+			return nil, nil, nil
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "bad_out", OutputSchema: &jsonschema.Schema{
+		Type:       "object",
+		Properties: map[string]*jsonschema.Schema{"message": {Type: "string", MinLength: jsonschema.Ptr(10)}},
+	}},
+		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, greetOut, error) {
+			return nil, greetOut{Message: "hi"}, nil
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "list_out"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, []string, error) {
+			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "names"}}}
+			return res, []string{in.Name, "Bob"}, nil
+		})
+	add(t, srv, ours, &mcp.Tool{Name: "input_requests"},
+		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
+			res := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+				"who": &mcp.ElicitParams{Message: "Whom should I greet?"},
+			}}
+			return res, &greetOut{Message: "dropped"}, nil
+		})
+}
+
+// dropEmptyArguments removes the empty object that ClientSession.CallTool sends in place
+// of absent arguments, so that a call without arguments reaches the server without them.
+func dropEmptyArguments(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if p, ok := req.GetParams().(*mcp.CallToolParams); ok {
+			if m, ok := p.Arguments.(map[string]any); ok && len(m) == 0 {
+				p.Arguments = nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// connect starts srv and a client on in-memory transports; both are closed at cleanup.
+// The client's multi round-trip handling is off, so input requests reach the test.
+func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ss.Close()
+		ss.Wait()
+	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"},
+		&mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	client.AddSendingMiddleware(dropEmptyArguments)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func newServer() *mcp.Server {
+	return mcp.NewServer(&mcp.Implementation{Name: "parity", Version: "v1"}, nil)
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// callJSON calls the tool and returns the result's JSON, or the protocol error's message.
+func callJSON(t *testing.T, cs *mcp.ClientSession, name string, args any) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return mustJSON(t, res)
+}
+
+func TestTypedHandlerParity(t *testing.T) {
+	sdkServer, ourServer := newServer(), newServer()
+	addParityTools(t, sdkServer, false)
+	addParityTools(t, ourServer, true)
+	sdk, ours := connect(t, sdkServer), connect(t, ourServer)
+
+	sdkTools, err := sdk.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ourTools, err := ours.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mustJSON(t, ourTools), mustJSON(t, sdkTools); got != want {
+		t.Errorf("tools/list differs\nours:   %s\ngo-sdk: %s", got, want)
+	}
+	if len(sdkTools.Tools) != 13 {
+		t.Errorf("go-sdk lists %d tools, want 13", len(sdkTools.Tools))
+	}
+
+	tests := []struct {
+		name, tool string
+		args       any
+		want       string // a substring of go-sdk's answer, so that each case checks what it means to
+	}{
+		{"required only", "greet", map[string]any{"name": "Ann"}, `", Ann x0`},
+		{"all fields", "greet", map[string]any{"name": "Ann", "greeting": "hi", "times": 2}, `hi, Ann x2`},
+		{"duplicate key", "greet", json.RawMessage(`{"name":"Ann","name":"Bob"}`), `", Bob x0`},
+		{"default applied", "greet_default", map[string]any{"name": "Ann"}, `hello, Ann x0`},
+		{"default applied, no arguments", "default_only", nil, `"structuredContent":{"times":3}`},
+		{"other case ignored", "greet_default", json.RawMessage(`{"name":"Ann","Name":"Bob","Greeting":"yo","Times":3}`), `hello, Ann x0`},
+		{"out any", "untyped_out", map[string]any{"name": "Ann"}, `"structuredContent":{"name":"Ann"}`},
+		{"map in, absent args", "map_in", nil, `"structuredContent":{"echo":{},"len":0}`},
+		{"map in, empty object", "map_in", json.RawMessage(`{}`), `"structuredContent":{"echo":{},"len":0}`},
+		{"map in", "map_in", map[string]any{"a": 1, "b": []any{true, nil}}, `"len":2`},
+		{"any in, absent args", "any_in", nil, `map[string]interface {} map[]`},
+		{"any in", "any_in", map[string]any{"x": "y"}, `map[x:y]`},
+		{"handler error", "fails", map[string]any{"name": "Ann"}, `"isError":true`},
+		{"jsonrpc error", "wire_error", map[string]any{"name": "Ann"}, `error: `},
+		{"typed nil output", "nil_out", map[string]any{"name": "Ann"}, `"structuredContent":{"message":""}`},
+		{"typed nil, provided schema", "nil_out_provided", map[string]any{"name": "Ann"}, `"structuredContent":{"message":""}`},
+		{"invalid output", "bad_out", map[string]any{"name": "Ann"}, `error: `},
+		{"non-object output", "list_out", map[string]any{"name": "Ann"}, `{"type":"text","text":"[\"Ann\",\"Bob\"]"}`},
+		{"input requests", "input_requests", map[string]any{"name": "Ann"}, `"inputRequests":{"who"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := callJSON(t, sdk, tc.tool, tc.args)
+			got := callJSON(t, ours, tc.tool, tc.args)
+			if got != want {
+				t.Errorf("results differ\nours:   %s\ngo-sdk: %s", got, want)
+			}
+			if !strings.Contains(want, tc.want) {
+				t.Errorf("go-sdk answered %s, want it to contain %s", want, tc.want)
+			}
+		})
+	}
+}
+
+func TestTypedHandlerSchemaErrorsMatchAddTool(t *testing.T) {
+	tests := []struct {
+		name string
+		add  func(srv *mcp.Server) // with mcp.AddTool
+		ours func() error          // with typedHandler
+	}{
+		{
+			name: "invalid default",
+			add: func(srv *mcp.Server) {
+				mcp.AddTool(srv, badDefaultTool(), greetHandler)
+			},
+			ours: func() error {
+				_, _, err := typedHandler(badDefaultTool(), greetHandler, noCheck)
+				return err
+			},
+		},
+		{
+			name: "uninferable output",
+			add: func(srv *mcp.Server) {
+				mcp.AddTool(srv, &mcp.Tool{Name: "chan_out"}, chanHandler)
+			},
+			ours: func() error {
+				_, _, err := typedHandler(&mcp.Tool{Name: "chan_out"}, chanHandler, noCheck)
+				return err
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.ours()
+			if err == nil {
+				t.Fatal("typedHandler succeeded, want an error")
+			}
+			panicked := func() (p any) {
+				defer func() { p = recover() }()
+				tc.add(newServer())
+				return nil
+			}()
+			if want := fmt.Sprint(panicked); !strings.HasSuffix(want, ": "+err.Error()) {
+				t.Errorf("mcp.AddTool panicked with %q; typedHandler returned %q", want, err)
+			}
+		})
+	}
+}
+
+func badDefaultTool() *mcp.Tool {
+	return &mcp.Tool{Name: "bad_default", InputSchema: &jsonschema.Schema{
+		Type:       "object",
+		Properties: map[string]*jsonschema.Schema{"times": {Type: "integer", Default: json.RawMessage(`"twice"`)}},
+	}}
+}
+
+func greetHandler(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, greetOut, error) {
+	return nil, greetOut{Message: greet(in)}, nil
+}
+
+func chanHandler(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, chan int, error) {
+	return nil, nil, nil
+}
+
+func TestTypedHandlerCheckRunsFirst(t *testing.T) {
+	var (
+		called   atomic.Bool
+		seenArgs atomic.Value
+	)
+	refusal := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: `"name" is required`}}}
+	check := func(_ context.Context, req *mcp.CallToolRequest, tool *mcp.Tool) *mcp.CallToolResult {
+		seenArgs.Store(string(req.Params.Arguments))
+		schema, ok := tool.InputSchema.(*jsonschema.Schema)
+		if !ok {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no schema"}}}
+		}
+		var args map[string]any
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+			return refusal
+		}
+		for _, prop := range schema.Required {
+			if _, ok := args[prop]; !ok {
+				return refusal
+			}
+		}
+		return nil
+	}
+	h := func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, greetOut, error) {
+		called.Store(true)
+		return nil, greetOut{Message: greet(in)}, nil
+	}
+	tool, th, err := typedHandler(&mcp.Tool{Name: "greet", InputSchema: greetSchema(t)}, h, check)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer()
+	srv.AddTool(tool, th)
+	cs := connect(t, srv)
+
+	// go-sdk would answer this with its own validation message; check's answer wins.
+	got := callJSON(t, cs, "greet", map[string]any{"greeting": "hi"})
+	if want := mustJSON(t, refusal); got != want {
+		t.Errorf("refused call answered %s, want %s", got, want)
+	}
+	if called.Load() {
+		t.Error("handler ran although check refused the call")
+	}
+
+	got = callJSON(t, cs, "greet", map[string]any{"name": "Ann"})
+	if !strings.Contains(got, `hello, Ann x0`) {
+		t.Errorf("accepted call answered %s, want the greeting with its default", got)
+	}
+	if !called.Load() {
+		t.Error("handler did not run although check accepted the call")
+	}
+	if args := seenArgs.Load(); args != `{"name":"Ann"}` {
+		t.Errorf("check saw arguments %v, want them before defaults are applied", args)
+	}
+}

@@ -1,7 +1,0 @@
-//go:build !race
-
-package mcpvalidate
-
-// largest is the size of the largest arguments TestApplicatorWorkIsLinear builds: the race
-// detector makes validating them many times slower, and the slope shows at 256 KB.
-const largest = 1 << 20
