@@ -16,17 +16,16 @@ import (
 )
 
 // typedHandler returns the tool as registered and the raw handler that runs h as
-// mcp.AddTool would, but with check run on the call before anything else: when check
-// returns a non-nil result, that result is the answer and h is not called.
+// mcp.AddTool would, but without validating the arguments: the guard's Handler around it
+// does that, before anything else.
 //
-// It mirrors the typed wrapper of go-sdk v1.8.0 (toolForErr in mcp/server.go) with one
-// deliberate difference: the arguments are not validated against the input schema,
-// because that is check's job. Defaults from the input schema are still applied, and the
-// output is still validated against the output schema.
+// It mirrors the typed wrapper of go-sdk v1.8.0 (toolForErr in mcp/server.go) with that one
+// deliberate difference. Defaults from the input schema are still applied, and the output
+// is still validated against the output schema.
 //
 // The server's SchemaCache is not consulted: its methods are unexported, so schemas are
 // inferred afresh for each registration. The schemas produced are the same.
-func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], check func(ctx context.Context, req *mcp.CallToolRequest, tool *mcp.Tool) *mcp.CallToolResult) (*mcp.Tool, mcp.ToolHandler, error) {
+func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool, mcp.ToolHandler, error) {
 	tt := *t
 
 	// go-sdk gives an 'any' input the empty object schema.
@@ -51,10 +50,6 @@ func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], check
 	}
 
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if res := check(ctx, req, &tt); res != nil {
-			return res, nil
-		}
-
 		input, err := applyInputDefaults(req.Params.Arguments, inputResolved)
 		if err != nil {
 			return errorResult(fmt.Errorf("validating \"arguments\": %v", err)), nil

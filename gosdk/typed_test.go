@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -41,8 +40,6 @@ func greetSchema(t *testing.T) *jsonschema.Schema {
 	return s
 }
 
-func noCheck(context.Context, *mcp.CallToolRequest, *mcp.Tool) *mcp.CallToolResult { return nil }
-
 // add registers h with mcp.AddTool, or, when ours is set, through typedHandler.
 func add[In, Out any](t *testing.T, srv *mcp.Server, ours bool, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	t.Helper()
@@ -50,7 +47,7 @@ func add[In, Out any](t *testing.T, srv *mcp.Server, ours bool, tool *mcp.Tool, 
 		mcp.AddTool(srv, tool, h)
 		return
 	}
-	tt, th, err := typedHandler(tool, h, noCheck)
+	tt, th, err := typedHandler(tool, h)
 	if err != nil {
 		t.Fatalf("typedHandler(%s): %v", tool.Name, err)
 	}
@@ -257,7 +254,7 @@ func TestTypedHandlerSchemaErrorsMatchAddTool(t *testing.T) {
 				mcp.AddTool(srv, badDefaultTool(), greetHandler)
 			},
 			ours: func() error {
-				_, _, err := typedHandler(badDefaultTool(), greetHandler, noCheck)
+				_, _, err := typedHandler(badDefaultTool(), greetHandler)
 				return err
 			},
 		},
@@ -267,7 +264,7 @@ func TestTypedHandlerSchemaErrorsMatchAddTool(t *testing.T) {
 				mcp.AddTool(srv, &mcp.Tool{Name: "chan_out"}, chanHandler)
 			},
 			ours: func() error {
-				_, _, err := typedHandler(&mcp.Tool{Name: "chan_out"}, chanHandler, noCheck)
+				_, _, err := typedHandler(&mcp.Tool{Name: "chan_out"}, chanHandler)
 				return err
 			},
 		},
@@ -303,60 +300,4 @@ func greetHandler(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.C
 
 func chanHandler(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, chan int, error) {
 	return nil, nil, nil
-}
-
-func TestTypedHandlerCheckRunsFirst(t *testing.T) {
-	var (
-		called   atomic.Bool
-		seenArgs atomic.Value
-	)
-	refusal := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: `"name" is required`}}}
-	check := func(_ context.Context, req *mcp.CallToolRequest, tool *mcp.Tool) *mcp.CallToolResult {
-		seenArgs.Store(string(req.Params.Arguments))
-		schema, ok := tool.InputSchema.(*jsonschema.Schema)
-		if !ok {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no schema"}}}
-		}
-		var args map[string]any
-		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-			return refusal
-		}
-		for _, prop := range schema.Required {
-			if _, ok := args[prop]; !ok {
-				return refusal
-			}
-		}
-		return nil
-	}
-	h := func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, greetOut, error) {
-		called.Store(true)
-		return nil, greetOut{Message: greet(in)}, nil
-	}
-	tool, th, err := typedHandler(&mcp.Tool{Name: "greet", InputSchema: greetSchema(t)}, h, check)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := newServer()
-	srv.AddTool(tool, th)
-	cs := connect(t, srv)
-
-	// go-sdk would answer this with its own validation message; check's answer wins.
-	got := callJSON(t, cs, "greet", map[string]any{"greeting": "hi"})
-	if want := mustJSON(t, refusal); got != want {
-		t.Errorf("refused call answered %s, want %s", got, want)
-	}
-	if called.Load() {
-		t.Error("handler ran although check refused the call")
-	}
-
-	got = callJSON(t, cs, "greet", map[string]any{"name": "Ann"})
-	if !strings.Contains(got, `hello, Ann x0`) {
-		t.Errorf("accepted call answered %s, want the greeting with its default", got)
-	}
-	if !called.Load() {
-		t.Error("handler did not run although check accepted the call")
-	}
-	if args := seenArgs.Load(); args != `{"name":"Ann"}` {
-		t.Errorf("check saw arguments %v, want them before defaults are applied", args)
-	}
 }

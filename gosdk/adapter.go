@@ -1,0 +1,158 @@
+package gosdk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvalidate/mcpvalidate/core"
+)
+
+// This file is the adapter's room for go-sdk: a tool's schemas bound to its handler when it
+// is registered, and the guard's verdicts turned into go-sdk results.
+//
+// go-sdk has receiving middleware, but a middleware sees a tools/call before the server
+// looks its tool up, and the server gives no way to look a tool up: a middleware would
+// have to find the schema elsewhere, and a tool registered again between that and the
+// call would run its new handler unchecked. A handler bound at registration checks the
+// schema it was registered with, whatever happens to the server's tools meanwhile.
+
+// Handler binds a tool's handler to the tool's inputSchema (and, under
+// [core.WithOutputValidation], its outputSchema), for tools registered with
+// (*mcp.Server).AddTool, which go-sdk never validates:
+//
+//	srv.AddTool(tool, gosdk.Handler(guard, tool, handler))
+//
+// A call with invalid arguments is answered with an isError result whose text says what to
+// fix, and the handler does not run. The schemas are compiled in the guard's cache on the
+// first call.
+func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
+	in := bind(g, t.InputSchema)
+	var out *binding
+	if g.ChecksResults() && t.OutputSchema != nil {
+		out = bind(g, t.OutputSchema)
+	}
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		call := callOf(g, req)
+		var args []byte
+		if req.Params != nil {
+			args = req.Params.Arguments
+		}
+		if vd := g.Check(&call, in.schema(g), args, nil); vd.Refused() {
+			return refusal(vd), nil
+		}
+		if out == nil {
+			return h(ctx, req)
+		}
+		v, vd := g.ResultValidator(&call, out.schema(g))
+		switch {
+		case vd.Refused():
+			return refusal(vd), nil
+		case v == nil:
+			return h(ctx, req)
+		}
+		res, err := h(ctx, req)
+		if err != nil || res == nil || res.IsError {
+			return res, err
+		}
+		content, err := structuredContent(res.StructuredContent)
+		if err != nil {
+			return nil, err
+		}
+		if vd := g.CheckResult(&call, v, content); vd.Refused() {
+			return refusal(vd), nil
+		}
+		return res, nil
+	}
+}
+
+// AddTool adds a typed tool to the server as [mcp.AddTool] does, schemas inferred from In
+// and Out where the tool gives none, with the guard checking each call's arguments before
+// anything else: the model reads the guard's messages, not go-sdk's, and the handler runs
+// only with valid arguments.
+//
+//	gosdk.AddTool(guard, srv, tool, handler)
+//
+// Everything else is as mcp.AddTool has it: defaults from the input schema, decoding into
+// In, the output validated against the output schema and sent as structured content. Like
+// mcp.AddTool, it panics when a schema cannot be inferred or resolved.
+func AddTool[In, Out any](g *core.Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	tt, th, err := typedHandler(t, h)
+	if err != nil {
+		panic(fmt.Sprintf("AddTool: tool %q: %v", t.Name, err))
+	}
+	s.AddTool(tt, Handler(g, tt, th))
+}
+
+// binding is one registration's schema: its key in the guard's cache, and its text, to
+// bind it again after the cache has evicted it.
+type binding struct {
+	key  *byte // unique to the registration
+	text []byte
+	err  error
+}
+
+func bind(g *core.Guard, schema any) *binding {
+	b := &binding{key: new(byte)}
+	switch s := schema.(type) {
+	case json.RawMessage:
+		b.text = s
+	default:
+		b.text, b.err = json.Marshal(s)
+	}
+	g.Bind(b.key, nil, b.text, b.err)
+	return b
+}
+
+func (b *binding) schema(g *core.Guard) *core.Schema {
+	if s := g.Lookup(b.key); s != nil {
+		return s
+	}
+	return g.Bind(b.key, nil, b.text, b.err)
+}
+
+// callOf names the call's session; the client's name and version only for observers.
+func callOf(g *core.Guard, req *mcp.CallToolRequest) core.Call {
+	var call core.Call
+	if req.Params != nil {
+		call.Tool = req.Params.Name
+	}
+	if req.Session == nil {
+		return call
+	}
+	call.Session = req.Session.ID()
+	if g.Observed() {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+			call.Client, call.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
+		}
+	}
+	return call
+}
+
+// refusal is the tool result that answers a refused call: isError, the verdict's text, and
+// its violations as data in _meta.
+func refusal(vd core.Verdict) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: vd.Text()}}, IsError: true}
+	if m := vd.Meta(); m != nil {
+		res.Meta = mcp.Meta{core.MetaKey: m}
+	}
+	return res
+}
+
+// structuredContent is the JSON text go-sdk sends as a result's structuredContent; nil when
+// the result has none.
+func structuredContent(value any) ([]byte, error) {
+	switch v := value.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return v, nil
+	}
+	b, err := json.Marshal(value)
+	if err != nil {
+		return nil, fmt.Errorf("mcpvalidate: the tool's structuredContent cannot be marshalled: %w", err)
+	}
+	return b, nil
+}
