@@ -1,0 +1,346 @@
+package gosdk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvalidate/mcpvalidate/core"
+)
+
+const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
+"units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`
+
+// seedCalls are the seed's calls and the answers the contract gives them, the same as the
+// mcp-go adapter's (TestSeedToolCalls).
+var seedCalls = []struct {
+	name, args string
+	want       string // the result's text
+	isError    bool
+}{
+	{"days as a word", `{"location": "Paris", "days": "two"}`, "Invalid arguments: property 'days' must be integer", true},
+	{"every kind at once", `{"days": 2.5, "units": "k", "x": 1}`, "Invalid arguments: missing required property 'location'; property 'days' must be integer; property 'units' must be one of ['c', 'f']; unexpected property 'x'", true},
+	{"days as a boolean", `{"location": "Paris", "days": true}`, "Invalid arguments: property 'days' must be integer", true},
+	{"arguments not an object", `["Paris"]`, "Invalid arguments: arguments must be an object", true},
+	{"absent arguments count as {}", ``, "Invalid arguments: missing required property 'location'", true},
+	{"valid", `{"location": "Paris", "days": 2}`, "Sunny in Paris", false},
+}
+
+// forecast answers "Sunny in <location>" and counts its calls.
+func forecast(calls *atomic.Int64) mcp.ToolHandler {
+	return func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		calls.Add(1)
+		var in struct{ Location string }
+		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Sunny in " + in.Location}}}, nil
+	}
+}
+
+func weatherTool() *mcp.Tool {
+	return &mcp.Tool{Name: "weather", Description: "Forecast for a city", InputSchema: json.RawMessage(weatherSchema)}
+}
+
+// call calls the tool with raw arguments (none when args is empty) and returns the result.
+func call(t *testing.T, cs *mcp.ClientSession, name, args string) *mcp.CallToolResult {
+	t.Helper()
+	params := &mcp.CallToolParams{Name: name}
+	if args != "" {
+		params.Arguments = json.RawMessage(args)
+	}
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil {
+		t.Fatalf("%s(%s): %v", name, args, err)
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func TestHandlerAnswersTheSeedCalls(t *testing.T) {
+	var calls atomic.Int64
+	srv := newServer()
+	g := core.New()
+	tool := weatherTool()
+	srv.AddTool(tool, Handler(g, tool, forecast(&calls)))
+	cs := connect(t, srv)
+	for _, c := range seedCalls {
+		t.Run(c.name, func(t *testing.T) {
+			before := calls.Load()
+			res := call(t, cs, "weather", c.args)
+			if got := text(res); got != c.want || res.IsError != c.isError {
+				t.Errorf("got %q (isError %v), want %q (isError %v)", got, res.IsError, c.want, c.isError)
+			}
+			if ran := calls.Load() > before; ran == c.isError {
+				t.Errorf("handler ran: %v, for a call whose refusal is %v", ran, c.isError)
+			}
+			if _, hasMeta := res.Meta[core.MetaKey]; hasMeta != c.isError {
+				t.Errorf("_meta %v", res.Meta)
+			}
+		})
+	}
+}
+
+// TestRefusalCarriesViolationsAsData: a refusal's _meta holds the violations the text
+// lists, with their JSON Pointers.
+func TestRefusalCarriesViolationsAsData(t *testing.T) {
+	srv := newServer()
+	tool := weatherTool()
+	srv.AddTool(tool, Handler(core.New(), tool, forecast(new(atomic.Int64))))
+	res := call(t, connect(t, srv), "weather", `{"location": "Paris", "days": "two"}`)
+	b, err := json.Marshal(res.Meta[core.MetaKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Of         string
+		Violations []struct{ Pointer, Kind, Message string }
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if meta.Of != "arguments" || len(meta.Violations) != 1 || meta.Violations[0].Pointer != "/days" ||
+		meta.Violations[0].Kind != "type" || meta.Violations[0].Message != "property 'days' must be integer" {
+		t.Errorf("_meta: %s", b)
+	}
+}
+
+type weatherIn struct {
+	Location string `json:"location"`
+	Days     int    `json:"days,omitempty"`
+	Units    string `json:"units,omitempty"`
+}
+
+type weatherOut struct {
+	Forecast string `json:"forecast"`
+}
+
+// typedWeather is the seed's tool as a typed tool, its schema given with the enum that
+// inference cannot write.
+func typedWeather(t *testing.T) *mcp.Tool {
+	t.Helper()
+	s, err := jsonschema.For[weatherIn](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Properties["units"].Enum = []any{"c", "f"}
+	s.Properties["units"].Default = json.RawMessage(`"c"`)
+	return &mcp.Tool{Name: "weather", InputSchema: s}
+}
+
+// TestAddToolTyped: a typed tool's calls are checked by the guard before go-sdk decodes
+// them: the model reads the guard's messages, every violation at once, and the handler
+// gets valid arguments with the schema's defaults.
+func TestAddToolTyped(t *testing.T) {
+	var got atomic.Value
+	h := func(_ context.Context, _ *mcp.CallToolRequest, in weatherIn) (*mcp.CallToolResult, weatherOut, error) {
+		got.Store(in)
+		return nil, weatherOut{Forecast: "Sunny in " + in.Location}, nil
+	}
+	srv := newServer()
+	AddTool(core.New(), srv, typedWeather(t), h)
+	cs := connect(t, srv)
+
+	res := call(t, cs, "weather", `{"days": "three", "units": "kelvin", "extra": 1}`)
+	want := "Invalid arguments: missing required property 'location'; property 'days' must be integer; property 'units' must be one of ['c', 'f']; unexpected property 'extra'"
+	if !res.IsError || text(res) != want {
+		t.Errorf("got %q (isError %v), want %q", text(res), res.IsError, want)
+	}
+	if got.Load() != nil {
+		t.Errorf("the handler ran with %+v", got.Load())
+	}
+
+	res = call(t, cs, "weather", `{"location": "Oslo", "days": 2}`)
+	if res.IsError || text(res) != `{"forecast":"Sunny in Oslo"}` {
+		t.Errorf("valid call: %q (isError %v)", text(res), res.IsError)
+	}
+	if in := got.Load(); in != (weatherIn{Location: "Oslo", Days: 2, Units: "c"}) {
+		t.Errorf("the handler got %+v, want the default units", in)
+	}
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].OutputSchema == nil {
+		t.Errorf("tools/list: %+v, %v; want weather with its inferred output schema", tools, err)
+	}
+}
+
+// TestObserverCountersAndRepairs: go-sdk calls reach the same observer events, counters
+// and repair ratio as mcp-go calls: the session's ID (none on in-memory transports), the
+// client's name and version.
+func TestObserverCountersAndRepairs(t *testing.T) {
+	var mu sync.Mutex
+	var events []core.Event
+	g := core.New(core.WithObserver(func(e core.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}))
+	srv := newServer()
+	tool := weatherTool()
+	srv.AddTool(tool, Handler(g, tool, forecast(new(atomic.Int64))))
+	cs := connect(t, srv)
+	call(t, cs, "weather", `{"days": 1}`)
+	call(t, cs, "weather", `{"location": 5}`)
+	call(t, cs, "weather", `{"location": "Rome"}`)
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(events) != 3 {
+		t.Fatalf("%d events, want 3", len(events))
+	}
+	for i, want := range []core.Outcome{core.Refused, core.Refused, core.Accepted} {
+		e := events[i]
+		if e.Outcome != want || e.Tool != "weather" || e.SessionID != cs.ID() ||
+			e.ClientName != "client" || e.ClientVersion != "v1" {
+			t.Errorf("event %d: %+v, want %v from the client's session", i, e, want)
+		}
+	}
+	if v := events[0].Violations; len(v) != 1 || v[0].Kind != core.KindRequired {
+		t.Errorf("first event's violations: %+v", v)
+	}
+	st := g.Stats()
+	if len(st) != 1 || st[0].Accepted != 1 || st[0].Refused != 2 || st[0].Repaired != 1 || st[0].RefusalsPerRepair() != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestBrokenSchemaRefusesEveryCall: a schema the guard cannot compile fails closed.
+func TestBrokenSchemaRefusesEveryCall(t *testing.T) {
+	var calls atomic.Int64
+	var outcome atomic.Value
+	g := core.New(core.WithObserver(func(e core.Event) { outcome.Store(e.Outcome) }))
+	srv := newServer()
+	tool := &mcp.Tool{Name: "broken", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"pattern":"(unclosed"}}}`)}
+	srv.AddTool(tool, Handler(g, tool, forecast(&calls)))
+	res := call(t, connect(t, srv), "broken", `{"id": "x"}`)
+	if !res.IsError || !strings.Contains(text(res), "its input schema is invalid") || calls.Load() != 0 {
+		t.Errorf("got %q (isError %v), %d calls", text(res), res.IsError, calls.Load())
+	}
+	if outcome.Load() != core.SchemaBroken {
+		t.Errorf("outcome %v, want SchemaBroken", outcome.Load())
+	}
+}
+
+// TestOutputValidation: under WithOutputValidation a raw tool's result that does not match
+// its outputSchema is withheld.
+func TestOutputValidation(t *testing.T) {
+	srv := newServer()
+	tool := &mcp.Tool{Name: "station", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]}`)}
+	var celsius atomic.Pointer[any]
+	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{StructuredContent: map[string]any{"celsius": *celsius.Load()}}, nil
+	}
+	srv.AddTool(tool, Handler(core.New(core.WithOutputValidation()), tool, h))
+	cs := connect(t, srv)
+	warm, mild := any("warm"), any(21.5)
+	celsius.Store(&mild)
+	if res := call(t, cs, "station", `{}`); res.IsError {
+		t.Errorf("a matching result withheld: %q", text(res))
+	}
+	celsius.Store(&warm)
+	res := call(t, cs, "station", `{}`)
+	if !res.IsError || !strings.HasPrefix(text(res), "The tool failed on the server's side") {
+		t.Errorf("a result that does not match: %q (isError %v)", text(res), res.IsError)
+	}
+}
+
+// TestRegistrationChurn registers the tool again and again with schemas that refuse each
+// other's calls while calls run: every call that reaches a handler is valid against the
+// schema that handler was registered with.
+func TestRegistrationChurn(t *testing.T) {
+	srv := newServer()
+	g := core.New()
+	const rounds = 200
+	var wrong, ran, refused atomic.Int64
+	register := func(v int) {
+		tool := &mcp.Tool{Name: "pick", InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"v":{"const":%d}},"required":["v"]}`, v))}
+		h := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ V int }
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.V != v {
+				wrong.Add(1)
+			}
+			ran.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		}
+		srv.AddTool(tool, Handler(g, tool, h))
+	}
+	register(0)
+	cs := connect(t, srv)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				params := &mcp.CallToolParams{Name: "pick", Arguments: map[string]any{"v": (i + w) % 2}}
+				res, err := cs.CallTool(context.Background(), params)
+				switch {
+				case err != nil && !strings.Contains(err.Error(), "unknown tool"):
+					t.Error(err)
+					return
+				case err == nil && res.IsError:
+					refused.Add(1)
+				}
+			}
+		}()
+	}
+	for i := range rounds {
+		if i%5 == 4 {
+			srv.RemoveTools("pick")
+		}
+		register(i % 2)
+	}
+	wg.Wait()
+	if n := wrong.Load(); n != 0 {
+		t.Errorf("%d calls reached a handler whose schema refuses them", n)
+	}
+	if ran.Load() == 0 || refused.Load() == 0 {
+		t.Errorf("%d calls ran and %d were refused: the churn tested nothing", ran.Load(), refused.Load())
+	}
+}
+
+// TestDependencyGraphsStayApart: a go-sdk server using this package compiles no mcp-go
+// package, an mcp-go server using the root package no go-sdk package, and the core
+// neither.
+func TestDependencyGraphsStayApart(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatal("the go command is needed to list dependencies: ", err)
+	}
+	for _, c := range []struct{ pkg, never string }{
+		{"github.com/mcpvalidate/mcpvalidate/gosdk", "github.com/mark3labs/mcp-go"},
+		{"github.com/mcpvalidate/mcpvalidate", "github.com/modelcontextprotocol/go-sdk"},
+		{"github.com/mcpvalidate/mcpvalidate/core", "github.com/mark3labs/mcp-go"},
+		{"github.com/mcpvalidate/mcpvalidate/core", "github.com/modelcontextprotocol/go-sdk"},
+	} {
+		out, err := exec.Command("go", "list", "-deps", c.pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", c.pkg, err, out)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 10 {
+			t.Fatalf("go list -deps %s listed only %v", c.pkg, deps)
+		}
+		for _, d := range deps {
+			if strings.HasPrefix(d, c.never) {
+				t.Errorf("%s depends on %s", c.pkg, d)
+			}
+		}
+	}
+}
