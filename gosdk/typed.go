@@ -1,6 +1,7 @@
-// Package gosdk adapts mcpvalidate to the official Go SDK,
-// github.com/modelcontextprotocol/go-sdk.
 package gosdk
+
+// go-sdk's typed tools, registered as raw tools so that the guard checks their arguments
+// before go-sdk decodes them.
 
 import (
 	"bytes"

@@ -1,0 +1,19 @@
+// Package gosdk brings mcpvalidate to servers built on the official Go SDK,
+// github.com/modelcontextprotocol/go-sdk: every tools/call's arguments are checked
+// against the tool's inputSchema before the handler runs, and an invalid call is answered
+// with an isError result whose text tells the model exactly what to fix.
+//
+// Bind each tool to a guard where it is registered. A raw tool, which go-sdk never
+// validates:
+//
+//	guard := core.New()
+//	srv.AddTool(tool, gosdk.Handler(guard, tool, handler))
+//
+// A typed tool, in place of mcp.AddTool, so that the model reads the guard's messages
+// rather than go-sdk's and every violation at once:
+//
+//	gosdk.AddTool(guard, srv, tool, handler)
+//
+// The guard's options, formatters, observers, logger and counters are those of package
+// core, the same as for mcp-go servers; one guard can serve both.
+package gosdk
