@@ -1,9 +1,13 @@
-// Package gosdk holds end-to-end tests of the examples/weather server driven by the
+// Package gosdk holds end-to-end tests of the example weather servers driven by the
 // official MCP Go SDK (github.com/modelcontextprotocol/go-sdk) as the client, over stdio
-// and over streamable HTTP.
+// and over streamable HTTP: examples/weather (on mcp-go) and examples/gosdk-weather (on the
+// Go SDK), which serve the same tools with the same answers, so every check expects the
+// same of both.
 //
-// The weather binary comes from $WEATHER_BIN; when that is unset, TestMain builds it from
-// the root module (go build -o <tmp>/weather ./examples/weather, run in ../..).
+// The server binary comes from $WEATHER_BIN (named $WEATHER_SERVER in the test names, its
+// file name when that is unset); when WEATHER_BIN is unset, TestMain builds both examples
+// from the root module (go build ./examples/weather ./examples/gosdk-weather, run in ../..)
+// and every test runs on each, as a subtest named after it.
 //
 // No check reads the clock: every wait ends on an event (a reply, the server accepting
 // connections or exiting), and a hang is left to go test's -timeout.
@@ -11,6 +15,7 @@ package gosdk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -29,39 +34,66 @@ import (
 
 const unknownTool = "no_such_tool"
 
-// weatherBin is the path of the weather binary under test.
-var weatherBin string
+// A server is one weather binary under test.
+type server struct {
+	name string // the subtests' name: weather, gosdk-weather
+	bin  string // its absolute path
+}
+
+// servers are the binaries under test; each test runs on every one (see forEachServer).
+var servers []server
+
+// examples are the example servers TestMain builds when WEATHER_BIN is unset.
+var examples = []string{"weather", "gosdk-weather"}
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
 func run(m *testing.M) int {
-	weatherBin = os.Getenv("WEATHER_BIN")
-	if weatherBin == "" {
+	if bin := os.Getenv("WEATHER_BIN"); bin != "" {
+		name := os.Getenv("WEATHER_SERVER")
+		if name == "" {
+			name = filepath.Base(bin)
+		}
+		if abs, err := filepath.Abs(bin); err == nil {
+			bin = abs
+		}
+		servers = []server{{name, bin}}
+	} else {
 		dir, err := os.MkdirTemp("", "mcpvalidate-e2e-gosdk-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		weatherBin = filepath.Join(dir, "weather")
-		cmd := exec.Command("go", "build", "-o", weatherBin, "./examples/weather")
-		cmd.Dir = filepath.Join("..", "..")
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		fmt.Fprintf(os.Stderr, "e2e: WEATHER_BIN unset; building %s in %s\n", weatherBin, cmd.Dir)
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "e2e: building examples/weather:", err)
+		for _, name := range examples {
+			bin := filepath.Join(dir, name)
+			cmd := exec.Command("go", "build", "-o", bin, "./examples/"+name)
+			cmd.Dir = filepath.Join("..", "..")
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			fmt.Fprintf(os.Stderr, "e2e: WEATHER_BIN unset; building %s in %s\n", bin, cmd.Dir)
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintf(os.Stderr, "e2e: building examples/%s: %v\n", name, err)
+				return 1
+			}
+			servers = append(servers, server{name, bin})
+		}
+	}
+	for _, s := range servers {
+		if _, err := os.Stat(s.bin); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: %s binary: %v\n", s.name, err)
 			return 1
 		}
-	} else if abs, err := filepath.Abs(weatherBin); err == nil {
-		weatherBin = abs
-	}
-	if _, err := os.Stat(weatherBin); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: weather binary:", err)
-		return 1
 	}
 	return m.Run()
+}
+
+// forEachServer runs check as a subtest for each server under test, named after it.
+func forEachServer(t *testing.T, check func(t *testing.T, s server)) {
+	for _, s := range servers {
+		t.Run(s.name, func(t *testing.T) { check(t, s) })
+	}
 }
 
 type call struct {
@@ -112,14 +144,61 @@ var badReadingData = map[string]any{
 		"types": []any{"number"}, "got": "null", "message": "property 'celsius' must be number"}},
 }
 
+// wantTools are the tools both servers list, as tools/list describes them; a schema "" is
+// one the tool does not have.
+var wantTools = []struct{ name, description, inputSchema, outputSchema string }{
+	{
+		name:        "weather",
+		description: "Weather forecast for a city",
+		inputSchema: `{"type": "object", "additionalProperties": false, "required": ["location"], "properties": {
+			"location": {"type": "string", "description": "City name"},
+			"days": {"type": "integer", "description": "Days to forecast"},
+			"units": {"type": "string", "enum": ["c", "f"], "description": "c for Celsius, f for Fahrenheit"}}}`,
+	},
+	{
+		name:        "station",
+		description: "Current reading of a weather station",
+		inputSchema: `{"type": "object", "additionalProperties": false, "required": ["id"], "properties": {
+			"id": {"type": "string", "description": "Station name, such as Orly"}}}`,
+		outputSchema: `{"type": "object", "additionalProperties": false, "required": ["station", "celsius"], "properties": {
+			"station": {"type": "string"}, "celsius": {"type": "number"}}}`,
+	},
+}
+
+// sameJSON reports whether got, as the client decoded it, is the JSON value of the text
+// want ("" for none), whatever the order of members; and got as JSON text, to show.
+func sameJSON(t *testing.T, got any, want string) (string, bool) {
+	t.Helper()
+	if got == nil {
+		return "(none)", want == ""
+	}
+	text, err := json.Marshal(got)
+	if err != nil {
+		t.Fatalf("marshalling %#v: %v", got, err)
+	}
+	if want == "" {
+		return string(text), false
+	}
+	var g, w any
+	if err := json.Unmarshal(text, &g); err != nil {
+		t.Fatalf("unmarshalling %s: %v", text, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("unmarshalling the expected %s: %v", want, err)
+	}
+	return string(text), reflect.DeepEqual(g, w)
+}
+
 func newClient() *mcp.Client {
 	return mcp.NewClient(&mcp.Implementation{Name: "mcpvalidate-e2e-gosdk", Version: "0.0.0"}, nil)
 }
 
-func TestStdio(t *testing.T) {
+func TestStdio(t *testing.T) { forEachServer(t, testStdio) }
+
+func testStdio(t *testing.T, s server) {
 	ctx := t.Context()
 
-	cmd := exec.Command(weatherBin)
+	cmd := exec.Command(s.bin)
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	// Cleanups run last-registered first: the session is closed (which ends the server)
@@ -143,9 +222,11 @@ func TestStdio(t *testing.T) {
 
 // TestReportOnly runs the server with -report-only over stdio: an invalid call reaches the
 // tool, and the server logs that it would have been refused.
-func TestReportOnly(t *testing.T) {
+func TestReportOnly(t *testing.T) { forEachServer(t, testReportOnly) }
+
+func testReportOnly(t *testing.T, s server) {
 	ctx := t.Context()
-	cmd := exec.Command(weatherBin, "-report-only")
+	cmd := exec.Command(s.bin, "-report-only")
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	t.Cleanup(func() {
@@ -177,7 +258,9 @@ func TestReportOnly(t *testing.T) {
 
 // TestDetailed runs the server with -detailed over both transports: refusals also say what
 // was sent. (The Go SDK sends a map's members sorted, so days comes before loction.)
-func TestDetailed(t *testing.T) {
+func TestDetailed(t *testing.T) { forEachServer(t, testDetailed) }
+
+func testDetailed(t *testing.T, s server) {
 	const want = "Invalid arguments: missing required property 'location'; property 'days' must be integer, not string; " +
 		"unexpected property 'loction' (did you mean 'location'?)"
 	args := map[string]any{"loction": "Paris", "days": "2"}
@@ -191,7 +274,7 @@ func TestDetailed(t *testing.T) {
 		}
 	}
 	t.Run("stdio", func(t *testing.T) {
-		cmd := exec.Command(weatherBin, "-detailed")
+		cmd := exec.Command(s.bin, "-detailed")
 		t.Cleanup(func() {
 			if cmd.Process != nil {
 				_ = cmd.Process.Kill() // an error here means it is already gone
@@ -205,7 +288,7 @@ func TestDetailed(t *testing.T) {
 		check(t, session)
 	})
 	t.Run("streamable HTTP", func(t *testing.T) {
-		url, output := startHTTPServer(t, "-detailed")
+		url, output := startHTTPServer(t, s.bin, "-detailed")
 		session, err := newClient().Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
 		if err != nil {
 			t.Fatalf("connect to %s: %v\nserver output:\n%s", url, err, output.String())
@@ -215,10 +298,12 @@ func TestDetailed(t *testing.T) {
 	})
 }
 
-func TestStreamableHTTP(t *testing.T) {
+func TestStreamableHTTP(t *testing.T) { forEachServer(t, testStreamableHTTP) }
+
+func testStreamableHTTP(t *testing.T, s server) {
 	ctx := t.Context()
 
-	url, output := startHTTPServer(t)
+	url, output := startHTTPServer(t, s.bin)
 	transport := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}
 	session, err := newClient().Connect(ctx, transport, nil)
 	if err != nil {
@@ -232,9 +317,9 @@ func TestStreamableHTTP(t *testing.T) {
 	}
 }
 
-// startHTTPServer runs the weather binary with -http on a free port of 127.0.0.1 and args,
-// waits until it accepts connections and kills it when the test ends.
-func startHTTPServer(t *testing.T, args ...string) (string, *lockedBuffer) {
+// startHTTPServer runs the server binary bin with -http on a free port of 127.0.0.1 and
+// args, waits until it accepts connections and kills it when the test ends.
+func startHTTPServer(t *testing.T, bin string, args ...string) (string, *lockedBuffer) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -244,10 +329,10 @@ func startHTTPServer(t *testing.T, args ...string) (string, *lockedBuffer) {
 	l.Close()
 
 	var output lockedBuffer
-	cmd := exec.Command(weatherBin, append([]string{"-http", addr}, args...)...)
+	cmd := exec.Command(bin, append([]string{"-http", addr}, args...)...)
 	cmd.Stdout, cmd.Stderr = &output, &output
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s -http %s: %v", weatherBin, addr, err)
+		t.Fatalf("starting %s -http %s: %v", bin, addr, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -259,7 +344,7 @@ func startHTTPServer(t *testing.T, args ...string) (string, *lockedBuffer) {
 		select {
 		case err := <-exited:
 			exited <- err // for the cleanup
-			t.Fatalf("%s -http %s exited before accepting connections: %v\noutput:\n%s", weatherBin, addr, err, output.String())
+			t.Fatalf("%s -http %s exited before accepting connections: %v\noutput:\n%s", bin, addr, err, output.String())
 		default:
 		}
 		if conn, err := net.Dial("tcp", addr); err == nil {
@@ -280,12 +365,36 @@ func runChecks(ctx context.Context, t *testing.T, session *mcp.ClientSession) {
 		if err != nil {
 			t.Fatalf("tools/list: %v", err)
 		}
+		// Only membership is checked, not the order: both frameworks list by name today,
+		// but the order of tools/list is neither's promise.
 		var names []string
 		for _, tool := range res.Tools {
 			names = append(names, tool.Name)
 		}
 		if !slices.Contains(names, "weather") {
 			t.Fatalf("tools/list = %q, want it to include \"weather\"", names)
+		}
+		// Both servers publish the same tools: the same descriptions and schemas, compared
+		// as JSON values (the order of members differs: mcp-go builds its inputSchemas from
+		// a struct and maps, gosdk-weather sends its hand-written text as it is). The
+		// annotations are not compared: mcp-go's NewTool sends the spec's default hints
+		// explicitly, go-sdk sends none, which means the same.
+		for _, want := range wantTools {
+			i := slices.IndexFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == want.name })
+			if i < 0 {
+				t.Errorf("tools/list = %q, want it to include %q", names, want.name)
+				continue
+			}
+			tool := res.Tools[i]
+			if tool.Description != want.description {
+				t.Errorf("tool %s: description %q, want %q", want.name, tool.Description, want.description)
+			}
+			if got, ok := sameJSON(t, tool.InputSchema, want.inputSchema); !ok {
+				t.Errorf("tool %s: inputSchema\n got  %s\n want %s", want.name, got, want.inputSchema)
+			}
+			if got, ok := sameJSON(t, tool.OutputSchema, want.outputSchema); !ok {
+				t.Errorf("tool %s: outputSchema\n got  %s\n want %s", want.name, got, want.outputSchema)
+			}
 		}
 	})
 
@@ -346,6 +455,9 @@ func runChecks(ctx context.Context, t *testing.T, session *mcp.ClientSession) {
 		}
 	})
 
+	// A protocol error, not a tool result: code -32602 from both frameworks, but in their own
+	// words (mcp-go: "tool 'no_such_tool' not found: tool not found"; go-sdk: "unknown tool
+	// \"no_such_tool\""), so of the message only that it names the tool is checked.
 	t.Run("unknown tool", func(t *testing.T) {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: unknownTool, Arguments: map[string]any{}})
 		if err == nil {
