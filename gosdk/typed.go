@@ -191,14 +191,14 @@ func validateOutput(data json.RawMessage, resolved *jsonschema.Resolved) (json.R
 	return out, nil
 }
 
-// unmarshal decodes JSON as go-sdk's internal json package does: with the same
-// segmentio decoder, matching struct field names case-sensitively, ignoring unknown
-// fields, and decoding only the first JSON value. go-sdk also rejects nesting deeper
-// than 1000 levels; it has already checked that on the whole incoming message.
+// unmarshal decodes JSON as go-sdk's internal json package does: with segmentio's
+// decoder, matching struct field names case-sensitively and ignoring unknown fields. It
+// parses data in place, where go-sdk's decoder reads it through a fresh 32 KiB buffer;
+// data is one JSON value, taken from a message already parsed whole. go-sdk also rejects
+// nesting deeper than 1000 levels; it has already checked that on the whole message.
 func unmarshal(data []byte, v any) error {
-	dec := segjson.NewDecoder(bytes.NewReader(data))
-	dec.DontMatchCaseInsensitiveStructFields()
-	return dec.Decode(v)
+	_, err := segjson.Parse(data, v, segjson.DontMatchCaseInsensitiveStructFields)
+	return err
 }
 
 // remarshal converts from to the type of *to through JSON.
