@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# End-to-end tests of examples/weather with clients nobody here wrote:
+# End-to-end tests of the two example servers, which serve the same tools with the same
+# answers:
+#   - examples/weather (mcp-go and the mcpvalidate middleware)
+#   - examples/gosdk-weather (the official Go SDK and mcpvalidate/gosdk)
+# each driven by clients nobody here wrote:
 #   1. the official MCP TypeScript SDK (e2e/node, pinned in package.json/package-lock.json)
 #   2. the official MCP Go SDK (e2e/gosdk, its own Go module)
-# each over stdio and over streamable HTTP on 127.0.0.1.
+# each over stdio and over streamable HTTP on 127.0.0.1, with the same expectations.
 # Needs: go, node (>= 20) and npm; node_modules is installed here with `npm ci`.
-# WEATHER_MODFILE, when set, builds the server from that go.mod instead of the checkout's
-# (.ci/run: the newest mcp-go supported).
+# WEATHER_MODFILE, when set, builds both servers from that go.mod instead of the checkout's
+# (.ci/run: the newest mcp-go supported, whose go.mod also requires the Go SDK).
 # No step has a time limit of its own: the checks wait for events, and each suite has one
 # safety net against a hang (go test -timeout, e2e.mjs's global timeout), far beyond what a
 # busy machine needs.
@@ -24,29 +28,45 @@ go version
 echo "node $(node --version)"
 echo "npm $(npm --version)"
 
-bin="$tmp/weather"
-step "building examples/weather -> $bin${WEATHER_MODFILE:+ (-modfile=$WEATHER_MODFILE)}"
-(cd "$root_dir" && go build ${WEATHER_MODFILE:+-modfile="$WEATHER_MODFILE"} -o "$bin" ./examples/weather)
-go version -m "$bin" | grep -F github.com/mark3labs/mcp-go
+# The servers under test: the name each is reported by, and its directory under examples/.
+# WEATHER_MODFILE builds both: .ci/run's newest-mcp-go go.mod is the checkout's with mcp-go
+# upgraded, so it requires the Go SDK too.
+servers=(weather gosdk-weather)
+for name in "${servers[@]}"; do
+  step "building examples/$name -> $tmp/$name${WEATHER_MODFILE:+ (-modfile=$WEATHER_MODFILE)}"
+  (cd "$root_dir" && go build ${WEATHER_MODFILE:+-modfile="$WEATHER_MODFILE"} -o "$tmp/$name" "./examples/$name")
+  go version -m "$tmp/$name" | grep -E 'github.com/(mark3labs/mcp-go|modelcontextprotocol/go-sdk)[[:space:]]'
+done
+if go version -m "$tmp/gosdk-weather" | grep -qF github.com/mark3labs/mcp-go; then
+  echo "examples/gosdk-weather must not link mcp-go"; exit 1
+fi
 
 step "npm ci in e2e/node"
 (cd "$e2e_dir/node" && npm ci --no-audit --no-fund)
 
-# Both suites run even if the first fails; the script fails if either did.
+ts_sdk=$(cd "$e2e_dir/node" && node -p 'JSON.parse(require("fs").readFileSync("node_modules/@modelcontextprotocol/sdk/package.json", "utf8")).version')
+go_sdk=$(cd "$e2e_dir/gosdk" && go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk)
+
+# Every suite runs on every server even if one fails; the script fails if any did, naming
+# the suite and the server.
 failed=()
+for name in "${servers[@]}"; do
+  bin="$tmp/$name"
 
-step "node e2e/node/e2e.mjs (TypeScript SDK @modelcontextprotocol/sdk $(cd "$e2e_dir/node" && node -p 'JSON.parse(require("fs").readFileSync("node_modules/@modelcontextprotocol/sdk/package.json", "utf8")).version'))"
-if ! (cd "$e2e_dir/node" && node e2e.mjs "$bin"); then
-  failed+=("node (TypeScript SDK)")
-fi
+  step "[$name] node e2e/node/e2e.mjs (TypeScript SDK @modelcontextprotocol/sdk $ts_sdk)"
+  if ! (cd "$e2e_dir/node" && node e2e.mjs "$bin" "$name"); then
+    failed+=("node (TypeScript SDK) on $name")
+  fi
 
-step "go test in e2e/gosdk (Go SDK $(cd "$e2e_dir/gosdk" && go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk))"
-if ! (cd "$e2e_dir/gosdk" && WEATHER_BIN="$bin" go test -count=1 -timeout 5m -v ./...); then
-  failed+=("gosdk (Go SDK)")
-fi
+  step "[$name] go test in e2e/gosdk (Go SDK $go_sdk)"
+  if ! (cd "$e2e_dir/gosdk" && WEATHER_BIN="$bin" WEATHER_SERVER="$name" go test -count=1 -timeout 5m -v ./...); then
+    failed+=("gosdk (Go SDK) on $name")
+  fi
+done
 
 if [ "${#failed[@]}" -gt 0 ]; then
-  step "e2e: FAILED: ${failed[*]}"
+  msg=$(printf '%s; ' "${failed[@]}")
+  step "e2e: FAILED: ${msg%; }"
   exit 1
 fi
-step "e2e: all passed"
+step "e2e: all passed (${servers[*]}; TypeScript SDK and Go SDK clients)"

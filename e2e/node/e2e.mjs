@@ -1,9 +1,12 @@
-// End-to-end checks of the examples/weather MCP server with the official MCP TypeScript SDK
-// (@modelcontextprotocol/sdk), over stdio and over streamable HTTP.
+// End-to-end checks of an example weather MCP server with the official MCP TypeScript SDK
+// (@modelcontextprotocol/sdk), over stdio and over streamable HTTP: examples/weather (on
+// mcp-go) or examples/gosdk-weather (on the Go SDK), which serve the same tools with the
+// same answers, so every check expects the same of both.
 //
-// Usage: node e2e.mjs /path/to/built/weather
+// Usage: node e2e.mjs /path/to/built/server [name]
 //
-// The script builds nothing: it is given the path of a built weather binary. It starts the
+// The script builds nothing: it is given the path of a built server binary, and the name
+// its messages call it by (the binary's file name by default). It starts the
 // servers it needs itself (the stdio one through StdioClientTransport, the HTTP one on
 // 127.0.0.1 with a free port) and always stops them, on success, failure or timeout.
 // It exits 0 when every check passes and 1 (with a message naming the check) otherwise.
@@ -83,6 +86,44 @@ const DETAILED_CALL = {
 
 const UNKNOWN_TOOL = 'no_such_tool';
 
+// The tools both servers list, as tools/list describes them. The schemas are compared as
+// JSON values: the order of members differs (mcp-go builds its inputSchemas from a struct
+// and maps, gosdk-weather sends its hand-written text as it is). The annotations are not
+// compared: mcp-go's NewTool sends the spec's default hints explicitly, go-sdk sends none,
+// which means the same.
+const TOOLS = [
+  {
+    name: 'weather',
+    description: 'Weather forecast for a city',
+    inputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['location'],
+      properties: {
+        location: { type: 'string', description: 'City name' },
+        days: { type: 'integer', description: 'Days to forecast' },
+        units: { type: 'string', enum: ['c', 'f'], description: 'c for Celsius, f for Fahrenheit' },
+      },
+    },
+  },
+  {
+    name: 'station',
+    description: 'Current reading of a weather station',
+    inputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id'],
+      properties: { id: { type: 'string', description: 'Station name, such as Orly' } },
+    },
+    outputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['station', 'celsius'],
+      properties: { station: { type: 'string' }, celsius: { type: 'number' } },
+    },
+  },
+];
+
 // ---------------------------------------------------------------------------------------
 // Process bookkeeping: every child we (or the SDK) started is killed before we exit.
 
@@ -108,11 +149,14 @@ function killAll() {
 process.on('exit', killAll);
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(sig, () => {
-    console.error(`e2e(node): FAIL: interrupted by ${sig}`);
+    console.error(`e2e(node, ${SERVER}): FAIL: interrupted by ${sig}`);
     killAll();
     process.exit(1);
   });
 }
+
+// The server under test, as the messages call it.
+const SERVER = process.argv[3] || path.basename(process.argv[2] ?? '');
 
 class CheckError extends Error {}
 
@@ -121,7 +165,7 @@ function fail(message) {
 }
 
 function log(message) {
-  console.log(`e2e(node): ${message}`);
+  console.log(`e2e(node, ${SERVER}): ${message}`);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -223,13 +267,23 @@ async function runChecks(name, client, detailed) {
     return;
   }
 
-  // tools/list
+  // tools/list: membership, not order (both frameworks list by name today, but the order
+  // is neither's promise), and the same descriptions and schemas from both servers
   const list = await client.listTools(undefined, req);
   const names = list.tools.map((t) => t.name);
   if (!names.includes('weather')) {
     fail(where(`tools/list does not include "weather": got ${JSON.stringify(names)}`));
   }
-  log(where(`tools/list: ${JSON.stringify(names)}`));
+  for (const want of TOOLS) {
+    const tool = list.tools.find((t) => t.name === want.name);
+    if (!tool) fail(where(`tools/list does not include ${JSON.stringify(want.name)}: got ${JSON.stringify(names)}`));
+    for (const field of ['description', 'inputSchema', 'outputSchema']) {
+      if (!sameJSON(tool[field], want[field])) {
+        fail(where(`tool ${want.name}: ${field}:\n  want ${JSON.stringify(want[field])}\n  got  ${JSON.stringify(tool[field])}`));
+      }
+    }
+  }
+  log(where(`tools/list: ${JSON.stringify(names)}, descriptions and schemas ok`));
 
   // valid call
   {
@@ -285,7 +339,10 @@ async function runChecks(name, client, detailed) {
     log(where(`output validation ok: a bad result withheld, ${JSON.stringify(bad._meta[META_KEY])}`));
   }
 
-  // unknown tool: a JSON-RPC error, which callTool throws as an McpError
+  // unknown tool: a JSON-RPC error, which callTool throws as an McpError. Its code is
+  // -32602 from both frameworks; its message is in their own words (mcp-go: "tool
+  // 'no_such_tool' not found: tool not found"; go-sdk: 'unknown tool "no_such_tool"'), so
+  // only the code is checked, and the message logged.
   {
     let res;
     try {
@@ -373,9 +430,10 @@ async function checkHttp(bin, args = []) {
 
 async function main() {
   const binArg = process.argv[2];
-  if (!binArg) fail('usage: node e2e.mjs /path/to/weather-binary');
+  if (!binArg) fail('usage: node e2e.mjs /path/to/server-binary [name]');
   const bin = path.resolve(binArg);
-  if (!existsSync(bin)) fail(`weather binary not found: ${bin}`);
+  if (!existsSync(bin)) fail(`server binary not found: ${bin}`);
+  log(`server ${SERVER} (${bin})`);
 
   // Both transports run even if the first fails, so one run shows every failure.
   const failures = [];
@@ -390,7 +448,7 @@ async function main() {
       log(`${name}: all checks passed`);
     } catch (err) {
       const msg = err instanceof CheckError ? err.message : err?.stack ?? String(err);
-      console.error(`e2e(node): FAIL (${name}): ${msg}`);
+      console.error(`e2e(node, ${SERVER}): FAIL (${name}): ${msg}`);
       failures.push(name);
     }
   }
@@ -398,7 +456,7 @@ async function main() {
 }
 
 const globalTimer = setTimeout(() => {
-  console.error(`e2e(node): FAIL: global timeout of ${GLOBAL_TIMEOUT_MS} ms reached`);
+  console.error(`e2e(node, ${SERVER}): FAIL: global timeout of ${GLOBAL_TIMEOUT_MS} ms reached`);
   killAll();
   process.exit(1);
 }, GLOBAL_TIMEOUT_MS);
@@ -413,7 +471,7 @@ main().then(
   (err) => {
     clearTimeout(globalTimer);
     killAll();
-    console.error(`e2e(node): FAIL: ${err instanceof CheckError ? err.message : err?.stack ?? err}`);
+    console.error(`e2e(node, ${SERVER}): FAIL: ${err instanceof CheckError ? err.message : err?.stack ?? err}`);
     process.exit(1);
   },
 );
