@@ -502,20 +502,5 @@ func (g *Guard) CheckServer(srv *server.MCPServer) error {
 }
 
 // A ToolError is a tool whose inputSchema or outputSchema does not compile, as
-// [Guard.CheckServer] reports it.
-type ToolError struct {
-	Tool   string // the tool's name
-	Schema string // "inputSchema" or "outputSchema"
-	Err    error  // why it does not compile: usually a *SchemaError
-}
-
-// Error names the tool, the schema unless it is the inputSchema, and the compile error.
-func (e *ToolError) Error() string {
-	if e.Schema == "outputSchema" {
-		return "tool " + e.Tool + ": outputSchema: " + e.Err.Error()
-	}
-	return "tool " + e.Tool + ": " + e.Err.Error()
-}
-
-// Unwrap returns the compile error, usually a [*SchemaError].
-func (e *ToolError) Unwrap() error { return e.Err }
+// [Guard.CheckServer] reports it. See [core.ToolError].
+type ToolError = core.ToolError

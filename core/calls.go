@@ -60,3 +60,22 @@ func Unusable(err error) *Schema {
 	}
 	return &Schema{text: "\x00", err: err}
 }
+
+// A ToolError is a tool whose inputSchema or outputSchema does not compile, as an
+// adapter's start-up check reports it (mcpvalidate's Guard.CheckServer, gosdk.CheckTools).
+type ToolError struct {
+	Tool   string // the tool's name
+	Schema string // "inputSchema" or "outputSchema"
+	Err    error  // why it does not compile: usually a *SchemaError
+}
+
+// Error names the tool, the schema unless it is the inputSchema, and the compile error.
+func (e *ToolError) Error() string {
+	if e.Schema == "outputSchema" {
+		return "tool " + e.Tool + ": outputSchema: " + e.Err.Error()
+	}
+	return "tool " + e.Tool + ": " + e.Err.Error()
+}
+
+// Unwrap returns the compile error, usually a [*SchemaError].
+func (e *ToolError) Unwrap() error { return e.Err }

@@ -3,7 +3,10 @@ package gosdk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -84,6 +87,34 @@ func AddTool[In, Out any](g *core.Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolH
 		panic(fmt.Sprintf("AddTool: tool %q: %v", t.Name, err))
 	}
 	s.AddTool(tt, Handler(g, tt, th))
+}
+
+// CheckTools compiles the inputSchema of every tool (and, under
+// [core.WithOutputValidation], every outputSchema) in the guard's cache and returns every
+// problem at once, as [*core.ToolError] values in the order of the tools' names (nil when
+// all compile), so that a server can refuse to start with a broken tool rather than
+// refuse its calls later:
+//
+//	if err := gosdk.CheckTools(guard, weather, station); err != nil {
+//		log.Fatal(err)
+//	}
+//
+// The handlers bound to the same schema texts then find them compiled.
+func CheckTools(g *core.Guard, tools ...*mcp.Tool) error {
+	tools = slices.SortedFunc(slices.Values(tools), func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	var errs []error
+	check := func(t *mcp.Tool, which string, schema any) {
+		if _, err := g.Compiled(bind(g, schema).schema(g)); err != nil {
+			errs = append(errs, &core.ToolError{Tool: t.Name, Schema: which, Err: err})
+		}
+	}
+	for _, t := range tools {
+		check(t, "inputSchema", t.InputSchema)
+		if g.ChecksResults() && t.OutputSchema != nil {
+			check(t, "outputSchema", t.OutputSchema)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // binding is one registration's schema: its key in the guard's cache, and its text, to

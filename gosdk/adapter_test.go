@@ -3,6 +3,7 @@ package gosdk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -342,5 +343,39 @@ func TestDependencyGraphsStayApart(t *testing.T) {
 				t.Errorf("%s depends on %s", c.pkg, d)
 			}
 		}
+	}
+}
+
+// TestCheckTools: CheckTools reports every broken schema in the order of the tools' names,
+// and leaves the good ones compiled for the handlers bound to the same texts.
+func TestCheckTools(t *testing.T) {
+	g := core.New(core.WithOutputValidation())
+	weather := weatherTool()
+	zeta := &mcp.Tool{Name: "zeta", InputSchema: json.RawMessage(`{"type":"strnig"}`)}
+	alpha := &mcp.Tool{Name: "alpha", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","required":"celsius"}`)}
+	err := CheckTools(g, zeta, weather, alpha)
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(joined.Unwrap()) != 2 {
+		t.Fatalf("CheckTools: %v, want two errors", err)
+	}
+	for i, want := range []struct{ tool, schema string }{{"alpha", "outputSchema"}, {"zeta", "inputSchema"}} {
+		var te *core.ToolError
+		var se *core.SchemaError
+		if e := joined.Unwrap()[i]; !errors.As(e, &te) || !errors.As(e, &se) || te.Tool != want.tool || te.Schema != want.schema {
+			t.Errorf("error %d: %v, want %s's %s", i, e, want.tool, want.schema)
+		}
+	}
+	if err := CheckTools(g, weather); err != nil {
+		t.Errorf("a good tool: %v", err)
+	}
+	compiled := g.CacheStats().Compiled
+	srv := newServer()
+	srv.AddTool(weather, Handler(g, weather, forecast(new(atomic.Int64))))
+	if res := call(t, connect(t, srv), "weather", `{"location": "Oslo"}`); res.IsError {
+		t.Errorf("valid call: %q", text(res))
+	}
+	if n := g.CacheStats().Compiled; n != compiled {
+		t.Errorf("the call compiled %d schemas again", n-compiled)
 	}
 }

@@ -45,7 +45,10 @@ func main() {
 		opts = append(opts, core.WithFormatter(core.DetailedFormat))
 	}
 	guard := core.New(opts...)
-	srv := newServer(guard)
+	srv, tools := newServer(guard)
+	if err := gosdk.CheckTools(guard, tools...); err != nil {
+		log.Fatal(err)
+	}
 
 	// SIGINT or SIGTERM ends the server: the stdio session is closed, or the HTTP server
 	// shut down.
@@ -71,8 +74,8 @@ func main() {
 }
 
 // newServer builds the seed's server, each handler wrapped in one call: the weather tool,
-// and station.
-func newServer(guard *core.Guard) *mcp.Server {
+// and station, which it returns too.
+func newServer(guard *core.Guard) (*mcp.Server, []*mcp.Tool) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "1.0.0"}, nil)
 	weather := &mcp.Tool{
 		Name:        "weather",
@@ -87,7 +90,7 @@ func newServer(guard *core.Guard) *mcp.Server {
 		OutputSchema: json.RawMessage(readingSchema),
 	}
 	srv.AddTool(station, gosdk.Handler(guard, station, reading))
-	return srv
+	return srv, []*mcp.Tool{weather, station}
 }
 
 // forecastSchema and stationSchema are the inputSchemas mcp-go builds for examples/weather
