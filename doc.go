@@ -80,6 +80,15 @@
 // violations. [Lint] reviews a schema for what a strict reviewer would tighten. The command
 // cmd/mcpvalidate does the same from a shell.
 //
+// # Packages
+//
+// The validator and the guard live in package [github.com/mcpvalidate/mcpvalidate/core],
+// which imports no MCP framework; this package adds the mcp-go adapter and gives the
+// core's names ([Violation], [Option], [Event], …) as its own, so an mcp-go server needs
+// no other import. Servers on the official Go SDK use package
+// [github.com/mcpvalidate/mcpvalidate/gosdk] with a [core.Guard] and compile no mcp-go
+// package; a process serving both shares one guard through [Guard.Core] and [Wrap].
+//
 // # Compatibility
 //
 // It needs mcp-go v0.56.0 or later (the first to keep the arguments' bytes, RawArguments)
