@@ -7,8 +7,10 @@ import "unicode/utf8"
 // nothing but the call stack, so a valid call needs no pooled state, no path and no list
 // of names. It gives up on whatever it does not decide alone (any violation, an escaped
 // member name or a second undeclared one, a number that needs exact arithmetic) and then
-// the explaining pass (explain.go) checks the arguments from the start. Schemas with
-// applicators other than a lone $ref never reach it (see markQuick).
+// the explaining pass (explain.go) checks the arguments from the start. Of the applicators
+// it takes a lone $ref, and a oneOf or anyOf whose alternatives a value's type or an
+// object's first member name tells apart, a tagged union (see alternative); schemas with
+// any other never reach it (see markQuick).
 
 // quick is one run of the quick pass over the arguments d.
 type quick struct {
@@ -37,6 +39,12 @@ func (q *quick) value(n *node, i, depth int) (int, bool) {
 	d := q.d
 	if i >= len(d) || n != nil && (!n.quick || n.reject) {
 		return 0, false
+	}
+	if n != nil && n.union != nil {
+		if n = q.alternative(n, i); n == nil {
+			return 0, false
+		}
+		return q.value(n, i, depth)
 	}
 	c := d[i]
 	t := typeOfFirst(c)
@@ -84,6 +92,36 @@ func (q *quick) value(n *node, i, depth int) (int, bool) {
 		return end, n == nil || n.setKind(t, d[i:end]) == 0
 	}
 	return 0, false
+}
+
+// alternative returns the one alternative of the union n that the value at d[i] may
+// satisfy, every other refusing it unseen: by its type, or, for an object, because the
+// alternative allows no member but those it declares and declares none whose name begins
+// as the object's first member's does. When that leaves one, the union holds exactly when
+// it does, for oneOf as for anyOf; nil when it leaves none or more than one.
+func (q *quick) alternative(n *node, i int) *node {
+	d := q.d
+	t := typeOfFirst(d[i])
+	first := -1 // the first byte of the object's first member name, when it decides
+	if t == tObject {
+		if j := skipSpace(d, i+1); j+1 < len(d) && d[j] == '"' && d[j+1] >= ' ' && d[j+1] != '\\' {
+			first = int(d[j+1])
+		}
+	}
+	var only *node
+	for _, a := range n.union {
+		if ta := a.target(); ta != nil {
+			if ta.reject || ta.types != 0 && ta.types&t == 0 && !(t == tNumber && ta.types&tInteger != 0) ||
+				first >= 0 && ta.firstBytes != nil && !ta.firstBytes[first] {
+				continue
+			}
+		}
+		if only != nil {
+			return nil
+		}
+		only = a
+	}
+	return only
 }
 
 // quickNumber decides a number literal against n when small integers suffice.
@@ -210,20 +248,27 @@ var quickKeywords = keywordsOf("type", "enum", "const", "minLength", "maxLength"
 	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
 	"properties", "required", "additionalProperties", "prefixItems", "items", "minItems", "maxItems",
 	"minContains", "maxContains", // without contains they mean nothing
-	"$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema")
+	"$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema",
+	"oneOf", "anyOf") // only as a tagged union (taggedUnion)
 
 // markQuick sets quick on the nodes that the quick pass can decide with everything below
-// them: only quickKeywords, no applicator but a lone reference, at most 64 tracked member
-// names and no keyword on the whole object but required, and no schema for undeclared
-// members but false.
+// them: only quickKeywords, no applicator but a lone reference or a tagged union, at most
+// 64 tracked member names and no keyword on the whole object but required, and no schema
+// for undeclared members but false.
 func markQuick(nodes map[string]*node) {
 	for _, n := range nodes {
-		n.quick = n.keywords&^quickKeywords == 0 && (!n.applicators || n.refOnly) && n.requiredOnly &&
+		n.union = taggedUnion(n)
+		n.quick = n.keywords&^quickKeywords == 0 && (!n.applicators || n.refOnly || n.union != nil) && n.requiredOnly &&
 			(n.additional == nil || n.additional.reject)
 	}
 	below := func(n *node) bool {
 		if n.refOnly && (n.ref == nil || !n.ref.quick) {
 			return false
+		}
+		for _, a := range n.union {
+			if !a.quick {
+				return false
+			}
 		}
 		for _, p := range n.props {
 			if !p.node.quick {
@@ -245,4 +290,54 @@ func markQuick(nodes map[string]*node) {
 			}
 		}
 	}
+}
+
+// taggedUnion returns the alternatives of n when n is nothing but a oneOf or an anyOf
+// whose alternatives, two by two, take different types, or allow objects only of their
+// declared members, whose names begin differently: alternative tells them apart on sight.
+func taggedUnion(n *node) []*node {
+	alts := n.oneOf
+	if len(alts) == 0 {
+		alts = n.anyOf
+	}
+	if !n.inPlaceOnly || n.ref != nil || len(n.oneOf) > 0 && len(n.anyOf) > 0 || len(alts) < 2 || len(n.allOf) > 0 ||
+		n.not != nil || n.ifn != nil || n.bareIf != nil || n.unevalProps != nil || n.unevalItems != nil {
+		return nil
+	}
+	for i, a := range alts {
+		for _, b := range alts[:i] {
+			if !apart(a.target(), b.target()) {
+				return nil
+			}
+		}
+	}
+	return alts
+}
+
+// apart reports whether no value gets past both a's and b's checks in alternative.
+func apart(a, b *node) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	if ta, tb := numbersAsOne(a.types), numbersAsOne(b.types); ta != 0 && tb != 0 && ta&tb == 0 {
+		return true
+	}
+	if a.firstBytes == nil || b.firstBytes == nil || a.types != tObject || b.types != tObject {
+		return false
+	}
+	for c := range a.firstBytes {
+		if a.firstBytes[c] && b.firstBytes[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// numbersAsOne widens a type set that takes integers or numbers to both: a number's first
+// byte does not tell whether it is whole.
+func numbersAsOne(t typeSet) typeSet {
+	if t&(tNumber|tInteger) != 0 {
+		t |= tNumber | tInteger
+	}
+	return t
 }

@@ -7,17 +7,19 @@ import (
 	"github.com/mcpvalidate/mcpvalidate/internal/suite"
 )
 
-// quickDecides reports whether the quick pass alone accepts args.
-func quickDecides(t *testing.T, schema, args string, opts ...Option) bool {
-	t.Helper()
-	v, err := Compile([]byte(schema), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v.quickValid([]byte(args))
-}
-
 const quickClosed = `{"type":"object","properties":{"a":{"type":"string"},"n":{"type":"integer","minimum":0,"maximum":9}},"required":["a"],"additionalProperties":false}`
+
+// quickTyped holds a oneOf told apart by type, and quickFilter the seed's recursive filter
+// tree, a oneOf told apart by the first letter of the object's first member.
+const (
+	quickTyped  = `{"properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer","maximum":9}]}}}`
+	quickFilter = `{"type":"object","properties":{"filter":{"$ref":"#/$defs/condition"}},"required":["filter"],
+"$defs":{"condition":{"oneOf":[
+{"type":"object","properties":{"field":{"type":"string","pattern":"^[a-z_]{1,32}$"},"op":{"enum":["eq","ne","lt","gt","contains"]},
+"value":{"type":["string","number","boolean"]}},"required":["field","op","value"],"additionalProperties":false},
+{"type":"object","properties":{"logic":{"enum":["and","or","not"]},"children":{"type":"array","minItems":1,"items":{"$ref":"#/$defs/condition"}}},
+"additionalProperties":false}]}}}`
+)
 
 var quickCases = []struct {
 	name, schema, args string
@@ -66,6 +68,19 @@ var quickCases = []struct {
 	{"a false schema", `{"properties":{"x":false}}`, `{"x":1}`, false},
 	{"a recursive $ref", `{"$ref":"#/$defs/t","$defs":{"t":{"properties":{"c":{"items":{"$ref":"#/$defs/t"}}}}}}`,
 		`{"c":[{"c":[]},{}]}`, true},
+	{"a union told apart by type: the string", quickTyped, `{"a":"x"}`, true},
+	{"a union told apart by type: the integer", quickTyped, `{"a":3}`, true},
+	{"a union told apart by type: a number that is not whole", quickTyped, `{"a":2.5}`, false},
+	{"a union told apart by type: neither", quickTyped, `{"a":true}`, false},
+	{"anyOf told apart by type", `{"properties":{"a":{"anyOf":[{"type":"string","minLength":2},{"type":"null"}]}}}`, `{"a":null}`, true},
+	{"anyOf told apart by type, the alternative refusing", `{"properties":{"a":{"anyOf":[{"type":"string","minLength":2},{"type":"null"}]}}}`, `{"a":"x"}`, false},
+	{"a filter tree", quickFilter, `{"filter":{"logic":"and","children":[{"field":"a","op":"eq","value":1},{"logic":"or","children":[{"field":"b","op":"ne","value":"x"}]}]}}`, true},
+	{"a filter leaf without its op", quickFilter, `{"filter":{"logic":"and","children":[{"field":"a","value":1}]}}`, false},
+	{"a filter leaf with a group's member", quickFilter, `{"filter":{"field":"a","op":"eq","value":1,"logic":"and"}}`, false},
+	{"a filter of neither kind", quickFilter, `{"filter":{"name":"a"}}`, false},
+	{"an empty filter, which only a group takes", quickFilter, `{"filter":{}}`, false},
+	{"a filter whose first name is escaped", quickFilter, `{"filter":{"\u0066ield":"a","op":"eq","value":1}}`, false},
+	{"a filter that is not an object", quickFilter, `{"filter":[]}`, false},
 	{"deeper than the limit", `{"$ref":"#/$defs/t","$defs":{"t":{"properties":{"c":{"$ref":"#/$defs/t"}}}}}`,
 		strings.Repeat(`{"c":`, 64) + `{}` + strings.Repeat(`}`, 64), false},
 }
@@ -73,8 +88,16 @@ var quickCases = []struct {
 func TestQuickPass(t *testing.T) {
 	for _, c := range quickCases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := quickDecides(t, c.schema, c.args); got != c.want {
+			v, err := Compile([]byte(c.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := v.quickValid([]byte(c.args))
+			if got != c.want {
 				t.Errorf("quick pass accepts %q: %v, want %v", c.args, got, c.want)
+			}
+			if vs := v.violations([]byte(c.args)); got && vs != nil {
+				t.Errorf("the quick pass accepts %q, which the explaining pass refuses: %v", c.args, Messages(vs, nil))
 			}
 		})
 	}
@@ -82,7 +105,10 @@ func TestQuickPass(t *testing.T) {
 
 func TestQuickPassSteersClear(t *testing.T) {
 	for _, schema := range []string{
-		`{"properties":{"a":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`,
+		`{"properties":{"a":{"anyOf":[{"type":"string"},{"type":"string","minLength":3}]}}}`,
+		`{"properties":{"a":{"oneOf":[{"type":"integer"},{"type":"number"}]}}}`,
+		`{"properties":{"a":{"oneOf":[{"properties":{"x":{}},"additionalProperties":false},{"properties":{"xy":{}},"additionalProperties":false}]}}}`,
+		`{"properties":{"a":{"type":"object","oneOf":[{"type":"string"},{"type":"integer"}]}}}`,
 		`{"properties":{"a":{"type":"array","uniqueItems":true}}}`,
 		`{"properties":{"a":{}},"additionalProperties":{"type":"string"}}`,
 		`{"properties":{"a":{}},"minProperties":1}`,
