@@ -109,6 +109,9 @@ func skipSpace(d []byte, i int) int {
 	if uint(i) < uint(len(d)) && d[i] > ' ' {
 		return i // no space is above ' ': compact JSON costs one comparison
 	}
+	if uint(i+1) < uint(len(d)) && d[i] == ' ' && d[i+1] > ' ' {
+		return i + 1 // one space, as after a colon or a comma: two
+	}
 	for i < len(d) && space[d[i]] {
 		i++
 	}
