@@ -1,6 +1,10 @@
 package core
 
-import "unicode/utf8"
+import (
+	"maps"
+	"slices"
+	"unicode/utf8"
+)
 
 // The quick pass only tells that arguments are valid. It covers the shape most tool calls
 // take: objects of declared members, arrays, and scalars under plain keywords. It keeps
@@ -40,16 +44,19 @@ func (q *quick) value(n *node, i, depth int) (int, bool) {
 	if i >= len(d) || n != nil && (!n.quick || n.reject) {
 		return 0, false
 	}
-	if n != nil && n.union != nil {
-		if n = q.alternative(n, i); n == nil {
-			return 0, false
-		}
-		return q.value(n, i, depth)
-	}
 	c := d[i]
 	t := typeOfFirst(c)
 	if n != nil && n.types != 0 && n.types&t == 0 && t != tNumber {
 		return 0, false
+	}
+	if n != nil && n.union != nil {
+		if n.types != 0 && n.types&t == 0 { // a number that may not be whole (see taggedUnion)
+			return 0, false
+		}
+		if n = q.alternative(n, i); n == nil {
+			return 0, false
+		}
+		return q.value(n, i, depth)
 	}
 	switch t {
 	case tObject:
@@ -102,6 +109,9 @@ func (q *quick) value(n *node, i, depth int) (int, bool) {
 func (q *quick) alternative(n *node, i int) *node {
 	d := q.d
 	t := typeOfFirst(d[i])
+	if n.tag != "" {
+		return q.tagged(n, i)
+	}
 	first := -1 // the first byte of the object's first member name, when it decides
 	if t == tObject {
 		if j := skipSpace(d, i+1); j+1 < len(d) && d[j] == '"' && d[j+1] >= ' ' && d[j+1] != '\\' {
@@ -110,11 +120,80 @@ func (q *quick) alternative(n *node, i int) *node {
 	}
 	var only *node
 	for _, a := range n.union {
-		if ta := a.target(); ta != nil {
-			if ta.reject || ta.types != 0 && ta.types&t == 0 && !(t == tNumber && ta.types&tInteger != 0) ||
-				first >= 0 && ta.firstBytes != nil && !ta.firstBytes[first] {
-				continue
+		if a.reject || a.types != 0 && a.types&t == 0 && !(t == tNumber && a.types&tInteger != 0) ||
+			first >= 0 && a.firstBytes != nil && !a.firstBytes[first] {
+			continue
+		}
+		if only != nil {
+			return nil
+		}
+		only = a
+	}
+	return only
+}
+
+// tagged returns the one alternative of the union n whose tag member's strings hold the
+// value of that member in the object at d[i], every other refusing the object for it; nil
+// when the member is not found among the scalar members before any container member, or
+// its value is not a plain string, or no alternative or more than one takes it. It reads
+// only the members before the tag, and none inside another value, so that nested unions
+// read each byte once.
+func (q *quick) tagged(n *node, i int) *node {
+	d := q.d
+	if d[i] != '{' {
+		return nil
+	}
+	for i = skipSpace(d, i+1); i < len(d) && d[i] == '"'; {
+		key, end, problem := scanString(d, i)
+		if problem != "" || key.escaped {
+			return nil
+		}
+		if i = skipSpace(d, end); i >= len(d) || d[i] != ':' {
+			return nil
+		}
+		i = skipSpace(d, i+1)
+		if string(d[key.start:key.end]) == n.tag {
+			return q.taggedBy(n, i)
+		}
+		switch typeOfFirst(d[i]) {
+		case tString:
+			_, i, problem = scanString(d, i)
+		case tNumber:
+			i, _, problem = scanNumber(d, i)
+		case tBoolean, tNull:
+			for i < len(d) && d[i] >= 'a' && d[i] <= 'z' {
+				i++
 			}
+		default:
+			return nil // a container: the tag is not read past it
+		}
+		if problem != "" {
+			return nil
+		}
+		if i = skipSpace(d, i); i >= len(d) || d[i] != ',' {
+			return nil
+		}
+		i = skipSpace(d, i+1)
+	}
+	return nil
+}
+
+// taggedBy returns the one alternative of n whose tag member takes the string at d[i].
+func (q *quick) taggedBy(n *node, i int) *node {
+	d := q.d
+	if i >= len(d) || d[i] != '"' {
+		return nil
+	}
+	tok, _, problem := scanString(d, i)
+	if problem != "" || tok.escaped || tok.high {
+		return nil
+	}
+	text := d[tok.start:tok.end]
+	var only *node
+	for _, a := range n.union {
+		tag := a.props[a.lookup([]byte(n.tag))].node.target()
+		if set := tag.enum; tag.constant != nil && !tag.constant.hasString(text) || set != nil && !set.hasString(text) {
+			continue
 		}
 		if only != nil {
 			return nil
@@ -300,18 +379,78 @@ func taggedUnion(n *node) []*node {
 	if len(alts) == 0 {
 		alts = n.anyOf
 	}
-	if !n.inPlaceOnly || n.ref != nil || len(n.oneOf) > 0 && len(n.anyOf) > 0 || len(alts) < 2 || len(n.allOf) > 0 ||
-		n.not != nil || n.ifn != nil || n.bareIf != nil || n.unevalProps != nil || n.unevalItems != nil {
+	if n.keywords&^unionKeywords != 0 || len(n.oneOf) > 0 && len(n.anyOf) > 0 || len(alts) < 2 ||
+		n.types&tInteger != 0 && n.types&tNumber == 0 {
 		return nil
 	}
+	targets := make([]*node, len(alts))
+	byType := true
 	for i, a := range alts {
-		for _, b := range alts[:i] {
-			if !apart(a.target(), b.target()) {
-				return nil
-			}
+		if targets[i] = a.target(); targets[i] == nil ||
+			n.types != 0 && targets[i].types != 0 && numbersAsOne(n.types)&numbersAsOne(targets[i].types) == 0 {
+			return nil // an alternative that never holds where the union does: no telling apart helps
+		}
+		for _, b := range targets[:i] {
+			byType = byType && apart(targets[i], b)
 		}
 	}
-	return alts
+	if byType {
+		return targets
+	}
+	if n.tag = tagOf(targets); n.tag != "" {
+		return targets
+	}
+	return nil
+}
+
+// unionKeywords are those a tagged union may have: the type it takes, checked on the
+// value's first byte, and its alternatives.
+var unionKeywords = keywordsOf("type", "oneOf", "anyOf", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema")
+
+// tagOf returns the name of a member that every alternative, an object, declares with a
+// const or an enum of strings, no string in two of them, so that the member's value tells
+// the alternatives apart: their tag. "" when there is none.
+func tagOf(alts []*node) string {
+	if alts[0].types != tObject {
+		return ""
+	}
+next:
+	for _, p := range alts[0].props {
+		taken := map[string]bool{}
+		for _, a := range alts {
+			k := a.lookup([]byte(p.name))
+			if a.types != tObject || k < 0 {
+				continue next
+			}
+			strs, ok := onlyStrings(a.props[k].node.target())
+			if !ok {
+				continue next
+			}
+			for _, s := range strs {
+				if taken[s] {
+					continue next
+				}
+				taken[s] = true
+			}
+		}
+		return p.name
+	}
+	return ""
+}
+
+// onlyStrings returns the strings n's const or enum allows, when it allows nothing else.
+func onlyStrings(n *node) ([]string, bool) {
+	if n == nil || n.enum != nil && n.constant != nil {
+		return nil, false
+	}
+	set := n.enum
+	if n.constant != nil {
+		set = n.constant
+	}
+	if set == nil || len(set.nums)+len(set.others) > 0 || set.null || set.yes || set.no || len(set.strs) == 0 {
+		return nil, false
+	}
+	return slices.Collect(maps.Keys(set.strs)), true
 }
 
 // apart reports whether no value gets past both a's and b's checks in alternative.

@@ -12,8 +12,12 @@ const quickClosed = `{"type":"object","properties":{"a":{"type":"string"},"n":{"
 // quickTyped holds a oneOf told apart by type, and quickFilter the seed's recursive filter
 // tree, a oneOf told apart by the first letter of the object's first member.
 const (
-	quickTyped  = `{"properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer","maximum":9}]}}}`
-	quickFilter = `{"type":"object","properties":{"filter":{"$ref":"#/$defs/condition"}},"required":["filter"],
+	quickShapes = `{"properties":{"s":{"type":"object","oneOf":[
+{"type":"object","properties":{"kind":{"const":"circle"},"r":{"type":"number"}},"required":["kind","r"],"additionalProperties":false},
+{"type":"object","properties":{"kind":{"const":"square"},"side":{"type":"number"}},"required":["kind","side"],"additionalProperties":false}]}}}`
+	quickOpenShapes = `{"properties":{"s":{"anyOf":[{"type":"object","properties":{"kind":{"enum":["a","b"]}}},{"type":"object","properties":{"kind":{"enum":["c"]}}}]}}}`
+	quickTyped      = `{"properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer","maximum":9}]}}}`
+	quickFilter     = `{"type":"object","properties":{"filter":{"$ref":"#/$defs/condition"}},"required":["filter"],
 "$defs":{"condition":{"oneOf":[
 {"type":"object","properties":{"field":{"type":"string","pattern":"^[a-z_]{1,32}$"},"op":{"enum":["eq","ne","lt","gt","contains"]},
 "value":{"type":["string","number","boolean"]}},"required":["field","op","value"],"additionalProperties":false},
@@ -81,6 +85,15 @@ var quickCases = []struct {
 	{"an empty filter, which only a group takes", quickFilter, `{"filter":{}}`, false},
 	{"a filter whose first name is escaped", quickFilter, `{"filter":{"\u0066ield":"a","op":"eq","value":1}}`, false},
 	{"a filter that is not an object", quickFilter, `{"filter":[]}`, false},
+	{"a union told apart by its tag", quickShapes, `{"s":{"kind":"circle","r":2}}`, true},
+	{"a union's tag after a scalar member", quickShapes, `{"s":{"r":2,"kind":"circle"}}`, true},
+	{"a union's tag of another alternative", quickShapes, `{"s":{"kind":"square","r":2}}`, false},
+	{"a union's tag of none", quickShapes, `{"s":{"kind":"triangle"}}`, false},
+	{"a union's tag escaped", quickShapes, `{"s":{"kind":"\u0063ircle","r":2}}`, false},
+	{"a union's tag missing", quickShapes, `{"s":{"r":2}}`, false},
+	{"a union's tag after a container", quickOpenShapes, `{"s":{"meta":{},"kind":"c"}}`, false},
+	{"a union's tag from an enum, open objects", quickOpenShapes, `{"s":{"kind":"c","x":[1]}}`, true},
+	{"a union's own type refused", quickShapes, `{"s":[]}`, false},
 	{"deeper than the limit", `{"$ref":"#/$defs/t","$defs":{"t":{"properties":{"c":{"$ref":"#/$defs/t"}}}}}`,
 		strings.Repeat(`{"c":`, 64) + `{}` + strings.Repeat(`}`, 64), false},
 }
@@ -109,6 +122,8 @@ func TestQuickPassSteersClear(t *testing.T) {
 		`{"properties":{"a":{"oneOf":[{"type":"integer"},{"type":"number"}]}}}`,
 		`{"properties":{"a":{"oneOf":[{"properties":{"x":{}},"additionalProperties":false},{"properties":{"xy":{}},"additionalProperties":false}]}}}`,
 		`{"properties":{"a":{"type":"object","oneOf":[{"type":"string"},{"type":"integer"}]}}}`,
+		`{"properties":{"a":{"oneOf":[{"type":"object","properties":{"k":{"enum":["a","b"]}}},{"type":"object","properties":{"k":{"enum":["b"]}}}]}}}`,
+		`{"properties":{"a":{"type":"integer","oneOf":[{"type":"string"},{"type":"integer"}]}}}`,
 		`{"properties":{"a":{"type":"array","uniqueItems":true}}}`,
 		`{"properties":{"a":{}},"additionalProperties":{"type":"string"}}`,
 		`{"properties":{"a":{}},"minProperties":1}`,
