@@ -151,7 +151,9 @@ func (q *quick) tagged(n *node, i int) *node {
 		if i = skipSpace(d, end); i >= len(d) || d[i] != ':' {
 			return nil
 		}
-		i = skipSpace(d, i+1)
+		if i = skipSpace(d, i+1); i >= len(d) {
+			return nil
+		}
 		if string(d[key.start:key.end]) == n.tag {
 			return q.taggedBy(n, i)
 		}

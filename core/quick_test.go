@@ -91,6 +91,7 @@ var quickCases = []struct {
 	{"a union's tag of none", quickShapes, `{"s":{"kind":"triangle"}}`, false},
 	{"a union's tag escaped", quickShapes, `{"s":{"kind":"\u0063ircle","r":2}}`, false},
 	{"a union's tag missing", quickShapes, `{"s":{"r":2}}`, false},
+	{"arguments that end after a member's colon", quickShapes, `{"s":{"":`, false},
 	{"a union's tag after a container", quickOpenShapes, `{"s":{"meta":{},"kind":"c"}}`, false},
 	{"a union's tag from an enum, open objects", quickOpenShapes, `{"s":{"kind":"c","x":[1]}}`, true},
 	{"a union's own type refused", quickShapes, `{"s":[]}`, false},
