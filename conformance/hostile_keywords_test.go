@@ -128,6 +128,15 @@ func keywordShapes() []keywordShape {
 		{"unevaluated-wide-allOf", wideAllOf(20),
 			func(n int) string { return "[" + strings.Repeat(`{"x":0},`, n/8) + "{}]" },
 			func(n int) string { return "[" + strings.Repeat(`{"p7":0},`, n/9) + "{}]" }},
+		// A tagged union the quick pass tells apart by its tag, read after a scalar member:
+		// valid, it is one pass; refused, every leaf is explained.
+		{"tagged-union", `{"$defs":{"n":{"oneOf":[{"type":"object","properties":{"kind":{"const":"leaf"},"v":{"type":"string"}},"required":["kind"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"group"},"c":{"type":"array","items":{"$ref":"#/$defs/n"}}},"required":["kind"],"additionalProperties":false}]}},"$ref":"#/$defs/n"}`,
+			func(n int) string {
+				return `{"kind":"group","c":[` + strings.Repeat(`{"v":1,"kind":"leaf"},`, n/22) + `{"kind":"leaf"}]}`
+			},
+			func(n int) string {
+				return `{"kind":"group","c":[` + strings.Repeat(`{"v":"x","kind":"leaf"},`, n/24) + `{"kind":"leaf"}]}`
+			}},
 		// unevaluatedProperties at every level of a recursive schema, under long names.
 		{"unevaluated-recursive", `{"$defs":{"n":{"type":"object","patternProperties":{"^a":{"$ref":"#/$defs/n"},"^b":{"type":"array","items":{"type":"string"}}},"unevaluatedProperties":false}},"$ref":"#/$defs/n"}`,
 			func(n int) string { return nestA(60, n/240, `{"b":`+zeros(n/4)+`}`) },
