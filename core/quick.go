@@ -12,9 +12,9 @@ import (
 // of names. It gives up on whatever it does not decide alone (any violation, an escaped
 // member name or a second undeclared one, a number that needs exact arithmetic) and then
 // the explaining pass (explain.go) checks the arguments from the start. Of the applicators
-// it takes a lone $ref, and a oneOf or anyOf whose alternatives a value's type or an
-// object's first member name tells apart, a tagged union (see alternative); schemas with
-// any other never reach it (see markQuick).
+// it takes a lone $ref, and a oneOf or anyOf whose alternatives a value's type, an
+// object's first member name or the value of a tag member tells apart, a tagged union
+// (see alternative and tagged); schemas with any other never reach it (see markQuick).
 
 // quick is one run of the quick pass over the arguments d.
 type quick struct {
@@ -107,11 +107,11 @@ func (q *quick) value(n *node, i, depth int) (int, bool) {
 // as the object's first member's does. When that leaves one, the union holds exactly when
 // it does, for oneOf as for anyOf; nil when it leaves none or more than one.
 func (q *quick) alternative(n *node, i int) *node {
-	d := q.d
-	t := typeOfFirst(d[i])
 	if n.tag != "" {
 		return q.tagged(n, i)
 	}
+	d := q.d
+	t := typeOfFirst(d[i])
 	first := -1 // the first byte of the object's first member name, when it decides
 	if t == tObject {
 		if j := skipSpace(d, i+1); j+1 < len(d) && d[j] == '"' && d[j+1] >= ' ' && d[j+1] != '\\' {
