@@ -373,9 +373,11 @@ func markQuick(nodes map[string]*node) {
 	}
 }
 
-// taggedUnion returns the alternatives of n when n is nothing but a oneOf or an anyOf
-// whose alternatives, two by two, take different types, or allow objects only of their
-// declared members, whose names begin differently: alternative tells them apart on sight.
+// taggedUnion returns the alternatives of n, each where its lone $refs lead, when n is
+// nothing but a type and a oneOf or an anyOf whose alternatives, two by two, take
+// different types, or allow objects only of their declared members, whose names begin
+// differently (alternative tells them apart on sight); or which all declare a tag member
+// (tagOf, setting n.tag).
 func taggedUnion(n *node) []*node {
 	alts := n.oneOf
 	if len(alts) == 0 {
