@@ -53,29 +53,6 @@ func benchWeatherTyped(_ context.Context, _ *mcp.CallToolRequest, in benchWeathe
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "Sunny in " + in.Location}}}, nil, nil
 }
 
-// benchConnect connects a client to srv on in-memory transports; both sessions are closed
-// when the benchmark ends.
-func benchConnect(b *testing.B, srv *mcp.Server) *mcp.ClientSession {
-	b.Helper()
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		ss.Close()
-		ss.Wait()
-	})
-	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cs.Close() })
-	return cs
-}
-
 // BenchmarkGoSDKToolCall times a tools/call of the weather tool from a go-sdk client to a
 // go-sdk server in process: a raw tool bare (go-sdk never validates raw tools) and through
 // Handler, and a typed tool with go-sdk's own validation and through AddTool.
@@ -115,7 +92,7 @@ func BenchmarkGoSDKToolCall(b *testing.B) {
 		b.Run(v.name, func(b *testing.B) {
 			srv := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
 			v.add(srv)
-			cs := benchConnect(b, srv)
+			cs := connect(b, srv)
 			ctx := context.Background()
 			params := &mcp.CallToolParams{Name: "weather", Arguments: v.args}
 

@@ -136,7 +136,7 @@ func dropEmptyArguments(next mcp.MethodHandler) mcp.MethodHandler {
 
 // connect starts srv and a client on in-memory transports; both are closed at cleanup.
 // The client's multi round-trip handling is off, so input requests reach the test.
-func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+func connect(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
