@@ -71,6 +71,7 @@ type node struct {
 	quick       bool       // the quick pass decides this schema and all below it (quick.go)
 	union       []*node    // a tagged union's alternatives, which the quick pass tells apart
 	tag         string     // the member whose value tells them apart, if not the type or first name
+	scalar      typeSet    // the types of a schema of scalars, whose strings and numbers the quick pass checks directly
 	refOnly     bool       // nothing but $ref applies: validation follows it directly
 	inPlaceOnly bool       // no keyword but applicators: the value is scanned only through them
 	applicators bool       // any of ref, allOf, anyOf, oneOf, not, if

@@ -67,24 +67,9 @@ func (q *quick) value(n *node, i, depth int) (int, bool) {
 	case tArray:
 		return q.array(n, i, depth)
 	case tString:
-		tok, end, problem := scanString(d, i)
-		if problem != "" || tok.escaped {
-			return 0, false
-		}
-		if n == nil || !n.stringWork {
-			return end, true
-		}
-		text := d[tok.start:tok.end]
-		if tok.high && !utf8.Valid(text) {
-			return 0, false
-		}
-		return end, n.stringKind(text, !tok.high) == 0
+		return q.str(n, i)
 	case tNumber:
-		end, whole, problem := scanNumber(d, i)
-		if problem != "" {
-			return 0, false
-		}
-		return end, n == nil || n.quickNumber(d[i:end], whole)
+		return q.number(n, i)
 	case tBoolean, tNull:
 		word := "null"
 		if c == 't' {
@@ -99,6 +84,48 @@ func (q *quick) value(n *node, i, depth int) (int, bool) {
 		return end, n == nil || n.setKind(t, d[i:end]) == 0
 	}
 	return 0, false
+}
+
+// nested checks the value at d[i] of a member or an item, which n (nil: any value) is the
+// schema of: a string or a number under a scalar schema without value's dispatch, the
+// common case, anything else through value.
+func (q *quick) nested(n *node, i, depth int) (int, bool) {
+	if n == nil || i >= len(q.d) {
+		return q.value(n, i, depth)
+	}
+	switch c := q.d[i]; {
+	case c == '"' && n.scalar&tString != 0:
+		return q.str(n, i)
+	case (c-'0' < 10 || c == '-') && n.scalar&(tNumber|tInteger) != 0:
+		return q.number(n, i)
+	}
+	return q.value(n, i, depth)
+}
+
+// str checks the string at d[i] against n (nil: any string).
+func (q *quick) str(n *node, i int) (int, bool) {
+	d := q.d
+	tok, end, problem := scanString(d, i)
+	if problem != "" || tok.escaped {
+		return 0, false
+	}
+	if n == nil || !n.stringWork {
+		return end, true
+	}
+	text := d[tok.start:tok.end]
+	if tok.high && !utf8.Valid(text) {
+		return 0, false
+	}
+	return end, n.stringKind(text, !tok.high) == 0
+}
+
+// number checks the number at d[i] against n (nil: any number).
+func (q *quick) number(n *node, i int) (int, bool) {
+	end, whole, problem := scanNumber(q.d, i)
+	if problem != "" {
+		return 0, false
+	}
+	return end, n == nil || n.quickNumber(q.d[i:end], whole)
 }
 
 // alternative returns the one alternative of the union n that the value at d[i] may
@@ -257,7 +284,7 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 			return 0, false
 		}
 		var ok bool
-		if i, ok = q.value(sub, skipSpace(d, i+1), depth+1); !ok {
+		if i, ok = q.nested(sub, skipSpace(d, i+1), depth+1); !ok {
 			return 0, false
 		}
 		if i = skipSpace(d, i); i < len(d) && d[i] == '}' {
@@ -306,7 +333,7 @@ func (q *quick) array(n *node, i, depth int) (int, bool) {
 	} else {
 		for {
 			var ok bool
-			if i, ok = q.value(n.item(count), i, depth+1); !ok {
+			if i, ok = q.nested(n.item(count), i, depth+1); !ok {
 				return 0, false
 			}
 			count++
@@ -368,6 +395,17 @@ func markQuick(nodes map[string]*node) {
 		for _, n := range nodes {
 			if n.quick && !below(n) {
 				n.quick, changed = false, true
+			}
+		}
+	}
+	for _, n := range nodes {
+		// A schema of scalars, whose strings and numbers member checks directly.
+		n.scalar = 0
+		if n.quick && !n.applicators && !n.reject && n.types&(tObject|tArray) == 0 {
+			if n.scalar = n.types; n.types == 0 {
+				if _, strs := onlyStrings(n); strs {
+					n.scalar = tString
+				}
 			}
 		}
 	}
