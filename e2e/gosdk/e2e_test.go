@@ -363,44 +363,7 @@ func runChecks(ctx context.Context, t *testing.T, session *mcp.ClientSession) {
 	if res := session.InitializeResult(); res != nil {
 		t.Logf("negotiated protocol version %s with server %s %s", res.ProtocolVersion, res.ServerInfo.Name, res.ServerInfo.Version)
 	}
-	t.Run("tools/list", func(t *testing.T) {
-		res, err := session.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatalf("tools/list: %v", err)
-		}
-		// Only membership is checked, not the order: both frameworks list by name today,
-		// but the order of tools/list is neither's promise.
-		var names []string
-		for _, tool := range res.Tools {
-			names = append(names, tool.Name)
-		}
-		if !slices.Contains(names, "weather") {
-			t.Fatalf("tools/list = %q, want it to include \"weather\"", names)
-		}
-		// Both servers publish the same tools: the same descriptions and schemas, compared
-		// as JSON values (the order of members differs: mcp-go builds its inputSchemas from
-		// a struct and maps, gosdk-weather sends its hand-written text as it is). The
-		// annotations are not compared: mcp-go's NewTool sends the spec's default hints
-		// explicitly, go-sdk sends none, which means the same.
-		for _, want := range wantTools {
-			i := slices.IndexFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == want.name })
-			if i < 0 {
-				t.Errorf("tools/list = %q, want it to include %q", names, want.name)
-				continue
-			}
-			tool := res.Tools[i]
-			if tool.Description != want.description {
-				t.Errorf("tool %s: description %q, want %q", want.name, tool.Description, want.description)
-			}
-			if got, ok := sameJSON(t, tool.InputSchema, want.inputSchema); !ok {
-				t.Errorf("tool %s: inputSchema\n got  %s\n want %s", want.name, got, want.inputSchema)
-			}
-			if got, ok := sameJSON(t, tool.OutputSchema, want.outputSchema); !ok {
-				t.Errorf("tool %s: outputSchema\n got  %s\n want %s", want.name, got, want.outputSchema)
-			}
-		}
-	})
-
+	t.Run("tools/list", func(t *testing.T) { checkToolsList(ctx, t, session) })
 	t.Run("valid", func(t *testing.T) {
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "weather", Arguments: validCall.args})
 		if err != nil {
@@ -441,43 +404,90 @@ func runChecks(ctx context.Context, t *testing.T, session *mcp.ClientSession) {
 		}
 	})
 
-	t.Run("output validation", func(t *testing.T) {
-		good, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "station", Arguments: map[string]any{"id": "Orly"}})
-		if err != nil || good.IsError || !reflect.DeepEqual(good.StructuredContent, map[string]any{"station": "Orly", "celsius": 14.5}) {
-			t.Errorf("station Orly: %+v, %v", good, err)
-		}
-		bad, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "station", Arguments: map[string]any{"id": "Bouvet"}})
-		if err != nil {
-			t.Fatalf("station Bouvet: %v", err)
-		}
-		if got := textOf(t, bad); !bad.IsError || got != badResultText || bad.StructuredContent != nil {
-			t.Errorf("station Bouvet: IsError %v, text %q, structuredContent %v: want the result withheld", bad.IsError, got, bad.StructuredContent)
-		}
-		if got := bad.Meta[metaKey]; !reflect.DeepEqual(got, badReadingData) {
-			t.Errorf("station Bouvet _meta[%s]:\n got  %#v\n want %#v", metaKey, got, badReadingData)
-		}
-	})
-
+	t.Run("output validation", func(t *testing.T) { checkOutputValidation(ctx, t, session) })
 	// A protocol error, not a tool result: code -32602 from both frameworks, but in their own
 	// words (mcp-go: "tool 'no_such_tool' not found: tool not found"; go-sdk: "unknown tool
 	// \"no_such_tool\""), so of the message only that it names the tool is checked.
-	t.Run("unknown tool", func(t *testing.T) {
-		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: unknownTool, Arguments: map[string]any{}})
-		if err == nil {
-			t.Fatalf("call %s: got result %+v, want a JSON-RPC error", unknownTool, res)
+	t.Run("unknown tool", func(t *testing.T) { checkUnknownTool(ctx, t, session) })
+}
+
+// checkToolsList: both servers publish the weather tools, with the same descriptions and
+// schemas.
+func checkToolsList(ctx context.Context, t *testing.T, session *mcp.ClientSession) {
+	res, err := session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	// Only membership is checked, not the order: both frameworks list by name today,
+	// but the order of tools/list is neither's promise.
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Contains(names, "weather") {
+		t.Fatalf("tools/list = %q, want it to include \"weather\"", names)
+	}
+	// Both servers publish the same tools: the same descriptions and schemas, compared
+	// as JSON values (the order of members differs: mcp-go builds its inputSchemas from
+	// a struct and maps, gosdk-weather sends its hand-written text as it is). The
+	// annotations are not compared: mcp-go's NewTool sends the spec's default hints
+	// explicitly, go-sdk sends none, which means the same.
+	for _, want := range wantTools {
+		i := slices.IndexFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == want.name })
+		if i < 0 {
+			t.Errorf("tools/list = %q, want it to include %q", names, want.name)
+			continue
 		}
-		var wireErr *jsonrpc.Error
-		if !errors.As(err, &wireErr) {
-			t.Fatalf("call %s: error %v (%T) is not a *jsonrpc.Error", unknownTool, err, err)
+		tool := res.Tools[i]
+		if tool.Description != want.description {
+			t.Errorf("tool %s: description %q, want %q", want.name, tool.Description, want.description)
 		}
-		if wireErr.Code != jsonrpc.CodeInvalidParams {
-			t.Errorf("call %s: JSON-RPC error code %d, want %d (%v)", unknownTool, wireErr.Code, jsonrpc.CodeInvalidParams, err)
+		if got, ok := sameJSON(t, tool.InputSchema, want.inputSchema); !ok {
+			t.Errorf("tool %s: inputSchema\n got  %s\n want %s", want.name, got, want.inputSchema)
 		}
-		if !strings.Contains(wireErr.Message, unknownTool) {
-			t.Errorf("call %s: error message %q does not name the tool", unknownTool, wireErr.Message)
+		if got, ok := sameJSON(t, tool.OutputSchema, want.outputSchema); !ok {
+			t.Errorf("tool %s: outputSchema\n got  %s\n want %s", want.name, got, want.outputSchema)
 		}
-		t.Logf("call %s: %v", unknownTool, err)
-	})
+	}
+}
+
+// checkOutputValidation: a station's reading that matches its output schema is sent, one
+// that does not is withheld.
+func checkOutputValidation(ctx context.Context, t *testing.T, session *mcp.ClientSession) {
+	good, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "station", Arguments: map[string]any{"id": "Orly"}})
+	if err != nil || good.IsError || !reflect.DeepEqual(good.StructuredContent, map[string]any{"station": "Orly", "celsius": 14.5}) {
+		t.Errorf("station Orly: %+v, %v", good, err)
+	}
+	bad, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "station", Arguments: map[string]any{"id": "Bouvet"}})
+	if err != nil {
+		t.Fatalf("station Bouvet: %v", err)
+	}
+	if got := textOf(t, bad); !bad.IsError || got != badResultText || bad.StructuredContent != nil {
+		t.Errorf("station Bouvet: IsError %v, text %q, structuredContent %v: want the result withheld", bad.IsError, got, bad.StructuredContent)
+	}
+	if got := bad.Meta[metaKey]; !reflect.DeepEqual(got, badReadingData) {
+		t.Errorf("station Bouvet _meta[%s]:\n got  %#v\n want %#v", metaKey, got, badReadingData)
+	}
+}
+
+// checkUnknownTool: a call to a tool the server does not have is a protocol error.
+func checkUnknownTool(ctx context.Context, t *testing.T, session *mcp.ClientSession) {
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: unknownTool, Arguments: map[string]any{}})
+	if err == nil {
+		t.Fatalf("call %s: got result %+v, want a JSON-RPC error", unknownTool, res)
+	}
+	var wireErr *jsonrpc.Error
+	if !errors.As(err, &wireErr) {
+		t.Fatalf("call %s: error %v (%T) is not a *jsonrpc.Error", unknownTool, err, err)
+	}
+	if wireErr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("call %s: JSON-RPC error code %d, want %d (%v)", unknownTool, wireErr.Code, jsonrpc.CodeInvalidParams, err)
+	}
+	if !strings.Contains(wireErr.Message, unknownTool) {
+		t.Errorf("call %s: error message %q does not name the tool", unknownTool, wireErr.Message)
+	}
+	t.Logf("call %s: %v", unknownTool, err)
+
 }
 
 // textOf joins the text contents of a tool result.
