@@ -1,6 +1,6 @@
 package core
 
-// The functional options of Compile, New and Middleware.
+// The functional options of Compile and New.
 
 import "reflect"
 
