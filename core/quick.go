@@ -130,25 +130,48 @@ func (q *quick) number(n *node, i int) (int, bool) {
 
 // alternative returns the one alternative of the union n that the value at d[i] may
 // satisfy, every other refusing it unseen: by its type, or, for an object, because the
-// alternative allows no member but those it declares and declares none whose name begins
-// as the object's first member's does. When that leaves one, the union holds exactly when
-// it does, for oneOf as for anyOf; nil when it leaves none or more than one.
+// alternative allows no member but those it declares and does not declare the object's
+// first member (told by its first byte, then by its whole name). When that leaves one,
+// the union holds exactly when it does, for oneOf as for anyOf; nil when it leaves none
+// or more than one.
 func (q *quick) alternative(n *node, i int) *node {
 	if n.tag != "" {
 		return q.tagged(n, i)
 	}
 	d := q.d
 	t := typeOfFirst(d[i])
-	first := -1 // the first byte of the object's first member name, when it decides
+	first, j := -1, 0 // the first byte of the object's first member name at d[j], when it decides
 	if t == tObject {
-		if j := skipSpace(d, i+1); j+1 < len(d) && d[j] == '"' && d[j+1] >= ' ' && d[j+1] != '\\' {
+		if j = skipSpace(d, i+1); j+1 < len(d) && d[j] == '"' && d[j+1] >= ' ' && d[j+1] != '\\' {
 			first = int(d[j+1])
 		}
 	}
 	var only *node
+	many := false
 	for _, a := range n.union {
 		if a.reject || a.types != 0 && a.types&t == 0 && !(t == tNumber && a.types&tInteger != 0) ||
 			first >= 0 && a.firstBytes != nil && !a.firstBytes[first] {
+			continue
+		}
+		if only != nil {
+			many = true
+			break
+		}
+		only = a
+	}
+	if !many || first < 0 {
+		return only
+	}
+	tok, _, problem := scanString(d, j)
+	if problem != "" || tok.escaped || tok.high {
+		return nil
+	}
+	name := d[tok.start:tok.end]
+	// Alternatives whose names begin alike: one that allows only its own members and does
+	// not declare the first member's name refuses the object.
+	only = nil
+	for _, a := range n.union {
+		if a.reject || a.types != 0 && a.types&t == 0 || a.firstBytes != nil && a.lookup(name) < 0 {
 			continue
 		}
 		if only != nil {
@@ -495,7 +518,9 @@ func onlyStrings(n *node) ([]string, bool) {
 	return slices.Collect(maps.Keys(set.strs)), true
 }
 
-// apart reports whether no value gets past both a's and b's checks in alternative.
+// apart reports whether no value gets past both a's and b's checks in alternative: they
+// take different types, or only objects of their own members, of which they declare none
+// in common.
 func apart(a, b *node) bool {
 	if a == nil || b == nil {
 		return false
@@ -506,8 +531,8 @@ func apart(a, b *node) bool {
 	if a.firstBytes == nil || b.firstBytes == nil || a.types != tObject || b.types != tObject {
 		return false
 	}
-	for c := range a.firstBytes {
-		if a.firstBytes[c] && b.firstBytes[c] {
+	for _, p := range a.props {
+		if b.lookup([]byte(p.name)) >= 0 {
 			return false
 		}
 	}

@@ -15,6 +15,8 @@ const (
 	quickShapes = `{"properties":{"s":{"type":"object","oneOf":[
 {"type":"object","properties":{"kind":{"const":"circle"},"r":{"type":"number"}},"required":["kind","r"],"additionalProperties":false},
 {"type":"object","properties":{"kind":{"const":"square"},"side":{"type":"number"}},"required":["kind","side"],"additionalProperties":false}]}}}`
+	quickSameLetter = `{"oneOf":[{"type":"object","properties":{"field":{}},"required":["field"],"additionalProperties":false},
+{"type":"object","properties":{"filter":{}},"additionalProperties":false}]}`
 	quickOpenShapes = `{"properties":{"s":{"anyOf":[{"type":"object","properties":{"kind":{"enum":["a","b"]}}},{"type":"object","properties":{"kind":{"enum":["c"]}}}]}}}`
 	quickTyped      = `{"properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer","maximum":9}]}}}`
 	quickFilter     = `{"type":"object","properties":{"filter":{"$ref":"#/$defs/condition"}},"required":["filter"],
@@ -85,6 +87,9 @@ var quickCases = []struct {
 	{"an empty filter, which only a group takes", quickFilter, `{"filter":{}}`, false},
 	{"a filter whose first name is escaped", quickFilter, `{"filter":{"\u0066ield":"a","op":"eq","value":1}}`, false},
 	{"a filter that is not an object", quickFilter, `{"filter":[]}`, false},
+	{"a union told apart by a whole first name", quickSameLetter, `{"filter":1}`, true},
+	{"a union told apart by a whole first name, the other", quickSameLetter, `{"field":1}`, true},
+	{"a first name neither declares", quickSameLetter, `{"fx":1}`, false},
 	{"a union told apart by its tag", quickShapes, `{"s":{"kind":"circle","r":2}}`, true},
 	{"a union's tag after a scalar member", quickShapes, `{"s":{"r":2,"kind":"circle"}}`, true},
 	{"a union's tag of another alternative", quickShapes, `{"s":{"kind":"square","r":2}}`, false},
