@@ -31,9 +31,9 @@ func (g *Guard) Core() *core.Guard { return g.core }
 // [core.Guard.Stats].
 func (g *Guard) Stats() []ToolStats { return g.core.Stats() }
 
-// An Event reports one validated call to an observer ([WithObserver]): the tool, the
-// [Outcome], the session and client, and the violations. It never carries argument
-// values. See [core.Event].
+// An Event reports one validated call to an observer ([WithObserver]): Tool, Outcome,
+// SessionID, ClientName and ClientVersion, Violations (never argument values), Err (why a
+// schema is broken), Duration (of the check) and ReportOnly. See [core.Event].
 type Event = core.Event
 
 // Outcome is what became of a tool call.
@@ -47,5 +47,7 @@ const (
 	ResultRefused = core.ResultRefused
 )
 
-// ToolStats are one tool's counters, with its repair ratio ([core.ToolStats.CallsPerAccepted]).
+// ToolStats are one tool's counters: Accepted, Refused, Broken, Repaired, Retries,
+// BadResults and Unenforced, with its repair ratio (CallsPerAccepted and
+// RefusalsPerRepair). See [core.ToolStats].
 type ToolStats = core.ToolStats

@@ -5,9 +5,11 @@ package mcpvalidate
 
 import "github.com/mcpvalidate/mcpvalidate/core"
 
-// A Violation is one reason the arguments do not satisfy the schema: its [Kind], the [Path]
-// of the value, the schema keyword, and what the schema asks, as data. See
-// [core.Violation] for its fields.
+// A Violation is one reason the arguments do not satisfy the schema, as data: Kind (what
+// failed), Path (where), Keyword (the schema keyword), and what the schema asks, in the
+// fields the Kind fills: Types and Items, Values, Limit, Name, Indexes, Count, Detail,
+// Offset; Got (the type sent); and, under [DetailedFormat], Near, Declared and Optional.
+// See [core.Violation] for each field.
 type Violation = core.Violation
 
 // Kind names what failed; each kind documents which fields of a Violation it fills (see
