@@ -1,6 +1,9 @@
 package core
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // A compiled schema, a node, and how validation moves through it: to the schema that
 // applies in its place, to a member's or an item's schema, to the schemas below it.
@@ -94,26 +97,36 @@ func (n *node) target() *node {
 type prop struct {
 	name   string
 	quoted string // name and its closing quote, when the name needs no escape; else ""
-	// The first 16 bytes of quoted as two little-endian words, with masks for the bytes it
-	// fills, so that a short name is recognised in two comparisons.
+	// The member's head, the name as written with no escape, in its quotes, with the colon
+	// after it, when it is at most 16 bytes long: its first 8 bytes and its last 8 (from
+	// second on) as little-endian words, with masks for the bytes a head shorter than 8
+	// fills. So the member expected next is recognised in two comparisons.
 	words, masks [2]uint64
-	short        bool // quoted fits in words
+	second       int
+	reach        int // at reads words when i < len(d)-reach: more than any input's length without a head
 	node         *node
 	slot         int
 }
 
 func newProp(name string, sub *node, slot int) prop {
-	p := prop{name: name, node: sub, slot: slot}
+	p := prop{name: name, node: sub, slot: slot, reach: math.MaxInt}
 	for i := 0; i < len(name); i++ {
 		if !plain[name[i]] {
 			return p
 		}
 	}
 	p.quoted = name + `"`
-	p.short = len(p.quoted) <= 16
-	for i := 0; i < len(p.quoted) && i < 16; i++ {
-		p.words[i/8] |= uint64(p.quoted[i]) << (8 * (i % 8))
-		p.masks[i/8] |= 0xff << (8 * (i % 8))
+	head := `"` + p.quoted + `:`
+	if len(head) > 16 {
+		return p
+	}
+	p.second = max(len(head)-8, 0)
+	p.reach = p.second + 7
+	for k, from := range [2]int{0, p.second} {
+		for i := 0; i < 8 && from+i < len(head); i++ {
+			p.words[k] |= uint64(head[from+i]) << (8 * i)
+			p.masks[k] |= 0xff << (8 * i)
+		}
 	}
 	return p
 }
@@ -138,14 +151,13 @@ func (n *node) expected(work bool, i int) *prop {
 	return &n.props[i]
 }
 
-// at reports whether the member name starting at d[i], its opening quote, is p's.
+// at reports whether d[i:] begins with p's head. It is inlined, so the quick pass pays
+// no call for a member; false may also mean that it cannot tell in two comparisons, for a
+// name with no head or at the very end of d, and a caller then reads the name itself.
 func (p *prop) at(d []byte, i int) bool {
-	if p.short && i+17 <= len(d) {
-		return binary.LittleEndian.Uint64(d[i+1:])&p.masks[0] == p.words[0] &&
-			binary.LittleEndian.Uint64(d[i+9:])&p.masks[1] == p.words[1]
-	}
-	e := i + 1 + len(p.quoted)
-	return p.quoted != "" && e <= len(d) && string(d[i+1:e]) == p.quoted
+	return i < len(d)-p.reach &&
+		binary.LittleEndian.Uint64(d[i:])&p.masks[0] == p.words[0] &&
+		binary.LittleEndian.Uint64(d[i+p.second:])&p.masks[1] == p.words[1]
 }
 
 // firstMatch returns the index of the first of n's patterns from i on that matches the

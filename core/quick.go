@@ -1,7 +1,9 @@
 package core
 
 import (
+	"encoding/binary"
 	"maps"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 )
@@ -87,17 +89,36 @@ func (q *quick) value(n *node, i, depth int) (int, bool) {
 }
 
 // nested checks the value at d[i] of a member or an item, which n (nil: any value) is the
-// schema of: a string or a number under a scalar schema without value's dispatch, the
-// common case, anything else through value.
+// schema of. Under a schema of scalars, a string without escapes and a short whole number
+// are read here, without value's dispatch and the calls it makes: every call spills what
+// the loop holds in registers. Anything else goes through value.
 func (q *quick) nested(n *node, i, depth int) (int, bool) {
-	if n == nil || i >= len(q.d) {
+	d := q.d
+	if n == nil || n.scalar == 0 || i >= len(d) {
 		return q.value(n, i, depth)
 	}
-	switch c := q.d[i]; {
+	switch c := d[i]; {
 	case c == '"' && n.scalar&tString != 0:
+		if e := plainEnd(d, i); e > 0 {
+			return e, !n.stringWork || n.stringKind(d[i+1:e-1], true) == 0
+		}
 		return q.str(n, i)
 	case (c-'0' < 10 || c == '-') && n.scalar&(tNumber|tInteger) != 0:
-		return q.number(n, i)
+		j := i
+		if c == '-' {
+			j++
+		}
+		start, x := j, int64(0)
+		for ; j < len(d) && d[j]-'0' < 10 && j-start < 18; j++ {
+			x = x*10 + int64(d[j]-'0')
+		}
+		if j == start || d[start] == '0' && j > start+1 || j < len(d) && (d[j]-'0' < 10 || d[j] == '.' || d[j]|0x20 == 'e') {
+			return q.number(n, i) // not a short whole number
+		}
+		if c == '-' {
+			x = -x
+		}
+		return j, n.quickInt(x)
 	}
 	return q.value(n, i, depth)
 }
@@ -260,11 +281,16 @@ func (n *node) quickNumber(lit []byte, whole bool) bool {
 	if !n.numberWork {
 		return n.types == 0 || n.types&tNumber != 0 || whole && n.types&tInteger != 0
 	}
-	if !n.intBounds || n.types != 0 && n.types&(tNumber|tInteger) == 0 {
-		return false
-	}
 	x, small := smallInt(lit)
-	return small &&
+	return small && n.quickInt(x)
+}
+
+// quickInt decides the whole number x, which fits in 18 digits, against n.
+func (n *node) quickInt(x int64) bool {
+	if !n.numberWork {
+		return n.types == 0 || n.types&(tNumber|tInteger) != 0
+	}
+	return n.intBounds && (n.types == 0 || n.types&(tNumber|tInteger) != 0) &&
 		(n.minimum == nil || x >= n.minimum.small) &&
 		(n.maximum == nil || x <= n.maximum.small) &&
 		(n.exclusiveMinimum == nil || x > n.exclusiveMinimum.small) &&
@@ -285,14 +311,11 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 		return i + 1, n.requiredMask == 0
 	}
 	for {
-		if i >= len(d) || d[i] != '"' {
-			return 0, false
-		}
 		var slot int
 		var sub *node
 		if k := next; k < len(n.props) && n.props[k].at(d, i) {
 			slot, sub, next = n.props[k].slot, n.props[k].node, k+1
-			i += 1 + len(n.props[k].quoted)
+			i += 2 + len(n.props[k].quoted)
 		} else if slot, sub, i = q.member(n, i, &next, &extra); i < 0 {
 			return 0, false
 		}
@@ -303,11 +326,8 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 			}
 			seen |= bit
 		}
-		if i = skipSpace(d, i); i >= len(d) || d[i] != ':' {
-			return 0, false
-		}
 		var ok bool
-		if i, ok = q.nested(sub, skipSpace(d, i+1), depth+1); !ok {
+		if i, ok = q.nested(sub, skipSpace(d, i), depth+1); !ok {
 			return 0, false
 		}
 		if i = skipSpace(d, i); i < len(d) && d[i] == '}' {
@@ -320,15 +340,23 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 	}
 }
 
-// member reads the member name at d[i] that is not the property expected next. It returns
-// the name's slot, or -1 when n does not track it; the schema for the member's value (nil:
-// any value); and where the name ends, or -1 when the quick pass cannot tell. An open
-// object may hold one undeclared member here: with a second, names would need comparing.
+// member reads the member name at d[i] that is not the property expected next, and the
+// colon after it. It returns the name's slot, or -1 when n does not track it; the schema
+// for the member's value (nil: any value); and where the colon ends, or -1 when the quick
+// pass cannot tell. An open object may hold one undeclared member here: with a second,
+// names would need comparing.
 func (q *quick) member(n *node, i int, next *int, extra *bool) (slot int, sub *node, end int) {
+	if i >= len(q.d) || q.d[i] != '"' {
+		return 0, nil, -1
+	}
 	key, end, problem := scanString(q.d, i)
 	if problem != "" || key.escaped {
 		return 0, nil, -1
 	}
+	if end = skipSpace(q.d, end); end >= len(q.d) || q.d[end] != ':' {
+		return 0, nil, -1
+	}
+	end++
 	name := q.d[key.start:key.end]
 	if k := n.lookup(name); k >= 0 {
 		*next = k + 1
@@ -546,4 +574,25 @@ func numbersAsOne(t typeSet) typeSet {
 		t |= tNumber | tInteger
 	}
 	return t
+}
+
+// plainEnd returns where the string at d[i] ends when it holds only plain bytes, else -1.
+func plainEnd(d []byte, i int) int {
+	for i++; i+8 <= len(d); i += 8 {
+		if m := special(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+			if i += bits.TrailingZeros64(m) >> 3; d[i] == '"' {
+				return i + 1
+			}
+			return -1
+		}
+	}
+	for ; i < len(d); i++ {
+		if !plain[d[i]] {
+			if d[i] == '"' {
+				return i + 1
+			}
+			return -1
+		}
+	}
+	return -1
 }
