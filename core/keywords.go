@@ -81,6 +81,7 @@ func keywordsOf(names ...string) keywordSet {
 var (
 	stringKeywords = keywordsOf("enum", "const", "minLength", "maxLength", "pattern", "format")
 	numberKeywords = keywordsOf("enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+	enumKeyword    = keywordsOf("enum")
 )
 
 // knows reports whether the dialect defines the keyword k (of those the groups list).

@@ -95,8 +95,6 @@ func (n *node) target() *node {
 }
 
 type prop struct {
-	name   string
-	quoted string // name and its closing quote, when the name needs no escape; else ""
 	// The member's head, the name as written with no escape, in its quotes, with the colon
 	// after it, when it is at most 16 bytes long: its first 8 bytes and its last 8 (from
 	// second on) as little-endian words, with masks for the bytes a head shorter than 8
@@ -106,6 +104,8 @@ type prop struct {
 	reach        int // at reads words when i < len(d)-reach: more than any input's length without a head
 	node         *node
 	slot         int
+	quoted       string // name and its closing quote, when the name needs no escape; else ""
+	name         string
 }
 
 func newProp(name string, sub *node, slot int) prop {

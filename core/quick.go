@@ -100,6 +100,9 @@ func (q *quick) nested(n *node, i, depth int) (int, bool) {
 	switch c := d[i]; {
 	case c == '"' && n.scalar&tString != 0:
 		if e := plainEnd(d, i); e > 0 {
+			if n.keywords&stringKeywords == enumKeyword {
+				return e, n.enum.hasString(d[i+1 : e-1])
+			}
 			return e, !n.stringWork || n.stringKind(d[i+1:e-1], true) == 0
 		}
 		return q.str(n, i)
@@ -118,7 +121,7 @@ func (q *quick) nested(n *node, i, depth int) (int, bool) {
 		if c == '-' {
 			x = -x
 		}
-		return j, n.quickInt(x)
+		return j, !n.numberWork || n.quickBounds(x) // n.scalar: n takes numbers
 	}
 	return q.value(n, i, depth)
 }
@@ -282,14 +285,11 @@ func (n *node) quickNumber(lit []byte, whole bool) bool {
 		return n.types == 0 || n.types&tNumber != 0 || whole && n.types&tInteger != 0
 	}
 	x, small := smallInt(lit)
-	return small && n.quickInt(x)
+	return small && n.quickBounds(x)
 }
 
-// quickInt decides the whole number x, which fits in 18 digits, against n.
-func (n *node) quickInt(x int64) bool {
-	if !n.numberWork {
-		return n.types == 0 || n.types&(tNumber|tInteger) != 0
-	}
+// quickBounds decides the whole number x against n's numeric keywords.
+func (n *node) quickBounds(x int64) bool {
 	return n.intBounds && (n.types == 0 || n.types&(tNumber|tInteger) != 0) &&
 		(n.minimum == nil || x >= n.minimum.small) &&
 		(n.maximum == nil || x <= n.maximum.small) &&
@@ -310,12 +310,14 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 	if i = skipSpace(d, i+1); i < len(d) && d[i] == '}' {
 		return i + 1, n.requiredMask == 0
 	}
+	props := n.props
 	for {
 		var slot int
 		var sub *node
-		if k := next; k < len(n.props) && n.props[k].at(d, i) {
-			slot, sub, next = n.props[k].slot, n.props[k].node, k+1
-			i += 2 + len(n.props[k].quoted)
+		if next < len(props) && props[next].at(d, i) {
+			p := &props[next]
+			slot, sub, next = p.slot, p.node, next+1
+			i += 2 + len(p.quoted)
 		} else if slot, sub, i = q.member(n, i, &next, &extra); i < 0 {
 			return 0, false
 		}
