@@ -89,7 +89,7 @@ func (q *quick) value(n *node, i, depth int) (int, bool) {
 }
 
 // nested checks the value at d[i] of a member or an item, which n (nil: any value) is the
-// schema of. Under a schema of scalars, a string without escapes and a short whole number
+// schema of. Under a schema of scalars, a string without escapes, a number and a boolean
 // are read here, without value's dispatch and the calls it makes: every call spills what
 // the loop holds in registers. Anything else goes through value.
 func (q *quick) nested(n *node, i, depth int) (int, bool) {
@@ -99,13 +99,20 @@ func (q *quick) nested(n *node, i, depth int) (int, bool) {
 	}
 	switch c := d[i]; {
 	case c == '"' && n.scalar&tString != 0:
-		if e := plainEnd(d, i); e > 0 {
-			if n.keywords&stringKeywords == enumKeyword {
-				return e, n.enum.hasString(d[i+1 : e-1])
-			}
-			return e, !n.stringWork || n.stringKind(d[i+1:e-1], true) == 0
+		e := plainEnd(d, i)
+		if e < 0 {
+			return q.str(n, i)
 		}
-		return q.str(n, i)
+		text := d[i+1 : e-1] // plain, so ASCII: a byte is a character
+		switch n.keywords & stringKeywords {
+		case 0:
+			return e, true
+		case enumKeyword:
+			return e, n.enum.hasString(text)
+		case minLengthKeyword, maxLengthKeyword, lengthKeywords:
+			return e, len(text) >= n.minLength && (n.maxLength < 0 || len(text) <= n.maxLength)
+		}
+		return e, n.stringKind(text, true) == 0
 	case (c-'0' < 10 || c == '-') && n.scalar&(tNumber|tInteger) != 0:
 		j := i
 		if c == '-' {
@@ -116,12 +123,23 @@ func (q *quick) nested(n *node, i, depth int) (int, bool) {
 			x = x*10 + int64(d[j]-'0')
 		}
 		if j == start || d[start] == '0' && j > start+1 || j < len(d) && (d[j]-'0' < 10 || d[j] == '.' || d[j]|0x20 == 'e') {
-			return q.number(n, i) // not a short whole number
+			if n.numberWork || n.types&tNumber == 0 {
+				return q.number(n, i) // not a short whole number
+			}
+			end, _, problem := scanNumber(d, i)
+			return end, problem == ""
 		}
 		if c == '-' {
 			x = -x
 		}
 		return j, !n.numberWork || n.quickBounds(x) // n.scalar: n takes numbers
+	case (c == 't' || c == 'f') && n.scalar&tBoolean != 0 && n.enum == nil && n.constant == nil:
+		if c == 't' && i+4 <= len(d) && string(d[i:i+4]) == "true" {
+			return i + 4, true
+		}
+		if c == 'f' && i+5 <= len(d) && string(d[i:i+5]) == "false" {
+			return i + 5, true
+		}
 	}
 	return q.value(n, i, depth)
 }
