@@ -16,7 +16,7 @@ type valueSet struct {
 	nums          map[string]bool // canonical numbers
 	others        map[string]bool // canonical arrays and objects
 	null, yes, no bool
-	few           []string // the strings, when so few that comparing beats hashing
+	few           []string // the strings, when so few that comparing beats hashing; else nil
 }
 
 // has reports whether the set holds the value of type t with the given key (see setCheck).
@@ -38,7 +38,7 @@ const fewStrings = 8
 
 // hasString reports whether the set holds the decoded string key.
 func (vs *valueSet) hasString(key []byte) bool {
-	if len(vs.strs) > fewStrings {
+	if vs.few == nil {
 		return vs.strs[string(key)]
 	}
 	for _, s := range vs.few {
@@ -70,6 +70,9 @@ func newValueSet(vals []any) *valueSet {
 		default:
 			vs.others[string(canonicalTree(nil, v))] = true
 		}
+	}
+	if len(vs.few) > fewStrings {
+		vs.few = nil
 	}
 	return vs
 }
