@@ -15,9 +15,10 @@ type Validator struct {
 	root *node
 	// objectRoot: only the root's own keywords apply to arguments that are an object, and
 	// they allow one, so such arguments go straight to the object scanner.
-	objectRoot bool
-	cfg        config
-	full       *fullEngine // set under WithFullEngine
+	objectRoot  bool
+	quickObject bool // objectRoot, and the quick pass takes the root
+	cfg         config
+	full        *fullEngine // set under WithFullEngine
 	// The explaining pass allocates nothing on a valid call either: the state of a finished
 	// call is kept for the next, one at hand for the common case of one call at a time, the
 	// others in a pool. The quick pass needs no state.
@@ -61,6 +62,7 @@ func compileWith(schema []byte, cfg config) (*Validator, error) {
 	v := &Validator{root: root, cfg: cfg}
 	v.objectRoot = !root.applicators && !root.reject && root.enum == nil && root.constant == nil &&
 		(root.types == 0 || root.types&tObject != 0)
+	v.quickObject = v.objectRoot && root.quick
 	return v, nil
 }
 
@@ -75,6 +77,13 @@ func (v *Validator) Validate(args []byte) []Violation {
 		if vs = v.wellFormed(args, true); vs == nil {
 			vs = v.full.validate(args, v.cfg.maxViolations)
 		}
+	case v.quickObject && len(args) > 0 && args[0] == '{':
+		// The quick pass (see quickValid) on the common arguments, without a call for it.
+		q := quick{d: args, maxDepth: v.cfg.maxDepth}
+		if i, ok := q.object(v.root, 0, 0); ok && skipSpace(args, i) == len(args) {
+			return nil
+		}
+		vs = v.violations(args)
 	case v.quickValid(args):
 		return nil
 	default:
