@@ -325,6 +325,16 @@ var documentURL, _ = url.Parse(fullURL)
 // follow. hasRef says a reference applies.
 func (n *node) derive(hasRef bool) {
 	n.stringWork = n.keywords&stringKeywords != 0
+	switch n.keywords & stringKeywords {
+	case 0:
+		n.plainCheck = plainAny
+	case keywordsOf("enum"):
+		n.plainCheck = plainEnum
+	case keywordsOf("minLength"), keywordsOf("maxLength"), keywordsOf("minLength", "maxLength"):
+		n.plainCheck = plainLength
+	default:
+		n.plainCheck = plainKind
+	}
 	n.numberWork = n.keywords&numberKeywords != 0
 	n.inPlaceOnly = !(n.reject || n.types != 0 || n.stringWork || n.numberWork || n.objectWork || n.arrayWork)
 	n.refOnly = hasRef && n.inPlaceOnly && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil &&

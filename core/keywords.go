@@ -79,12 +79,8 @@ func keywordsOf(names ...string) keywordSet {
 // The keywords that look at a string, and at a number: a node with none of them takes any
 // value of that type its types allow.
 var (
-	stringKeywords   = keywordsOf("enum", "const", "minLength", "maxLength", "pattern", "format")
-	numberKeywords   = keywordsOf("enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-	enumKeyword      = keywordsOf("enum")
-	minLengthKeyword = keywordsOf("minLength")
-	maxLengthKeyword = keywordsOf("maxLength")
-	lengthKeywords   = minLengthKeyword | maxLengthKeyword
+	stringKeywords = keywordsOf("enum", "const", "minLength", "maxLength", "pattern", "format")
+	numberKeywords = keywordsOf("enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 )
 
 // knows reports whether the dialect defines the keyword k (of those the groups list).

@@ -83,7 +83,18 @@ type node struct {
 	numberWork  bool // enum, const or a numeric bound
 	intBounds   bool // no enum or const, and every numeric bound is a small integer
 	stringWork  bool // enum, const, a length, a pattern or an asserted format
+	plainCheck  plainCheck
 }
+
+// plainCheck is what a node's keywords ask of a string of plain bytes, for the quick pass.
+type plainCheck uint8
+
+const (
+	plainAny    plainCheck = iota // nothing
+	plainEnum                     // that enum holds it
+	plainLength                   // that its length is within minLength and maxLength
+	plainKind                     // more: stringKind decides
+)
 
 // target is the schema that applies in n's place: n itself or, when nothing but a $ref
 // applies, where the references lead; nil for nil.

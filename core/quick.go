@@ -104,12 +104,12 @@ func (q *quick) nested(n *node, i, depth int) (int, bool) {
 			return q.str(n, i)
 		}
 		text := d[i+1 : e-1] // plain, so ASCII: a byte is a character
-		switch n.keywords & stringKeywords {
-		case 0:
+		switch n.plainCheck {
+		case plainAny:
 			return e, true
-		case enumKeyword:
+		case plainEnum:
 			return e, n.enum.hasString(text)
-		case minLengthKeyword, maxLengthKeyword, lengthKeywords:
+		case plainLength:
 			return e, len(text) >= n.minLength && (n.maxLength < 0 || len(text) <= n.maxLength)
 		}
 		return e, n.stringKind(text, true) == 0
