@@ -122,7 +122,7 @@ func (q *quick) nested(n *node, i, depth int) (int, bool) {
 		for ; j < len(d) && d[j]-'0' < 10 && j-start < 18; j++ {
 			x = x*10 + int64(d[j]-'0')
 		}
-		if j == start || d[start] == '0' && j > start+1 || j < len(d) && (d[j]-'0' < 10 || d[j] == '.' || d[j]|0x20 == 'e') {
+		if !shortWhole(d, start, j) {
 			if n.numberWork || n.types&tNumber == 0 {
 				return q.number(n, i) // not a short whole number
 			}
@@ -134,14 +134,29 @@ func (q *quick) nested(n *node, i, depth int) (int, bool) {
 		}
 		return j, !n.numberWork || n.quickBounds(x) // n.scalar: n takes numbers
 	case (c == 't' || c == 'f') && n.scalar&tBoolean != 0 && n.enum == nil && n.constant == nil:
-		if c == 't' && i+4 <= len(d) && string(d[i:i+4]) == "true" {
-			return i + 4, true
-		}
-		if c == 'f' && i+5 <= len(d) && string(d[i:i+5]) == "false" {
-			return i + 5, true
+		if end := booleanEnd(d, i); end > 0 {
+			return end, true
 		}
 	}
 	return q.value(n, i, depth)
+}
+
+// shortWhole reports whether the digits d[start:j] are the whole of a number literal that
+// is whole and fits in 18 digits, with no leading zero.
+func shortWhole(d []byte, start, j int) bool {
+	return j > start && (d[start] != '0' || j == start+1) &&
+		(j == len(d) || d[j]-'0' >= 10 && d[j] != '.' && d[j]|0x20 != 'e')
+}
+
+// booleanEnd returns where the true or false at d[i] ends, or -1.
+func booleanEnd(d []byte, i int) int {
+	switch {
+	case i+4 <= len(d) && string(d[i:i+4]) == "true":
+		return i + 4
+	case i+5 <= len(d) && string(d[i:i+5]) == "false":
+		return i + 5
+	}
+	return -1
 }
 
 // str checks the string at d[i] against n (nil: any string).
