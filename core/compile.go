@@ -324,19 +324,18 @@ var documentURL, _ = url.Parse(fullURL)
 // derive sets what follows from n's keywords once they are all read: the plan the passes
 // follow. hasRef says a reference applies.
 func (n *node) derive(hasRef bool) {
-	n.stringWork = n.keywords&stringKeywords != 0
 	switch n.keywords & stringKeywords {
 	case 0:
-		n.plainCheck = plainAny
+		n.stringCheck = anyString
 	case keywordsOf("enum"):
-		n.plainCheck = plainEnum
+		n.stringCheck = enumString
 	case keywordsOf("minLength"), keywordsOf("maxLength"), keywordsOf("minLength", "maxLength"):
-		n.plainCheck = plainLength
+		n.stringCheck = lengthString
 	default:
-		n.plainCheck = plainKind
+		n.stringCheck = kindString
 	}
 	n.numberWork = n.keywords&numberKeywords != 0
-	n.inPlaceOnly = !(n.reject || n.types != 0 || n.stringWork || n.numberWork || n.objectWork || n.arrayWork)
+	n.inPlaceOnly = !(n.reject || n.types != 0 || n.stringCheck != anyString || n.numberWork || n.objectWork || n.arrayWork)
 	n.refOnly = hasRef && n.inPlaceOnly && len(n.allOf)+len(n.anyOf)+len(n.oneOf) == 0 && n.not == nil && n.ifn == nil &&
 		n.unevalProps == nil && n.unevalItems == nil
 	n.intBounds = n.enum == nil && n.constant == nil

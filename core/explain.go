@@ -216,7 +216,7 @@ func (s *state) own(n *node, depth int) status {
 			s.wrongType(n, "string")
 			return wrongType
 		}
-		if !n.stringWork {
+		if n.stringCheck == anyString {
 			return passed
 		}
 		return s.stringValue(n, tok)

@@ -82,18 +82,17 @@ type node struct {
 	arrayWork   bool
 	numberWork  bool // enum, const or a numeric bound
 	intBounds   bool // no enum or const, and every numeric bound is a small integer
-	stringWork  bool // enum, const, a length, a pattern or an asserted format
-	plainCheck  plainCheck
+	stringCheck stringCheck
 }
 
-// plainCheck is what a node's keywords ask of a string of plain bytes, for the quick pass.
-type plainCheck uint8
+// stringCheck is what a node's keywords ask of a string.
+type stringCheck uint8
 
 const (
-	plainAny    plainCheck = iota // nothing
-	plainEnum                     // that enum holds it
-	plainLength                   // that its length is within minLength and maxLength
-	plainKind                     // more: stringKind decides
+	anyString    stringCheck = iota // nothing
+	enumString                      // that enum holds it
+	lengthString                    // that its length is within minLength and maxLength
+	kindString                      // more (const, a pattern, a format, or several): stringKind decides
 )
 
 // target is the schema that applies in n's place: n itself or, when nothing but a $ref

@@ -323,7 +323,7 @@ func (s *state) nameValid(names *node, key str, depth int) bool {
 		return ok
 	case names.reject || names.types != 0 && names.types&tString == 0:
 		return false
-	case !names.stringWork:
+	case names.stringCheck == anyString:
 		return true
 	}
 	return names.stringKind(key.text(s.data, &s.buf), !key.high && !key.escaped) == 0

@@ -1,9 +1,7 @@
 package core
 
 import (
-	"encoding/binary"
 	"maps"
-	"math/bits"
 	"slices"
 	"unicode/utf8"
 )
@@ -30,12 +28,7 @@ func (v *Validator) quickValid(args []byte) bool {
 		return false
 	}
 	q := quick{d: args, maxDepth: v.cfg.maxDepth}
-	i, ok := skipSpace(args, 0), false
-	if v.objectRoot && i < len(args) && args[i] == '{' {
-		i, ok = q.object(v.root, i, 0)
-	} else {
-		i, ok = q.value(v.root, i, 0)
-	}
+	i, ok := q.value(v.root, skipSpace(args, 0), 0)
 	return ok && skipSpace(args, i) == len(args)
 }
 
@@ -99,20 +92,20 @@ func (q *quick) nested(n *node, i, depth int) (int, bool) {
 	}
 	switch c := d[i]; {
 	case c == '"' && n.scalar&tString != 0:
-		e := plainEnd(d, i)
-		if e < 0 {
+		e := plainRun(d, i+1)
+		if e >= len(d) || d[e] != '"' {
 			return q.str(n, i)
 		}
-		text := d[i+1 : e-1] // plain, so ASCII: a byte is a character
-		switch n.plainCheck {
-		case plainAny:
-			return e, true
-		case plainEnum:
-			return e, n.enum.hasString(text)
-		case plainLength:
-			return e, len(text) >= n.minLength && (n.maxLength < 0 || len(text) <= n.maxLength)
+		text := d[i+1 : e] // plain, so ASCII: a byte is a character
+		switch n.stringCheck {
+		case anyString:
+			return e + 1, true
+		case enumString:
+			return e + 1, n.enum.hasString(text)
+		case lengthString:
+			return e + 1, len(text) >= n.minLength && (n.maxLength < 0 || len(text) <= n.maxLength)
 		}
-		return e, n.stringKind(text, true) == 0
+		return e + 1, n.stringKind(text, true) == 0
 	case (c-'0' < 10 || c == '-') && n.scalar&(tNumber|tInteger) != 0:
 		j := i
 		if c == '-' {
@@ -123,11 +116,7 @@ func (q *quick) nested(n *node, i, depth int) (int, bool) {
 			x = x*10 + int64(d[j]-'0')
 		}
 		if !shortWhole(d, start, j) {
-			if n.numberWork || n.types&tNumber == 0 {
-				return q.number(n, i) // not a short whole number
-			}
-			end, _, problem := scanNumber(d, i)
-			return end, problem == ""
+			return q.number(n, i)
 		}
 		if c == '-' {
 			x = -x
@@ -166,7 +155,7 @@ func (q *quick) str(n *node, i int) (int, bool) {
 	if problem != "" || tok.escaped {
 		return 0, false
 	}
-	if n == nil || !n.stringWork {
+	if n == nil || n.stringCheck == anyString {
 		return end, true
 	}
 	text := d[tok.start:tok.end]
@@ -609,25 +598,4 @@ func numbersAsOne(t typeSet) typeSet {
 		t |= tNumber | tInteger
 	}
 	return t
-}
-
-// plainEnd returns where the string at d[i] ends when it holds only plain bytes, else -1.
-func plainEnd(d []byte, i int) int {
-	for i++; i+8 <= len(d); i += 8 {
-		if m := special(binary.LittleEndian.Uint64(d[i:])); m != 0 {
-			if i += bits.TrailingZeros64(m) >> 3; d[i] == '"' {
-				return i + 1
-			}
-			return -1
-		}
-	}
-	for ; i < len(d); i++ {
-		if !plain[d[i]] {
-			if d[i] == '"' {
-				return i + 1
-			}
-			return -1
-		}
-	}
-	return -1
 }

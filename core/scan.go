@@ -145,17 +145,7 @@ func scanString(d []byte, i int) (t str, end int, problem string) {
 	i++
 	t.start = i
 	for {
-		for i+8 <= len(d) {
-			if m := special(binary.LittleEndian.Uint64(d[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
-		for i < len(d) && plain[d[i]] {
-			i++
-		}
-		if i >= len(d) {
+		if i = plainRun(d, i); i >= len(d) {
 			return t, len(d), "unterminated string"
 		}
 		switch c := d[i]; {
@@ -185,6 +175,21 @@ func scanString(d []byte, i int) (t str, end int, problem string) {
 		}
 		i++
 	}
+}
+
+// plainRun returns where the run of plain bytes at d[i] ends: at the first byte that is
+// not plain, or at the end of d.
+func plainRun(d []byte, i int) int {
+	for i+8 <= len(d) {
+		if m := special(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(d) && plain[d[i]] {
+		i++
+	}
+	return i
 }
 
 // special marks, in the high bit of each byte, the bytes of w that are not plain. Only the
