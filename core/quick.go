@@ -205,8 +205,11 @@ func (q *quick) alternative(n *node, i int) *node {
 		}
 		only = a
 	}
-	if !many || first < 0 {
+	if !many {
 		return only
+	}
+	if first < 0 { // no member, or a first name that is escaped: nothing tells them apart
+		return nil
 	}
 	tok, _, problem := scanString(d, j)
 	if problem != "" || tok.escaped || tok.high {

@@ -18,6 +18,8 @@ const (
 	quickSameLetter = `{"oneOf":[{"type":"object","properties":{"field":{}},"required":["field"],"additionalProperties":false},
 {"type":"object","properties":{"filter":{}},"additionalProperties":false}]}`
 	quickOpenShapes = `{"properties":{"s":{"anyOf":[{"type":"object","properties":{"kind":{"enum":["a","b"]}}},{"type":"object","properties":{"kind":{"enum":["c"]}}}]}}}`
+	quickOpenEnded  = `{"oneOf":[{"type":"object","properties":{"a":{}},"additionalProperties":false},
+{"type":"object","properties":{"b":{}},"additionalProperties":false}]}`
 	quickTyped      = `{"properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer","maximum":9}]}}}`
 	quickFilter     = `{"type":"object","properties":{"filter":{"$ref":"#/$defs/condition"}},"required":["filter"],
 "$defs":{"condition":{"oneOf":[
@@ -90,6 +92,13 @@ var quickCases = []struct {
 	{"a union told apart by a whole first name", quickSameLetter, `{"filter":1}`, true},
 	{"a union told apart by a whole first name, the other", quickSameLetter, `{"field":1}`, true},
 	{"a first name neither declares", quickSameLetter, `{"fx":1}`, false},
+	{"an empty object that two closed alternatives take", quickOpenEnded, `{}`, false},
+	{"an empty object with space that two closed alternatives take", quickOpenEnded, " { \n } ", false},
+	{"an escaped first name that two closed alternatives tell apart", quickOpenEnded, `{"\u0061":1}`, false},
+	{"an empty object as an item", `{"items":` + quickOpenEnded + `}`, `[{"a":1},{}]`, false},
+	{"an empty object through $ref", `{"properties":{"f":{"$ref":"#/$defs/u"}},"$defs":{"u":` + quickOpenEnded + `}}`, `{"f":{}}`, false},
+	{"an empty object as a member", `{"properties":{"filter":` + quickOpenEnded + `}}`, `{"filter":{}}`, false},
+	{"a first name one closed alternative declares", quickOpenEnded, `{"a":1}`, true},
 	{"a union told apart by its tag", quickShapes, `{"s":{"kind":"circle","r":2}}`, true},
 	{"a union's tag after a scalar member", quickShapes, `{"s":{"r":2,"kind":"circle"}}`, true},
 	{"a union's tag of another alternative", quickShapes, `{"s":{"kind":"square","r":2}}`, false},
