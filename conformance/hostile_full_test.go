@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpvalidate/mcpvalidate"
 	"github.com/mcpvalidate/mcpvalidate/internal/suite"
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // allocated returns the heap bytes one call of fn allocates, averaged over runs calls after
@@ -109,6 +110,7 @@ func fullShapes() []fullShape {
 // allocates at most 20 bytes per byte. Without WithFullEngine, the subset validates every
 // shape and a refusal of a megabyte allocates at most 20 bytes per byte, whatever the shape.
 func TestHostileFullRefusalMemory(t *testing.T) {
+	tier.Full(t)
 	// The engine allocates several hundred bytes per failing value: the sizes stay small
 	// where it validates every value.
 	sizes := map[string][2]int{"long-name-over-values": {64 << 10 / hostileScale, 1 << 20 / hostileScale}}
@@ -204,6 +206,7 @@ var formatUnits = []string{"a", "((", ".", ":", "%41", `\\`, "é", "-", "/", "()
 // Go's regexp.Compile, the engine's check of "regex", allocated 230 to 580 bytes per byte
 // of pattern.
 func TestHostileFormats(t *testing.T) {
+	tier.Full(t)
 	formats := []string{"date", "date-time", "duration", "email", "hostname", "iri", "iri-reference", "ipv4", "ipv6",
 		"json-pointer", "period", "regex", "relative-json-pointer", "semver", "time", "uri", "uri-reference",
 		"uri-template", "uuid"}

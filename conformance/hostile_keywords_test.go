@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpvalidate/mcpvalidate"
 	"github.com/mcpvalidate/mcpvalidate/internal/suite"
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -151,6 +152,7 @@ func keywordShapes() []keywordShape {
 // for 16 times the arguments. The issue's own case, a name of 50,000 characters over an
 // array of 10,000 zeros, is refused within the same bound.
 func TestHostileKeywordsMemory(t *testing.T) {
+	tier.Full(t)
 	issue := []byte(`{"` + strings.Repeat("a", 50000) + `":` + zeros(10000) + `}`)
 	if vs := mustCompile(t, issueSchema).Validate(issue); len(vs) != 1 || vs[0].Kind != mcpvalidate.KindRequired {
 		t.Fatalf("the issue's case: got %s, want q missing", describe(vs))

@@ -36,6 +36,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpvalidate/mcpvalidate"
 	"github.com/mcpvalidate/mcpvalidate/internal/suite"
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -235,9 +236,7 @@ func TestHostileDeepNestingHugeLimit(t *testing.T) {
 		fmt.Printf("child: %d violations\n", len(vs))
 		return
 	}
-	if testing.Short() {
-		t.Skip("runs a child process")
-	}
+	tier.Full(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -514,6 +513,7 @@ var hostileValues = []hostileValue{
 // strings to the handler: invalid UTF-8 and lone surrogates become U+FFFD), and the oracle's
 // verdict on that decoded value are one and the same, and the one the case was built for.
 func TestHostileValuesAgreeWithOracle(t *testing.T) {
+	tier.Full(t)
 	// Consecutive cases often share their arguments: decode them once.
 	var lastSum [32]byte
 	var lastDecoded any
@@ -571,6 +571,7 @@ func TestHostileValuesAgreeWithOracle(t *testing.T) {
 // detector) against every numeric keyword. Each validation finishes, with the verdict the
 // literal was built for: 7×10^k is an integer, a multiple of 7 and of 0.01, and so on.
 func TestHostileLongNumbers(t *testing.T) {
+	tier.Full(t)
 	n := 10_000_000 / hostileScale
 	e := strconv.Itoa(n - 1)
 	zeros := strings.Repeat("0", n-1)
@@ -1114,6 +1115,7 @@ var hostileSchemas = []hostileSchema{
 // compiled; when compiled, each validation finishes with the expected verdict and messages
 // of at most maxMessage bytes on one line.
 func TestHostileSchemas(t *testing.T) {
+	tier.Full(t)
 	for _, c := range hostileSchemas {
 		t.Run(c.name, func(t *testing.T) {
 			schema := []byte(c.schema())
@@ -1550,9 +1552,7 @@ func loadCalls() []loadCall {
 // in it has exited, and fails the test if one is left blocked. That is the leak check,
 // exact and with no clock.
 func TestHostileLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("load test")
-	}
+	tier.Full(t)
 	start := time.Now()
 	synctest.Test(t, hostileLoad)
 	elapsed := time.Since(start)

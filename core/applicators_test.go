@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate/internal/suite"
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // nest returns a schema of levels applicators, each applying the one below it through
@@ -131,6 +132,7 @@ func work(v *Validator, args []byte) int {
 // 16 KB to 64 KB and to 1 MB (256 KB under the race detector), the bytes scanned and jumps
 // made grow as the arguments do, and stay within a few dozen per byte.
 func TestApplicatorWorkIsLinear(t *testing.T) {
+	tier.Full(t)
 	const perByte = 64
 	for _, c := range workCases() {
 		t.Run(c.name, func(t *testing.T) {
