@@ -1,15 +1,12 @@
 package core
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -30,7 +27,7 @@ type Guard struct {
 
 // New returns a Guard configured by opts.
 func New(opts ...Option) *Guard {
-	g := &Guard{cfg: newConfig(opts), repairs: repairs{pending: map[repairKey]int{}}}
+	g := &Guard{cfg: newConfig(opts)}
 	g.schemas = newSchemaCache(g.cfg.cacheBudget, func(schema []byte) (*Validator, error) { return compileWith(schema, g.cfg) })
 	return g
 }
@@ -145,79 +142,6 @@ func logged(vs []Violation) (kinds, paths []string) {
 		kinds, paths = append(kinds, k), append(paths, p)
 	}
 	return kinds, paths
-}
-
-// toolState is what the guard keeps per tool name: its counters.
-type toolState struct {
-	accepted   atomic.Uint64
-	refused    atomic.Uint64
-	broken     atomic.Uint64
-	repaired   atomic.Uint64 // accepted calls that followed refusals in the same session
-	retries    atomic.Uint64 // the refusals those accepted calls repaired
-	unenforced atomic.Uint64 // refused or broken calls whose handler ran, results sent though refused: WithReportOnly
-	badResults atomic.Uint64 // results refused by the output schema
-	seen       atomic.Uint64 // names.tick when last called
-}
-
-// names bounds how many tool names have counters of their own. Tools that come and go
-// under fresh names would otherwise grow the guard without end: past maxNames, the quarter
-// called least recently are retired and their counters added to one entry without a name.
-type names struct {
-	mu      sync.Mutex
-	count   int
-	tick    atomic.Uint64 // advanced by every new name
-	retired toolState
-}
-
-const maxNames = 4096
-
-func (g *Guard) tool(name string) *toolState {
-	if v, ok := g.tools.Load(name); ok {
-		t := v.(*toolState)
-		if tick := g.names.tick.Load(); t.seen.Load() != tick {
-			t.seen.Store(tick)
-		}
-		return t
-	}
-	g.names.mu.Lock()
-	defer g.names.mu.Unlock()
-	if v, ok := g.tools.Load(name); ok {
-		return v.(*toolState)
-	}
-	t := &toolState{}
-	t.seen.Store(g.names.tick.Add(1))
-	g.tools.Store(name, t)
-	if g.names.count++; g.names.count > maxNames {
-		g.retireNames()
-	}
-	return t
-}
-
-// retireNames retires the quarter of the names called least recently. The lock is held.
-func (g *Guard) retireNames() {
-	type aged struct {
-		name string
-		seen uint64
-	}
-	var all []aged
-	g.tools.Range(func(k, v any) bool {
-		all = append(all, aged{k.(string), v.(*toolState).seen.Load()})
-		return true
-	})
-	slices.SortFunc(all, func(a, b aged) int { return cmp.Compare(a.seen, b.seen) })
-	r := &g.names.retired
-	for _, a := range all[:len(all)/4] {
-		v, _ := g.tools.LoadAndDelete(a.name)
-		t := v.(*toolState)
-		r.accepted.Add(t.accepted.Load())
-		r.refused.Add(t.refused.Load())
-		r.broken.Add(t.broken.Load())
-		r.repaired.Add(t.repaired.Load())
-		r.retries.Add(t.retries.Load())
-		r.unenforced.Add(t.unenforced.Load())
-		r.badResults.Add(t.badResults.Load())
-		g.names.count--
-	}
 }
 
 // A Verdict is the guard's answer to one call's arguments or one result: empty when the
@@ -455,27 +379,27 @@ func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start 
 	t := g.counters(call)
 	switch o {
 	case Accepted:
-		t.accepted.Add(1)
+		g.add(t, &t.accepted, 1)
 		if n := g.repairs.accept(call); n > 0 {
-			t.repaired.Add(1)
-			t.retries.Add(uint64(n))
+			g.add(t, &t.repaired, 1)
+			g.add(t, &t.retries, uint64(n))
 		}
 	case Refused:
-		t.refused.Add(1)
+		g.add(t, &t.refused, 1)
 		if g.cfg.reportOnly {
-			t.unenforced.Add(1) // the model was told nothing, so no retry repairs it
+			g.add(t, &t.unenforced, 1) // the model was told nothing, so no retry repairs it
 		} else {
 			g.repairs.refuse(call)
 		}
 	case SchemaBroken:
-		t.broken.Add(1)
+		g.add(t, &t.broken, 1)
 		if g.cfg.reportOnly {
-			t.unenforced.Add(1)
+			g.add(t, &t.unenforced, 1)
 		}
 	case ResultRefused:
-		t.badResults.Add(1)
+		g.add(t, &t.badResults, 1)
 		if g.cfg.reportOnly {
-			t.unenforced.Add(1)
+			g.add(t, &t.unenforced, 1)
 		}
 	}
 	if len(g.cfg.observers) == 0 {
@@ -492,95 +416,4 @@ func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start 
 func (g *Guard) safely(fn func(Event), e Event) {
 	defer func() { _ = recover() }() // an observer's bug must not decide the call
 	fn(e)
-}
-
-// repairs counts, per session and tool, the refusals not yet followed by an accepted call.
-type repairs struct {
-	mu      sync.Mutex
-	open    atomic.Int64 // len(pending), read without the lock on the accepted path
-	pending map[repairKey]int
-}
-
-type repairKey struct{ session, tool string }
-
-const maxPendingRepairs = 10000
-
-func (r *repairs) refuse(call *Call) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	k := repairKey{call.Session, call.Tool}
-	if _, ok := r.pending[k]; !ok && len(r.pending) >= maxPendingRepairs {
-		return // bounded: a flood of refusals from many sessions is not remembered
-	}
-	r.pending[k]++
-	r.open.Store(int64(len(r.pending)))
-}
-
-// accept returns how many refusals this accepted call repaired.
-func (r *repairs) accept(call *Call) int {
-	if r.open.Load() == 0 {
-		return 0
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	k := repairKey{call.Session, call.Tool}
-	n := r.pending[k]
-	delete(r.pending, k)
-	r.open.Store(int64(len(r.pending)))
-	return n
-}
-
-// ToolStats are one tool's counters.
-type ToolStats struct {
-	Tool     string // the tool's name
-	Accepted uint64 // calls whose arguments were valid
-	Refused  uint64 // calls refused for invalid arguments
-	Broken   uint64 // calls refused because the schema does not compile
-	Repaired uint64 // accepted calls that came after refusals of the same tool in the same session
-	Retries  uint64 // the refusals that those accepted calls repaired
-	// BadResults counts results that do not match the tool's outputSchema
-	// (WithOutputValidation); their calls count as Accepted, their arguments being valid.
-	BadResults uint64
-	// Unenforced counts the calls of Refused and Broken that ran anyway, and the BadResults
-	// sent anyway: all of them under WithReportOnly, none otherwise.
-	Unenforced uint64
-}
-
-// CallsPerAccepted is the repair ratio: calls made for each accepted call (1 is perfect).
-func (s ToolStats) CallsPerAccepted() float64 {
-	if s.Accepted == 0 {
-		return 0
-	}
-	return float64(s.Accepted+s.Refused+s.Broken) / float64(s.Accepted)
-}
-
-// RefusalsPerRepair is how many refused attempts, on average, a model needed before the
-// accepted call that repaired them (1 means it fixed every refusal in one retry).
-func (s ToolStats) RefusalsPerRepair() float64 {
-	if s.Repaired == 0 {
-		return 0
-	}
-	return float64(s.Retries) / float64(s.Repaired)
-}
-
-// Stats returns a snapshot of every tool's counters, sorted by tool name. When more than
-// 4,096 tool names have been called, the counters of those called least recently are
-// summed in one entry whose Tool is empty, which sorts first.
-func (g *Guard) Stats() []ToolStats {
-	var out []ToolStats
-	g.tools.Range(func(k, v any) bool {
-		out = append(out, v.(*toolState).stats(k.(string)))
-		return true
-	})
-	if r := g.names.retired.stats(""); r != (ToolStats{}) {
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b ToolStats) int { return strings.Compare(a.Tool, b.Tool) })
-	return out
-}
-
-func (t *toolState) stats(name string) ToolStats {
-	return ToolStats{Tool: name, Accepted: t.accepted.Load(), Refused: t.refused.Load(),
-		Broken: t.broken.Load(), Repaired: t.repaired.Load(), Retries: t.retries.Load(),
-		BadResults: t.badResults.Load(), Unenforced: t.unenforced.Load()}
 }

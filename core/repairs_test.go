@@ -1,0 +1,100 @@
+package core
+
+import (
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
+)
+
+// repairCase checks one call of tool in session against a schema that takes only
+// integers in "n": a refusal when ok is false, an accepted call otherwise.
+func repairCase(g *Guard, s *Schema, session, tool string, ok bool) {
+	args := `{"n":"x"}`
+	if ok {
+		args = `{"n":1}`
+	}
+	g.Check(&Call{Tool: tool, Session: session}, s, []byte(args), nil)
+}
+
+func repairSchema(g *Guard) *Schema {
+	return g.Bind("schema", nil, []byte(`{"properties":{"n":{"type":"integer"}}}`), nil)
+}
+
+// TestRepairsOfSessions: an accepted call repairs the refusals of its own tool in its own
+// session, and no other's.
+func TestRepairsOfSessions(t *testing.T) {
+	g := New()
+	s := repairSchema(g)
+	repairCase(g, s, "a", "t", false)
+	repairCase(g, s, "a", "t", false)
+	repairCase(g, s, "a", "u", false)
+	repairCase(g, s, "b", "t", true) // another session: repairs nothing
+	repairCase(g, s, "a", "t", true) // repairs a's two refusals of t
+	repairCase(g, s, "a", "t", true) // nothing left to repair
+	st := g.Stats()
+	if len(st) != 2 || st[0].Repaired != 1 || st[0].Retries != 2 || st[1].Repaired != 0 {
+		t.Fatalf("stats %+v, want t repaired once after 2 refusals, u not", st)
+	}
+	if held := g.repairs.held.Load(); held != 1 {
+		t.Errorf("%d sessions held, want 1 (a, with u's refusal)", held)
+	}
+	g.ForgetSession("a")
+	repairCase(g, s, "a", "u", true)
+	if st := g.Stats(); st[1].Repaired != 0 {
+		t.Errorf("a forgotten session's refusal was repaired: %+v", st[1])
+	}
+	if held := g.repairs.held.Load(); held != 0 {
+		t.Errorf("%d sessions held after the last ended, want 0", held)
+	}
+}
+
+// TestRepairsAfterAbandonedSessions: sessions that end with a refusal no call repairs,
+// more than the guard remembers and never reported ended, do not stop the counting of
+// later sessions' repairs.
+func TestRepairsAfterAbandonedSessions(t *testing.T) {
+	tier.Full(t)
+	g := New()
+	s := repairSchema(g)
+	for i := range 3 * maxRepairSessions {
+		repairCase(g, s, "gone-"+strconv.Itoa(i), "t", false)
+	}
+	if held := g.repairs.held.Load(); held > maxRepairSessions {
+		t.Errorf("%d sessions held, want at most %d", held, maxRepairSessions)
+	}
+	repairCase(g, s, "live", "t", false)
+	repairCase(g, s, "live", "t", true)
+	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 {
+		t.Errorf("after abandoned sessions, a repair counted %d times (%d retries), want once (1)", st.Repaired, st.Retries)
+	}
+}
+
+// TestRepairsConcurrent: sessions on 8 goroutines, each refusing then repairing its own
+// tools, while others end: every repair is counted, once.
+func TestRepairsConcurrent(t *testing.T) {
+	const workers, rounds = 8, 2000
+	g := New()
+	s := repairSchema(g)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range rounds {
+				session := strconv.Itoa(w) + "-" + strconv.Itoa(i%50)
+				repairCase(g, s, session, "t", false)
+				repairCase(g, s, session, "t", true)
+				if i%7 == 0 {
+					g.ForgetSession(strconv.Itoa((w+1)%workers) + "-" + strconv.Itoa(i%50))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	st := g.Stats()[0]
+	if st.Repaired != st.Retries || st.Repaired > workers*rounds || st.Repaired < workers*rounds*9/10 {
+		t.Errorf("%d repairs of %d retries, want equal and near %d", st.Repaired, st.Retries, workers*rounds)
+	}
+	if held := g.repairs.held.Load(); held < 0 || held > workers*50 {
+		t.Errorf("%d sessions held", held)
+	}
+}
