@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -87,7 +90,16 @@ func AddTool[In, Out any](g *core.Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolH
 		panic(fmt.Sprintf("AddTool: tool %q: %v", t.Name, err))
 	}
 	s.AddTool(tt, Handler(g, tt, th))
+	key := weak.Make(t)
+	if _, again := registered.Swap(key, tt); !again {
+		runtime.AddCleanup(t, func(key weak.Pointer[mcp.Tool]) { registered.Delete(key) }, key)
+	}
 }
+
+// registered holds the tools as AddTool registered them, keyed by the tools it was given,
+// for CheckTools: a tool whose schemas AddTool inferred does not hold them itself. An
+// entry goes when its tool does.
+var registered sync.Map // weak.Pointer[mcp.Tool] -> *mcp.Tool
 
 // CheckTools compiles the inputSchema of every tool (and, under
 // [core.WithOutputValidation], every outputSchema) in the guard's cache and returns every
@@ -99,9 +111,15 @@ func AddTool[In, Out any](g *core.Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolH
 //		log.Fatal(err)
 //	}
 //
-// The handlers bound to the same schema texts then find them compiled.
+// The handlers bound to the same schema texts then find them compiled. A tool given to
+// [AddTool] is checked as it was registered there, with the schemas inferred for it.
 func CheckTools(g *core.Guard, tools ...*mcp.Tool) error {
 	tools = slices.SortedFunc(slices.Values(tools), func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	for i, t := range tools {
+		if tt, ok := registered.Load(weak.Make(t)); ok {
+			tools[i] = tt.(*mcp.Tool)
+		}
+	}
 	var errs []error
 	check := func(t *mcp.Tool, which string, schema any) {
 		if _, err := g.Compiled(bind(g, schema).schema(g)); err != nil {
