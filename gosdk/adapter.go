@@ -33,8 +33,10 @@ import (
 //
 // A call with invalid arguments is answered with an isError result whose text says what to
 // fix, and the handler does not run. The schemas are compiled in the guard's cache on the
-// first call.
+// first call. A handler that panics is answered with an isError result saying that the tool
+// failed, and the panic is logged to slog's default logger, without its value.
 func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
+	h = recovering(t.Name, h)
 	in := bind(g, t.InputSchema)
 	var out *binding
 	if g.ChecksResults() && t.OutputSchema != nil {
