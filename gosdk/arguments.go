@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -256,21 +255,27 @@ func (r *rewriter) str(i int) (int, error) {
 	if i == len(r.in) || r.in[i] != '"' {
 		return 0, r.errAt(i)
 	}
-	for j := i + 1; j < len(r.in); j++ {
-		switch r.in[j] {
-		case '"':
-			return j + 1, nil
-		case '\\':
-			j++
+	for j := i + 1; ; {
+		q := bytes.IndexByte(r.in[j:], '"')
+		if q < 0 {
+			return 0, r.errAt(i)
+		}
+		j += q + 1
+		// A quote is escaped when an odd number of backslashes precede it.
+		k := j - 2
+		for k > i && r.in[k] == '\\' {
+			k--
+		}
+		if (j-2-k)%2 == 0 {
+			return j, nil
 		}
 	}
-	return 0, r.errAt(i)
 }
 
 // number walks the number at in[i], rewriting it as an integer when it is one.
 func (r *rewriter) number(i int) int {
 	end := i + 1
-	for end < len(r.in) && strings.IndexByte("0123456789.eE+-", r.in[end]) >= 0 {
+	for end < len(r.in) && numberByte(r.in[end]) {
 		end++
 	}
 	if n, ok := integerOf(r.in[i:end]); ok {
@@ -279,6 +284,10 @@ func (r *rewriter) number(i int) int {
 		r.copied = end
 	}
 	return end
+}
+
+func numberByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
 }
 
 // lookup returns the index of the property whose quoted name is q.

@@ -2,6 +2,7 @@ package gosdk
 
 import (
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -149,4 +150,29 @@ func allocatedPerByte(size int, f func()) float64 {
 	}
 	runtime.ReadMemStats(&after)
 	return float64(after.TotalAlloc-before.TotalAlloc) / runs / float64(size)
+}
+
+// BenchmarkPrepareArgumentsSlope: the cost per byte of arguments that need nothing written
+// and of arguments whose whole numbers are written as integers, with defaults to write in.
+func BenchmarkPrepareArgumentsSlope(b *testing.B) {
+	d := argumentsDefaults(b)
+	shapes := []struct{ name, item string }{
+		{"unchanged", `{"city":"Oslo","days":3,"tags":["a\"b",true,null]},`},
+		{"whole-numbers", `{"city":"Oslo","days":3.0,"tags":["a\"b",1e2,null]},`},
+	}
+	for _, sh := range shapes {
+		for _, size := range []int{1 << 10, 64 << 10, 1 << 20} {
+			args := []byte(`{"a":1,"s":{"m":0},"b":{"c":[` + strings.Repeat(sh.item, (size-30)/len(sh.item)) + `0]}}`)
+			b.Run(fmt.Sprintf("%s/%dKB", sh.name, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(len(args)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := prepareArguments(args, d); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(args)), "ns/B")
+			})
+		}
+	}
 }
