@@ -84,8 +84,10 @@ func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 //	gosdk.AddTool(guard, srv, tool, handler)
 //
 // Everything else is as mcp.AddTool has it: defaults from the input schema, decoding into
-// In, the output validated against the output schema and sent as structured content. Like
-// mcp.AddTool, it panics when a schema cannot be inferred or resolved.
+// In, the output validated against the output schema and sent as structured content; but
+// In is decoded from the bytes the guard checked, so that its integers are those sent, where
+// go-sdk carries them through a float64. Like mcp.AddTool, it panics when a schema cannot
+// be inferred or resolved. [CheckTools] of t checks the schemas inferred for it.
 func AddTool[In, Out any](g *core.Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	tt, th, err := typedHandler(t, h)
 	if err != nil {
