@@ -131,6 +131,10 @@ func CheckTools(g *core.Guard, tools ...*mcp.Tool) error {
 		}
 	}
 	for _, t := range tools {
+		if t.InputSchema == nil {
+			errs = append(errs, &core.ToolError{Tool: t.Name, Schema: "inputSchema", Err: errNoInputSchema})
+			continue
+		}
 		check(t, "inputSchema", t.InputSchema)
 		if g.ChecksResults() && t.OutputSchema != nil {
 			check(t, "outputSchema", t.OutputSchema)
@@ -138,6 +142,8 @@ func CheckTools(g *core.Guard, tools ...*mcp.Tool) error {
 	}
 	return errors.Join(errs...)
 }
+
+var errNoInputSchema = errors.New("the tool has no inputSchema; the schemas AddTool infers are checked once AddTool has registered the tool")
 
 // binding is one registration's schema: its key in the guard's cache, and its text, to
 // bind it again after the cache has evicted it.

@@ -214,6 +214,8 @@ func TestTypedHandlerParity(t *testing.T) {
 		{"required only", "greet", map[string]any{"name": "Ann"}, `", Ann x0`},
 		{"all fields", "greet", map[string]any{"name": "Ann", "greeting": "hi", "times": 2}, `hi, Ann x2`},
 		{"duplicate key", "greet", json.RawMessage(`{"name":"Ann","name":"Bob"}`), `", Bob x0`},
+		{"whole number with a fraction", "greet", json.RawMessage(`{"name":"Ann","times":2.0}`), `", Ann x2`},
+		{"whole number with an exponent", "greet", json.RawMessage(`{"name":"Ann","times":3e0}`), `", Ann x3`},
 		{"default applied", "greet_default", map[string]any{"name": "Ann"}, `hello, Ann x0`},
 		{"default applied, no arguments", "default_only", nil, `"structuredContent":{"times":3}`},
 		{"other case ignored", "greet_default", json.RawMessage(`{"name":"Ann","Name":"Bob","Greeting":"yo","Times":3}`), `hello, Ann x0`},
