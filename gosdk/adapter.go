@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,8 +33,10 @@ import (
 //
 // A call with invalid arguments is answered with an isError result whose text says what to
 // fix, and the handler does not run. The schemas are compiled in the guard's cache on the
-// first call.
+// first call. A handler that panics is answered with an isError result saying that the tool
+// failed, and the panic is logged to slog's default logger, without its value.
 func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
+	h = recovering(t.Name, h)
 	in := bind(g, t.InputSchema)
 	var out *binding
 	if g.ChecksResults() && t.OutputSchema != nil {
@@ -79,15 +84,26 @@ func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 //	gosdk.AddTool(guard, srv, tool, handler)
 //
 // Everything else is as mcp.AddTool has it: defaults from the input schema, decoding into
-// In, the output validated against the output schema and sent as structured content. Like
-// mcp.AddTool, it panics when a schema cannot be inferred or resolved.
+// In, the output validated against the output schema and sent as structured content; but
+// In is decoded from the bytes the guard checked, so that its integers are those sent, where
+// go-sdk carries them through a float64. Like mcp.AddTool, it panics when a schema cannot
+// be inferred or resolved. [CheckTools] of t checks the schemas inferred for it.
 func AddTool[In, Out any](g *core.Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	tt, th, err := typedHandler(t, h)
 	if err != nil {
 		panic(fmt.Sprintf("AddTool: tool %q: %v", t.Name, err))
 	}
 	s.AddTool(tt, Handler(g, tt, th))
+	key := weak.Make(t)
+	if _, again := registered.Swap(key, tt); !again {
+		runtime.AddCleanup(t, func(key weak.Pointer[mcp.Tool]) { registered.Delete(key) }, key)
+	}
 }
+
+// registered holds the tools as AddTool registered them, keyed by the tools it was given,
+// for CheckTools: a tool whose schemas AddTool inferred does not hold them itself. An
+// entry goes when its tool does.
+var registered sync.Map // weak.Pointer[mcp.Tool] -> *mcp.Tool
 
 // CheckTools compiles the inputSchema of every tool (and, under
 // [core.WithOutputValidation], every outputSchema) in the guard's cache and returns every
@@ -99,9 +115,15 @@ func AddTool[In, Out any](g *core.Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolH
 //		log.Fatal(err)
 //	}
 //
-// The handlers bound to the same schema texts then find them compiled.
+// The handlers bound to the same schema texts then find them compiled. A tool given to
+// [AddTool] is checked as it was registered there, with the schemas inferred for it.
 func CheckTools(g *core.Guard, tools ...*mcp.Tool) error {
 	tools = slices.SortedFunc(slices.Values(tools), func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	for i, t := range tools {
+		if tt, ok := registered.Load(weak.Make(t)); ok {
+			tools[i] = tt.(*mcp.Tool)
+		}
+	}
 	var errs []error
 	check := func(t *mcp.Tool, which string, schema any) {
 		if _, err := g.Compiled(bind(g, schema).schema(g)); err != nil {
@@ -109,6 +131,10 @@ func CheckTools(g *core.Guard, tools ...*mcp.Tool) error {
 		}
 	}
 	for _, t := range tools {
+		if t.InputSchema == nil {
+			errs = append(errs, &core.ToolError{Tool: t.Name, Schema: "inputSchema", Err: errNoInputSchema})
+			continue
+		}
 		check(t, "inputSchema", t.InputSchema)
 		if g.ChecksResults() && t.OutputSchema != nil {
 			check(t, "outputSchema", t.OutputSchema)
@@ -116,6 +142,8 @@ func CheckTools(g *core.Guard, tools ...*mcp.Tool) error {
 	}
 	return errors.Join(errs...)
 }
+
+var errNoInputSchema = errors.New("the tool has no inputSchema; the schemas AddTool infers are checked once AddTool has registered the tool")
 
 // binding is one registration's schema: its key in the guard's cache, and its text, to
 // bind it again after the cache has evicted it.

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"weak"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -378,4 +380,58 @@ func TestCheckTools(t *testing.T) {
 	if n := g.CacheStats().Compiled; n != compiled {
 		t.Errorf("the call compiled %d schemas again", n-compiled)
 	}
+}
+
+// TestCheckToolsAfterAddTool: CheckTools of a typed tool checks the schemas AddTool
+// inferred for it, which the tool given to AddTool does not hold, and the tool's entry goes
+// when the tool does.
+func TestCheckToolsAfterAddTool(t *testing.T) {
+	g := core.New(core.WithOutputValidation())
+	srv := newServer()
+	tool := &mcp.Tool{Name: "greet"}
+	AddTool(g, srv, tool, greetHandler)
+	if err := CheckTools(g, tool); err != nil {
+		t.Fatalf("CheckTools: %v", err)
+	}
+	if tool.InputSchema != nil || tool.OutputSchema != nil {
+		t.Errorf("AddTool changed the caller's tool: %+v", tool)
+	}
+	if n := g.CacheStats().Compiled; n != 2 {
+		t.Errorf("CheckTools compiled %d schemas, want the inferred input and output schemas", n)
+	}
+	if res := call(t, connect(t, srv), "greet", `{"name":"Ann"}`); res.IsError {
+		t.Errorf("valid call: %q", text(res))
+	}
+	if n := g.CacheStats().Compiled; n != 2 {
+		t.Errorf("the call compiled %d schemas again", n-2)
+	}
+	if err := CheckTools(g, &mcp.Tool{Name: "unregistered"}); !errors.Is(err, errNoInputSchema) {
+		t.Errorf("CheckTools of a tool without a schema, never given to AddTool: %v", err)
+	}
+
+	gone := make([]weak.Pointer[mcp.Tool], 50)
+	for i := range gone {
+		tool := &mcp.Tool{Name: "greet"}
+		AddTool(g, newServer(), tool, greetHandler)
+		gone[i] = weak.Make(tool)
+	}
+	for i := 0; i < 100 && remembered(gone) > 0; i++ {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if n := remembered(gone); n > 0 {
+		t.Errorf("%d of %d typed tools remembered after they went", n, len(gone))
+	}
+	if _, ok := registered.Load(weak.Make(tool)); !ok {
+		t.Error("a live tool forgotten")
+	}
+}
+
+func remembered(tools []weak.Pointer[mcp.Tool]) (n int) {
+	for _, t := range tools {
+		if _, ok := registered.Load(t); ok {
+			n++
+		}
+	}
+	return n
 }

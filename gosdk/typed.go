@@ -21,8 +21,10 @@ import (
 // does that, before anything else.
 //
 // It mirrors the typed wrapper of go-sdk v1.8.0 (toolForErr in mcp/server.go) with that one
-// deliberate difference. Defaults from the input schema are still applied, and the output
-// is still validated against the output schema.
+// deliberate difference, and decodes the arguments into In from the bytes the guard
+// checked, the input schema's defaults written in (prepareArguments), where go-sdk
+// decodes them from a map[string]any that has carried every number through a float64.
+// The output is still validated against the output schema.
 //
 // The server's SchemaCache is not consulted: its methods are unexported, so schemas are
 // inferred afresh for each registration. The schemas produced are the same.
@@ -34,6 +36,10 @@ func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp
 		tt.InputSchema = &jsonschema.Schema{Type: "object"}
 	}
 	inputResolved, _, err := setSchema[In](&tt.InputSchema)
+	if err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	inputDefaults, err := defaultsOf(inputResolved.Schema())
 	if err != nil {
 		return nil, nil, fmt.Errorf("input schema: %w", err)
 	}
@@ -51,7 +57,7 @@ func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp
 	}
 
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		input, err := applyInputDefaults(req.Params.Arguments, inputResolved)
+		input, err := prepareArguments(req.Params.Arguments, inputDefaults)
 		if err != nil {
 			return errorResult(fmt.Errorf("validating \"arguments\": %v", err)), nil
 		}
@@ -138,22 +144,6 @@ func setSchema[T any](field *any) (resolved *jsonschema.Resolved, zero any, err 
 		return nil, zero, err
 	}
 	return resolved, zero, nil
-}
-
-// applyInputDefaults returns the arguments as a JSON object with the schema's defaults
-// filled in; absent arguments become {}. Unlike go-sdk it does not validate them.
-func applyInputDefaults(data json.RawMessage, resolved *jsonschema.Resolved) (json.RawMessage, error) {
-	m := make(map[string]any)
-	if len(data) > 0 {
-		if err := unmarshal(data, &m); err != nil {
-			return nil, fmt.Errorf("unmarshaling arguments: %w", err)
-		}
-	}
-	var v any = m
-	if err := resolved.ApplyDefaults(&v); err != nil {
-		return nil, fmt.Errorf("applying schema defaults:\n%w", err)
-	}
-	return json.Marshal(v)
 }
 
 // validateOutput applies the schema's defaults to the output and validates it, as

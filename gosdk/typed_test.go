@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvalidate/mcpvalidate/core"
 )
 
 type greetIn struct {
@@ -211,6 +214,8 @@ func TestTypedHandlerParity(t *testing.T) {
 		{"required only", "greet", map[string]any{"name": "Ann"}, `", Ann x0`},
 		{"all fields", "greet", map[string]any{"name": "Ann", "greeting": "hi", "times": 2}, `hi, Ann x2`},
 		{"duplicate key", "greet", json.RawMessage(`{"name":"Ann","name":"Bob"}`), `", Bob x0`},
+		{"whole number with a fraction", "greet", json.RawMessage(`{"name":"Ann","times":2.0}`), `", Ann x2`},
+		{"whole number with an exponent", "greet", json.RawMessage(`{"name":"Ann","times":3e0}`), `", Ann x3`},
 		{"default applied", "greet_default", map[string]any{"name": "Ann"}, `hello, Ann x0`},
 		{"default applied, no arguments", "default_only", nil, `"structuredContent":{"times":3}`},
 		{"other case ignored", "greet_default", json.RawMessage(`{"name":"Ann","Name":"Bob","Greeting":"yo","Times":3}`), `hello, Ann x0`},
@@ -300,4 +305,86 @@ func greetHandler(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.C
 
 func chanHandler(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, chan int, error) {
 	return nil, nil, nil
+}
+
+type exactIn struct {
+	N     int64  `json:"n"`
+	D     int64  `json:"d,omitempty"`
+	Label string `json:"label,omitempty"`
+	Opts  struct {
+		Depth int64  `json:"depth,omitempty"`
+		Mode  string `json:"mode,omitempty"`
+	} `json:"opts,omitzero"`
+}
+
+// exactTool is an integer n that is a multiple of 3, and defaults beside it and below it,
+// one of them too large for a float64 to hold.
+func exactTool(multipleOf float64) *mcp.Tool {
+	n := &jsonschema.Schema{Type: "integer"}
+	if multipleOf != 0 {
+		n.MultipleOf = &multipleOf
+	}
+	return &mcp.Tool{Name: "exact", InputSchema: &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"n":     n,
+			"d":     {Type: "integer", Default: json.RawMessage(`9007199254740995`)},
+			"label": {Type: "string", Default: json.RawMessage(`"plain"`)},
+			"opts": {Type: "object", Properties: map[string]*jsonschema.Schema{
+				"depth": {Type: "integer", Default: json.RawMessage(`-9007199254740993`)},
+				"mode":  {Type: "string"},
+			}},
+		},
+		Required: []string{"n"},
+	}}
+}
+
+// TestAddToolKeepsIntegersExact: the handler receives the integers the guard checked, at
+// and beyond float64's exact range, and the defaults as the schema writes them.
+func TestAddToolKeepsIntegersExact(t *testing.T) {
+	var got atomic.Value
+	h := func(_ context.Context, _ *mcp.CallToolRequest, in exactIn) (*mcp.CallToolResult, any, error) {
+		got.Store(in)
+		return nil, nil, nil
+	}
+	srv := newServer()
+	AddTool(core.New(), srv, exactTool(3), h)
+	AddTool(core.New(), srv, &mcp.Tool{Name: "any_integer", InputSchema: exactTool(0).InputSchema}, h)
+	cs := connect(t, srv)
+
+	const (
+		depth = -9007199254740993
+		d     = 9007199254740995
+	)
+	tests := []struct {
+		tool, args string
+		want       exactIn
+	}{
+		{"exact", `{"n":9007199254740993}`, exactIn{N: 9007199254740993, D: d, Label: "plain"}},
+		{"exact", `{"n":-9007199254740993,"label":"x","opts":{}}`, exactIn{N: -9007199254740993, D: d, Label: "x"}},
+		{"any_integer", `{"n":9223372036854775807,"d":9223372036854775806}`, exactIn{N: 9223372036854775807, D: 9223372036854775806, Label: "plain"}},
+		{"any_integer", `{"n":-9223372036854775808,"opts":{"mode":"m"}}`, exactIn{N: -9223372036854775808, D: d, Label: "plain"}},
+		{"any_integer", `{ "opts" : { "mode" : "m" } , "n" : 1e0 , "d":-0 }`, exactIn{N: 1, Label: "plain"}},
+	}
+	for _, tc := range tests {
+		want := tc.want
+		want.Opts.Depth = depth
+		if strings.Contains(tc.args, `"mode"`) {
+			want.Opts.Mode = "m"
+		}
+		got.Store(exactIn{})
+		res := call(t, cs, tc.tool, tc.args)
+		if res.IsError {
+			t.Errorf("%s(%s): %s", tc.tool, tc.args, text(res))
+			continue
+		}
+		if in := got.Load().(exactIn); in != want {
+			t.Errorf("%s(%s): the handler got %+v, want %+v", tc.tool, tc.args, in, want)
+		}
+	}
+	for _, args := range []string{`{"n":9007199254740992}`, `{"n":9223372036854775808}`} {
+		if res := call(t, cs, "exact", args); !res.IsError {
+			t.Errorf("exact(%s) ran", args)
+		}
+	}
 }
