@@ -141,3 +141,8 @@ func (r *repairs) forgetOldest() {
 // a session's end; without it, the guard forgets the oldest sessions' refusals once it
 // holds those of 10,000 sessions.
 func (g *Guard) ForgetSession(id string) { g.repairs.forget(id) }
+
+// SessionsAwaitingRepair reports how many sessions have refusals that no accepted call
+// has repaired yet, at most 10,000: a gauge of models stuck on a tool, and of sessions
+// whose end the adapter did not report.
+func (g *Guard) SessionsAwaitingRepair() int { return int(max(g.repairs.held.Load(), 0)) }

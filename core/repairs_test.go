@@ -37,7 +37,7 @@ func TestRepairsOfSessions(t *testing.T) {
 	if len(st) != 2 || st[0].Repaired != 1 || st[0].Retries != 2 || st[1].Repaired != 0 {
 		t.Fatalf("stats %+v, want t repaired once after 2 refusals, u not", st)
 	}
-	if held := g.repairs.held.Load(); held != 1 {
+	if held := g.SessionsAwaitingRepair(); held != 1 {
 		t.Errorf("%d sessions held, want 1 (a, with u's refusal)", held)
 	}
 	g.ForgetSession("a")
@@ -45,7 +45,7 @@ func TestRepairsOfSessions(t *testing.T) {
 	if st := g.Stats(); st[1].Repaired != 0 {
 		t.Errorf("a forgotten session's refusal was repaired: %+v", st[1])
 	}
-	if held := g.repairs.held.Load(); held != 0 {
+	if held := g.SessionsAwaitingRepair(); held != 0 {
 		t.Errorf("%d sessions held after the last ended, want 0", held)
 	}
 }

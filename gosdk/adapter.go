@@ -49,6 +49,7 @@ func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 			args = req.Params.Arguments
 		}
 		if vd := g.Check(&call, in.schema(g), args, nil); vd.Refused() {
+			forgetWhenEnded(g, req.Session)
 			return refusal(vd), nil
 		}
 		if out == nil {
