@@ -22,10 +22,12 @@ var formatSeeds = map[string][]string{
 	"ipv4":      {"1.2.3.4", "255.255.255.255", "0.0.0.0", "+1.-0.2.3", "01.2.3.4"},
 	"ipv6": {"::1", "::", "1::", "1:2:3:4:5:6:7:8", "::ffff:1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "fe80::1%eth0", "1::2:3:4:5:6:7",
 		"1:2:3:4:5:6:7::", "abcd:ef01::2345", "::1.2.3.4"},
-	"hostname": {"a.b", "example.com.", "a-b.c1", "xn--a.b", strings.Repeat("a", 63) + ".b"},
-	"email":    {"a@b", `"a b"@c.d`, "a.b+c@[1.2.3.4]", "a@[IPv6:::1]", "x@y.z", "a!#$%&'*+-/=?^_`{|}~@b"},
+	"hostname": {"a.b", "example.com.", "a-b.c1", "xn--a.b", strings.Repeat("a", 63) + ".b", strings.Repeat("a.", 126) + "a",
+		strings.Repeat("a.", 126) + "a."},
+	"email": {"a@b", `"a b"@c.d`, "a.b+c@[1.2.3.4]", "a@[IPv6:::1]", "x@y.z", "a!#$%&'*+-/=?^_`{|}~@b",
+		strings.Repeat("a", 64) + "@b", strings.Repeat("a", 60) + "@" + strings.Repeat("b.", 96) + "b"},
 	"uri": {"a:b", "http://user:pw@host:80/p?q#f", "http://[::1]:80/", "mailto:a@b", "a://b%41/c", "HTTP://h/%7Bx%7D",
-		"a://[fe80::1%25eth0]/", "a://h:1:2/", "a://%c3%a9/", "a:/p", "a:b#%zz", "a:b?\\x#y"},
+		"a://[fe80::1%25eth0]/", "a://h:1:2/", "a://u@v@h/", "a://u:p:q@h", "a://%c3%a9/", "a:/p", "a:b#%zz", "a:b?\\x#y"},
 	"uri-reference":         {"a", "/a/b", "//h/p", "#f", "?q", "../a", "a/b:c", "///a", "*", "//[::1]", "//u@h:8/"},
 	"uri-template":          {"a:{b}", "http://h/{a}/{b}", "http://h/%7Bx%7D", "/{a}{b}", "http://h/%7bx}", "/a%2Fb/{c}", "/%41{", "/%7B%c3%a9"},
 	"json-pointer":          {"/a", "", "/a~0b/~1", "/", "/é~"},
@@ -200,4 +202,28 @@ func BenchmarkFormatSlope(b *testing.B) {
 			}
 		}
 	}
+}
+
+// FuzzFormats compares each format's check with the full engine's on any string of up to
+// 1,000 bytes, short of Go's limits on regular expressions.
+func FuzzFormats(f *testing.F) {
+	for _, seeds := range formatSeeds {
+		for _, s := range seeds {
+			f.Add(s)
+		}
+	}
+	engine := map[string]func(string) bool{}
+	for format := range formatChecks {
+		engine[format] = engineFormat(f, format)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 1000 {
+			return
+		}
+		for format, check := range formatChecks {
+			if got, want := check(s), engine[format](s); got != want {
+				t.Errorf("%s %q: ours %v, the engine's %v", format, s, got, want)
+			}
+		}
+	})
 }
