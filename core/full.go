@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -825,53 +824,4 @@ func ratText(r *big.Rat) string {
 	return r.RatString()
 }
 
-var formatCache sync.Map // format name -> func(string) bool
-
-// The formats the full engine knows; others are annotations whatever the options say.
-var knownFormats = map[string]bool{
-	"json-pointer": true, "relative-json-pointer": true, "uuid": true, "duration": true,
-	"period": true, "ipv4": true, "ipv6": true, "hostname": true, "email": true, "date": true,
-	"time": true, "date-time": true, "uri": true, "iri": true, "uri-reference": true,
-	"iri-reference": true, "uri-template": true, "semver": true, "regex": true,
-}
-
 var errNotRegex = errors.New("not a regular expression Go compiles")
-
-// formatChecker returns the full engine's check for a format, so that both engines always
-// agree on what a date-time or an email is; nil for unknown formats. The "regex" format is
-// validRegex, which agrees with the engine's regexp.Compile in linear time.
-func formatChecker(name string) func(string) bool {
-	if name == "regex" {
-		return validRegex
-	}
-	if !knownFormats[name] {
-		return nil
-	}
-	if f, ok := formatCache.Load(name); ok {
-		return f.(func(string) bool)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if c.AddResource(fullURL, map[string]any{"format": name}) != nil {
-		return nil
-	}
-	sch, err := c.Compile(fullURL)
-	if err != nil {
-		return nil
-	}
-	f := func(s string) bool { return sch.Validate(s) == nil }
-	if pre := formatPrechecks[name]; pre != nil {
-		f = func(s string) bool { return pre(s) && sch.Validate(s) == nil }
-	}
-	formatCache.Store(name, f)
-	return f
-}
-
-// formatPrechecks refuse, without allocating, strings that the engine's check of a format
-// would split at every separator, at 16 bytes a piece, before refusing them. Each refuses
-// only what the engine refuses.
-var formatPrechecks = map[string]func(string) bool{
-	"ipv4":   func(s string) bool { return strings.Count(s, ".") == 3 }, // four decimals
-	"uuid":   func(s string) bool { return len(s) == 36 },               // 8-4-4-4-12 hex digits
-	"semver": func(s string) bool { return !strings.Contains(s, "..") }, // no empty identifier
-}

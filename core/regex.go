@@ -35,7 +35,9 @@ const (
 // validRegex reports whether regexp.Compile accepts s.
 func validRegex(s string) bool {
 	r := regexScan{s: s, repeats: 1, colon: -1, brace: -1, angle: -1}
-	return r.scan()
+	ok := r.scan()
+	r.outer.release()
+	return ok
 }
 
 // regexScan is one pass of validRegex.
@@ -65,23 +67,40 @@ type regexScan struct {
 type regexStack struct {
 	n      int
 	first  [16]regexFrame
-	blocks [][]regexFrame // groups from 16 on, 1,024 a block
+	blocks []*regexBlock // groups from 16 on
 }
+
+type regexBlock [1024]regexFrame
+
+// regexBlocks keeps the blocks of finished scans: without it a string with 17 open groups
+// would cost a 32 KB block, 900 bytes per byte of an array of such strings. A scan gives
+// back at most regexKeptBlocks, so that the pool holds little more than the scans running.
+var regexBlocks = sync.Pool{New: func() any { return new(regexBlock) }}
+
+const regexKeptBlocks = 4
 
 func (st *regexStack) at(i int) *regexFrame {
 	if i < len(st.first) {
 		return &st.first[i]
 	}
 	i -= len(st.first)
-	return &st.blocks[i/1024][i%1024]
+	return &st.blocks[i/len(regexBlock{})][i%len(regexBlock{})]
 }
 
 func (st *regexStack) push(f regexFrame) {
-	if i := st.n - len(st.first); i >= 0 && i/1024 == len(st.blocks) {
-		st.blocks = append(st.blocks, make([]regexFrame, 1024))
+	if i := st.n - len(st.first); i >= 0 && i/len(regexBlock{}) == len(st.blocks) {
+		st.blocks = append(st.blocks, regexBlocks.Get().(*regexBlock))
 	}
 	st.n++
 	*st.at(st.n - 1) = f
+}
+
+// release gives the blocks back to the pool; frames are written before they are read, so
+// what a block holds does not matter.
+func (st *regexStack) release() {
+	for _, b := range st.blocks[:min(len(st.blocks), regexKeptBlocks)] {
+		regexBlocks.Put(b)
+	}
 }
 
 func (st *regexStack) pop() regexFrame {
