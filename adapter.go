@@ -45,11 +45,17 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 // goroutine, or by a tool filter) leaves the middleware looking at a newer registration
 // than the handler it wraps. Registered last, the middleware wraps the handler itself and
 // sees that, from the first call: a call whose handler is no longer registered is refused,
-// and the model asked to call again. When other tool middleware runs inside it, it cannot
-// see the handler; if such a server registers tools again while serving, bind each handler
-// to its schema with [Guard.Handler].
+// and the model asked to call again. So it is when the server's last middleware composes
+// others around this one, innermost, as chain helpers do (a composition that wraps only
+// when called is not recognised as such). When other tool middleware runs inside it, it
+// cannot see the handler; if such a server registers tools again while serving, bind each
+// handler to its schema with [Guard.Handler].
 func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 	mw := server.ToolHandlerMiddleware(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		if g.placement.probe.Load() && funcPointer(next) == funcPointer(probeHandler) {
+			g.placement.probed.Store(true)
+			return next
+		}
 		if g.bound(next) {
 			return next // it checks its own schema
 		}
@@ -157,8 +163,13 @@ var boundCode atomic.Uintptr
 // placement is what the adapter knows of where a guard's middleware stands.
 type placement struct {
 	ours      sync.Map                         // the guard's middleware values, by funcPointer
+	composed  sync.Map                         // other middleware values, by funcPointer: whether they run the guard's innermost
 	innermost atomic.Pointer[server.MCPServer] // where last cannot read: the last server on which it wrapped a registered handler
 	binds     atomic.Bool                      // Handler has bound a handler to its schema
+
+	probing sync.Mutex  // one probe at a time
+	probe   atomic.Bool // wrapsDirectly is under way
+	probed  atomic.Bool // the guard's middleware was given probeHandler meanwhile
 }
 
 // mcp-go keeps a server's tool middleware in an unexported slice, in the order they run,
@@ -203,9 +214,41 @@ func (g *Guard) last(srv *server.MCPServer) bool {
 			p = funcPointer(mws[len(mws)-1])
 		}
 		mu.RUnlock()
-		_, ours := g.placement.ours.Load(p)
-		return ours
+		if _, ours := g.placement.ours.Load(p); ours || p == nil {
+			return ours
+		}
+		if inner, known := g.placement.composed.Load(p); known {
+			return inner.(bool)
+		}
+		inner := g.wrapsDirectly(mws[len(mws)-1])
+		g.placement.composed.Store(p, inner)
+		return inner
 	}
+}
+
+// wrapsDirectly reports whether mw, wrapped around a handler, passes that very handler to
+// the guard's middleware: whether mw composes other middleware with the guard's innermost,
+// as chain helpers do. It wraps a handler that is never called and discards the result,
+// as mcp-go wraps and calls on every call; a middleware that panics at that is not ours.
+func (g *Guard) wrapsDirectly(mw server.ToolHandlerMiddleware) (inner bool) {
+	pl := &g.placement
+	pl.probing.Lock()
+	defer pl.probing.Unlock()
+	pl.probed.Store(false)
+	pl.probe.Store(true)
+	defer func() {
+		pl.probe.Store(false)
+		if recover() != nil {
+			inner = false
+		}
+	}()
+	mw(probeHandler)
+	return pl.probed.Load()
+}
+
+// probeHandler is the handler wrapsDirectly wraps; it is never called.
+var probeHandler server.ToolHandlerFunc = func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return nil, errors.New("mcpvalidate: a placement probe was called")
 }
 
 func (g *Guard) bound(next server.ToolHandlerFunc) bool {
