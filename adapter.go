@@ -65,7 +65,8 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 				return refusal(k.verdict), nil
 			}
 			if k.against != nil && g.placement.binds.Load() {
-				ctx = context.WithValue(ctx, checkedKey{g}, k.against) // a Handler inside needs not check again
+				// A Handler inside needs not check again what this checks.
+				ctx = context.WithValue(ctx, checkedKey{g}, &checkedCall{in: k.against, out: k.outSchema, args: identify(&req.Params)})
 			}
 			if k.out == nil {
 				return next(ctx, req)
@@ -83,25 +84,42 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 //
 //	srv.AddTool(tool, guard.Handler(tool, handler))
 //
-// The handler then checks its calls against tool's schema itself, wherever the middleware
-// stands; where the middleware has already checked the same schema, it does not check again.
+// The handler then checks its calls against tool's schemas itself, wherever the middleware
+// stands. It does not check again what the middleware has checked of the same call: these
+// very arguments against the same inputSchema, and the result against the same
+// outputSchema. Arguments a handler forwards to it in place of its call's are checked.
 func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHandlerFunc {
 	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
 	bound := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c := g.schemaFor(&tool, key)
-		if ctx.Value(checkedKey{g}) == c {
-			return h(ctx, req) // the middleware checked both
+		c, outSchema := g.schemaFor(&tool, key), g.resultSchema(&tool)
+		mark, _ := ctx.Value(checkedKey{g}).(*checkedCall)
+		args := identify(&req.Params)
+		sameCall := mark != nil && mark.args == args
+		argsChecked := sameCall && mark.in == c
+		if argsChecked && (outSchema == nil || mark.out == outSchema) {
+			return h(ctx, req) // the middleware checks both
 		}
 		call := g.call(server.ClientSessionFromContext(ctx), req.Params.Name)
-		if vd := g.checkTool(&call, req, c); vd.Refused() {
+		if !argsChecked {
+			raw := req.Params.RawArguments
+			if mark != nil && mark.args.raw == args.raw && mark.args.rawLen == args.rawLen && mark.args.decoded != args.decoded {
+				// Only the decoded arguments were replaced since the middleware read them from
+				// these bytes: a handler forwards other arguments. Check those.
+				raw = nil
+			}
+			if vd := g.core.Check(&call, c, raw, req.Params.Arguments); vd.Refused() {
+				return refusal(vd), nil
+			}
+		}
+		if outSchema == nil || sameCall && mark.out == outSchema {
+			return h(ctx, req)
+		}
+		out, vd := g.core.ResultValidator(&call, outSchema)
+		if vd.Refused() {
 			return refusal(vd), nil
 		}
-		out, vd := g.resultValidator(&call, &tool)
-		switch {
-		case vd.Refused():
-			return refusal(vd), nil
-		case out == nil:
-			return h(ctx, req)
+		if out == nil {
+			return h(ctx, req) // an outputSchema that does not compile, only reported
 		}
 		return g.checkResult(ctx, req, &call, out, h)
 	}
@@ -154,8 +172,31 @@ func refusal(vd core.Verdict) *mcp.CallToolResult {
 	return res
 }
 
-// checkedKey marks a call's context with the compilation the middleware checked it against.
+// checkedKey marks a call's context with what the middleware checked of it, a *checkedCall.
 type checkedKey struct{ g *Guard }
+
+// checkedCall is what the middleware checked of one call: its arguments, args, against the
+// compilation in, and (after the handler) its result against out, nil when it does not.
+type checkedCall struct {
+	in, out *core.Schema
+	args    argsIdentity
+}
+
+// argsIdentity identifies a call's arguments by the addresses of their raw bytes and their
+// decoded value, never their contents: a handler that forwards other arguments must put
+// them in other values.
+type argsIdentity struct {
+	raw     unsafe.Pointer
+	rawLen  int
+	decoded [2]unsafe.Pointer // the interface's type and value words
+}
+
+func identify(p *mcp.CallToolParams) argsIdentity {
+	return argsIdentity{
+		raw: unsafe.Pointer(unsafe.SliceData(p.RawArguments)), rawLen: len(p.RawArguments),
+		decoded: *(*[2]unsafe.Pointer)(unsafe.Pointer(&p.Arguments)),
+	}
+}
 
 // boundCode is the code of every handler Handler returns: one function literal's.
 var boundCode atomic.Uintptr
@@ -275,7 +316,7 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 		if vd := g.checkTool(&call, req, g.schemaFor(&tool, key)); vd.Refused() {
 			return failed(vd), nil
 		}
-		out, vd := g.resultValidator(&call, &tool)
+		out, vd := g.resultValidator(&call, g.resultSchema(&tool))
 		switch {
 		case vd.Refused():
 			return failed(vd), nil
@@ -299,10 +340,11 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 
 // checked is what admit found of one call.
 type checked struct {
-	verdict core.Verdict
-	against *core.Schema // the schema checked; nil when the registration is not next's
-	out     *Validator   // of the tool's outputSchema, when the result is to be checked
-	call    core.Call
+	verdict   core.Verdict
+	against   *core.Schema // the schema checked; nil when the registration is not next's
+	out       *Validator   // of the tool's outputSchema, when the result is to be checked
+	outSchema *core.Schema // that outputSchema
+	call      core.Call
 }
 
 // admit validates one call against the schema registered with next, the handler mcp-go
@@ -335,23 +377,32 @@ func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.
 	if !g.core.ChecksResults() || !declaresOutput(&st.Tool) || k.verdict.Refused() {
 		return k
 	}
-	out, broken := g.resultValidator(&k.call, &st.Tool)
+	outSchema := g.outputSchemaFor(&st.Tool)
+	out, broken := g.resultValidator(&k.call, outSchema)
 	if broken.Found() {
 		k.verdict = broken
 		return k
 	}
-	k.out = out
+	k.out, k.outSchema = out, outSchema
 	return k
 }
 
-// resultValidator returns the validator of the tool's outputSchema when results are
-// checked and the tool declares one, else nil; and, when that schema does not compile,
-// the verdict that refuses the call, as a broken input schema does.
-func (g *Guard) resultValidator(call *core.Call, t *mcp.Tool) (*Validator, core.Verdict) {
+// resultSchema returns the compilation of t's outputSchema when results are checked and t
+// declares one, else nil.
+func (g *Guard) resultSchema(t *mcp.Tool) *core.Schema {
 	if !g.core.ChecksResults() || !declaresOutput(t) {
+		return nil
+	}
+	return g.outputSchemaFor(t)
+}
+
+// resultValidator returns the validator of the outputSchema s, nil when s is; and, when s
+// does not compile, the verdict that refuses the call, as a broken input schema does.
+func (g *Guard) resultValidator(call *core.Call, s *core.Schema) (*Validator, core.Verdict) {
+	if s == nil {
 		return nil, core.Verdict{}
 	}
-	return g.core.ResultValidator(call, g.outputSchemaFor(t))
+	return g.core.ResultValidator(call, s)
 }
 
 // outputSchemaFor returns the compilation of t's outputSchema, compiling it on the first

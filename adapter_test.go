@@ -185,6 +185,51 @@ func TestBoundHandlerChecksItsOwnSchema(t *testing.T) {
 	}
 }
 
+// TestBoundAliasForwardsOtherArguments: a bound handler that forwards to another bound to
+// the same schema, with other arguments, has those checked, though the middleware (with
+// other middleware inside it) checked the call's own arguments against that schema.
+func TestBoundAliasForwardsOtherArguments(t *testing.T) {
+	cases := []struct {
+		name    string
+		forward func(req mcp.CallToolRequest) mcp.CallToolRequest
+	}{
+		{"a new request", func(mcp.CallToolRequest) mcp.CallToolRequest {
+			return mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "transfer", Arguments: attack}}
+		}},
+		{"the decoded arguments replaced", func(req mcp.CallToolRequest) mcp.CallToolRequest {
+			req.Params.Arguments = attack // the wire's bytes left in RawArguments
+			return req
+		}},
+		{"the same arguments", func(req mcp.CallToolRequest) mcp.CallToolRequest { return req }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var strict transfers
+			g := New()
+			srv := server.NewMCPServer("bank", "1",
+				server.WithToolHandlerMiddleware(g.Middleware()), server.WithToolHandlerMiddleware(passthrough))
+			v1, v2 := transferTool(strictTransfer), transferTool(strictTransfer)
+			v2.Name = "send"
+			transfer := g.Handler(v1, strict.handler(100))
+			srv.AddTool(v1, transfer)
+			srv.AddTool(v2, g.Handler(v2, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return transfer(ctx, c.forward(req))
+			}))
+			text, isErr := invoke(t, srv, nil, "send", map[string]any{"amount": 5, "to": "bob"})
+			if strict.unchecked.Load() != 0 {
+				t.Fatal("the handler ran on forwarded arguments its schema refuses")
+			}
+			same := c.name == "the same arguments"
+			if isErr == same || !same && text != refusalPrefix+"property 'amount' must be at most 100" {
+				t.Errorf("got %q (isError %v)", text, isErr)
+			}
+			if s := g.Stats(); same && (s[0].Accepted != 1 || len(s) != 1) {
+				t.Errorf("the same arguments checked again: %+v", s)
+			}
+		})
+	}
+}
+
 // TestBoundHandlerInnermost: with the middleware innermost, a bound handler is checked
 // once, by itself.
 func TestBoundHandlerInnermost(t *testing.T) {

@@ -232,6 +232,36 @@ func TestBoundHandlerResultCheckedOnce(t *testing.T) {
 	}
 }
 
+// TestBoundHandlerKeepsItsOutputSchema: with other middleware inside the guard's, a tool
+// registered again during a call with the same inputSchema and a looser outputSchema
+// leaves the middleware checking the looser one; the bound handler still holds its result
+// to its own.
+func TestBoundHandlerKeepsItsOutputSchema(t *testing.T) {
+	g := New(WithOutputValidation())
+	var armed atomic.Bool
+	var srv *server.MCPServer
+	srv = server.NewMCPServer("s", "1",
+		server.WithToolHandlerMiddleware(g.Middleware()),
+		server.WithToolHandlerMiddleware(passthrough),
+		server.WithToolFilter(func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+			if armed.CompareAndSwap(true, false) {
+				loose := mcp.NewToolWithRawSchema("reading", "", json.RawMessage(`{"type":"object"}`))
+				loose.RawOutputSchema = json.RawMessage(`{"type":"object"}`)
+				srv.AddTool(loose, looseHandler)
+			}
+			return tools
+		}))
+	strict := mcp.NewToolWithRawSchema("reading", "", json.RawMessage(`{"type":"object"}`))
+	strict.RawOutputSchema = json.RawMessage(readingSchema)
+	srv.AddTool(strict, g.Handler(strict, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return structured(map[string]any{"celsius": "warm"})(), nil
+	}))
+	armed.Store(true)
+	if text, isErr := invoke(t, srv, nil, "reading", map[string]any{}); !isErr || text != badResultText {
+		t.Errorf("a result its handler's own outputSchema refuses: %q (isError %v)", text, isErr)
+	}
+}
+
 func TestTaskToolOutputValidation(t *testing.T) {
 	g := New(WithOutputValidation())
 	srv := server.NewMCPServer("s", "1", server.WithTaskCapabilities(true, true, true))
