@@ -128,12 +128,12 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 	return bound
 }
 
-// checkResult runs h and, when its result is a success, checks the result's structured
-// content against the outputSchema's validator out: a result that does not match is
-// replaced by an error result that says the tool failed.
+// checkResult runs h and, when its result is a final success, checks the result's
+// structured content against the outputSchema's validator out: a result that does not
+// match is replaced by an error result that says the tool failed.
 func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *core.Call, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
 	res, err := h(ctx, req)
-	if err != nil || res == nil || res.IsError {
+	if err != nil || res == nil || res.IsError || needsInput(res) {
 		return res, err
 	}
 	content, err := structuredContent(res.RawStructuredContent, res.StructuredContent)
@@ -145,6 +145,37 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *
 	}
 	return res, nil
 }
+
+// needsInput reports whether res asks the client for input before the tool can finish
+// (2026-07-28's multi round-trip): not the tool's result, which comes when the client calls
+// again with the input, but a question, which has no structuredContent to check.
+func needsInput(res *mcp.CallToolResult) bool {
+	at := &resultTypeField
+	return at.ok && *(*string)(unsafe.Add(unsafe.Pointer(res), at.offset)) == "input_required"
+}
+
+// CallToolResult.ResultType, in its embedded Result, came with mcp-go v1.0.0; earlier
+// releases have no result that asks for input. needsInput reads the field where the
+// release has it, so one build serves every release.
+var resultTypeField = func() (at struct {
+	offset uintptr
+	ok     bool
+}) {
+	t := reflect.TypeFor[mcp.CallToolResult]()
+	f, ok := t.FieldByName("ResultType")
+	if !ok || f.Type.Kind() != reflect.String {
+		return at
+	}
+	for _, i := range f.Index { // through structs embedded by value only
+		if t.Kind() != reflect.Struct {
+			return at
+		}
+		at.offset += t.Field(i).Offset
+		t = t.Field(i).Type
+	}
+	at.ok = true
+	return at
+}()
 
 // structuredContent is the JSON text mcp-go sends as a result's structuredContent: the raw
 // bytes when it has them, else the value marshalled; nil when the result has none.

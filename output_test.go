@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -259,6 +261,48 @@ func TestBoundHandlerKeepsItsOutputSchema(t *testing.T) {
 	armed.Store(true)
 	if text, isErr := invoke(t, srv, nil, "reading", map[string]any{}); !isErr || text != badResultText {
 		t.Errorf("a result its handler's own outputSchema refuses: %q (isError %v)", text, isErr)
+	}
+}
+
+// TestInputRequiredResultIsNotChecked: a result that asks the client for input before the
+// tool can finish (2026-07-28's multi round-trip) is not the tool's result: it reaches the
+// client as it is, and the final result, when the client calls again with the input, is
+// checked. mcp-go has such results from v1.1.0.
+func TestInputRequiredResultIsNotChecked(t *testing.T) {
+	if _, ok := reflect.TypeFor[mcp.CallToolResult]().FieldByName("ResultType"); !ok || !slices.Contains(protocols(), true) {
+		t.Skip("this mcp-go has no input-required results")
+	}
+	const asks = `{"resultType":"input_required","inputRequests":{"roots":{"method":"roots/list"}},"requestState":"s1"}`
+	for _, c := range []struct {
+		final   any
+		refused bool
+	}{{map[string]any{"celsius": 4}, false}, {map[string]any{"celsius": "4"}, true}} {
+		calls := 0
+		g := New(WithOutputValidation())
+		srv, _ := readingServer(t, g, func() *mcp.CallToolResult {
+			if calls++; calls > 1 {
+				return structured(c.final)()
+			}
+			var res mcp.CallToolResult
+			if err := json.Unmarshal([]byte(asks), &res); err != nil {
+				t.Fatal(err)
+			}
+			return &res
+		})
+		var first struct{ Result map[string]any }
+		if err := json.Unmarshal([]byte(call(t, srv, true, "reading", `{"station":"Orly"}`)), &first); err != nil {
+			t.Fatal(err)
+		}
+		if r := first.Result; r["resultType"] != "input_required" || r["inputRequests"] == nil || r["isError"] != nil {
+			t.Errorf("the input-required result was not sent as it is: %v", r)
+		}
+		final := call(t, srv, true, "reading", `{"station":"Orly"}`)
+		if strings.Contains(final, badResultText) != c.refused {
+			t.Errorf("final result %v: %s", c.final, final)
+		}
+		if st := g.Stats()[0]; st.BadResults != map[bool]uint64{false: 0, true: 1}[c.refused] {
+			t.Errorf("stats %+v", st)
+		}
 	}
 }
 
