@@ -29,8 +29,10 @@ import (
 //	srv.AddTool(tool, gosdk.Handler(guard, tool, handler))
 //
 // A call with invalid arguments is answered with an isError result whose text says what to
-// fix, and the handler does not run. The schemas are compiled in the guard's cache on the
-// first call.
+// fix, and the handler does not run. A final successful result whose structuredContent
+// (any JSON value) does not match the outputSchema is withheld; a result that asks the
+// client for input first is not final. The schemas are compiled in the guard's cache on
+// the first call.
 func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 	in := bind(g, t.InputSchema)
 	var out *binding
@@ -57,7 +59,9 @@ func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 			return h(ctx, req)
 		}
 		res, err := h(ctx, req)
-		if err != nil || res == nil || res.IsError {
+		if err != nil || res == nil || res.IsError || res.InputRequests != nil {
+			// Only a final success is checked: a result with input requests (even none,
+			// asking the client to retry) asks for input before the tool can finish.
 			return res, err
 		}
 		content, err := structuredContent(res.StructuredContent)
