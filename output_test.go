@@ -306,6 +306,55 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 	}
 }
 
+// TestStructuredContentOfAnyType: structuredContent may be any JSON value (SEP-2106), and
+// is checked against an outputSchema of its type. mcp-go sends a null one only as raw
+// bytes: a nil StructuredContent is none.
+func TestStructuredContentOfAnyType(t *testing.T) {
+	cases := []struct {
+		schema  string
+		content any // json.RawMessage: as RawStructuredContent
+		refused bool
+	}{
+		{`{"type":"array","items":{"type":"number"}}`, []any{1, 2.5}, false},
+		{`{"type":"array","items":{"type":"number"}}`, []int{1, 2}, false},
+		{`{"type":"array","items":{"type":"number"}}`, json.RawMessage(`[1,"two"]`), true},
+		{`{"type":"array"}`, map[string]any{"a": 1}, true},
+		{`{"type":"string","maxLength":3}`, "abc", false},
+		{`{"type":"string","maxLength":3}`, "abcd", true},
+		{`{"type":"number","minimum":0}`, 3.5, false},
+		{`{"type":"number","minimum":0}`, json.RawMessage(`-1`), true},
+		{`{"type":"number"}`, "3.5", true},
+		{`{"type":"null"}`, json.RawMessage(`null`), false},
+		{`{"type":"null"}`, 0, true},
+		{`{"type":"string"}`, json.RawMessage(`null`), true},
+		{`{"type":"null"}`, nil, true}, // no structuredContent at all
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%v", c.schema, c.content), func(t *testing.T) {
+			g := New(WithOutputValidation())
+			srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()))
+			srv.AddTool(mcp.NewTool("t", mcp.WithRawOutputSchema(json.RawMessage(c.schema))),
+				func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					r := mcp.NewToolResultText("done")
+					if raw, ok := c.content.(json.RawMessage); ok {
+						r.RawStructuredContent = raw
+					} else {
+						r.StructuredContent = c.content
+					}
+					return r, nil
+				})
+			res := callResult(t, srv, "t", `{}`)
+			refused := res["isError"] == true && res["content"].([]any)[0].(map[string]any)["text"] == badResultText
+			if refused != c.refused {
+				t.Fatalf("refused %v: %v", refused, res)
+			}
+			if _, sent := res["structuredContent"]; !c.refused && !sent {
+				t.Errorf("the structuredContent was not sent: %v", res)
+			}
+		})
+	}
+}
+
 func TestTaskToolOutputValidation(t *testing.T) {
 	g := New(WithOutputValidation())
 	srv := server.NewMCPServer("s", "1", server.WithTaskCapabilities(true, true, true))
