@@ -66,7 +66,7 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 			}
 			if k.against != nil && g.placement.binds.Load() {
 				// A Handler inside needs not check again what this checks.
-				ctx = context.WithValue(ctx, checkedKey{g}, &checkedCall{in: k.against, out: k.outSchema, args: identify(&req.Params)})
+				ctx = &checkedCall{Context: ctx, g: g, in: k.against, out: k.outSchema, args: identify(&req.Params)}
 			}
 			if k.out == nil {
 				return next(ctx, req)
@@ -203,14 +203,25 @@ func refusal(vd core.Verdict) *mcp.CallToolResult {
 	return res
 }
 
-// checkedKey marks a call's context with what the middleware checked of it, a *checkedCall.
+// checkedKey is the context key of the guard's *checkedCall.
 type checkedKey struct{ g *Guard }
 
 // checkedCall is what the middleware checked of one call: its arguments, args, against the
 // compilation in, and (after the handler) its result against out, nil when it does not.
+// It is the call's context, with itself as the value of checkedKey{g}: one allocation.
 type checkedCall struct {
+	context.Context
+	g       *Guard
 	in, out *core.Schema
 	args    argsIdentity
+}
+
+// Value returns c for the key of c's guard, else the parent's value.
+func (c *checkedCall) Value(key any) any {
+	if key == (checkedKey{c.g}) {
+		return c
+	}
+	return c.Context.Value(key)
 }
 
 // argsIdentity identifies a call's arguments by the addresses of their raw bytes and their

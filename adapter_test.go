@@ -230,6 +230,32 @@ func TestBoundAliasForwardsOtherArguments(t *testing.T) {
 	}
 }
 
+// TestCheckedMarkCost: marking what the middleware checked, for a bound handler inside
+// other middleware, costs the call one allocation, the context it passes on.
+func TestCheckedMarkCost(t *testing.T) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"transfer","arguments":{"amount":5,"to":"bob"}}}`)
+	allocs := func(bind bool) float64 {
+		var strict transfers
+		g := New(WithOutputValidation())
+		srv := server.NewMCPServer("bank", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithToolHandlerMiddleware(passthrough))
+		tool := transferTool(strictTransfer)
+		tool.RawOutputSchema = json.RawMessage(`{"type":"object"}`)
+		h := strict.handler(100)
+		if bind {
+			h = g.Handler(tool, h)
+		}
+		srv.AddTool(tool, h)
+		n := testing.AllocsPerRun(100, func() { srv.HandleMessage(context.Background(), msg) })
+		if strict.ran.Load() == 0 || g.Stats()[0].Accepted != uint64(strict.ran.Load()) {
+			t.Fatalf("bound %v: ran %d, stats %+v", bind, strict.ran.Load(), g.Stats())
+		}
+		return n
+	}
+	if plain, bound := allocs(false), allocs(true); bound != plain+1 {
+		t.Errorf("%v allocations a call with a bound handler, %v without: want one more", bound, plain)
+	}
+}
+
 // TestBoundHandlerInnermost: with the middleware innermost, a bound handler is checked
 // once, by itself.
 func TestBoundHandlerInnermost(t *testing.T) {
