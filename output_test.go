@@ -272,7 +272,7 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 	if _, ok := reflect.TypeFor[mcp.CallToolResult]().FieldByName("ResultType"); !ok || !slices.Contains(protocols(), true) {
 		t.Skip("this mcp-go has no input-required results")
 	}
-	const asks = `{"resultType":"input_required","inputRequests":{"roots":{"method":"roots/list"}},"requestState":"s1"}`
+	const asks = `{"resultType":"input_required","inputRequests":{"unit":{"method":"elicitation/create","params":{"message":"Which unit?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s1"}`
 	for _, c := range []struct {
 		final   any
 		refused bool

@@ -388,7 +388,7 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 	type reading struct {
 		Celsius any `json:"celsius"`
 	}
-	asks := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}, RequestState: "s1"}
+	asks := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"unit": &mcp.ElicitParams{Message: "Which unit?"}}, RequestState: "s1"}
 	for _, c := range []struct {
 		final   any
 		refused bool
@@ -416,7 +416,7 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 				t.Errorf("%s: the input-required result was not sent as it is: %s", name, mustJSON(t, res))
 			}
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{},
-				InputResponses: mcp.InputResponseMap{"roots": &mcp.ListRootsResult{}}, RequestState: "s1"})
+				InputResponses: mcp.InputResponseMap{"unit": &mcp.ElicitResult{Action: "accept"}}, RequestState: "s1"})
 			if name == "typed" && c.refused {
 				// go-sdk's own check of a typed tool's output answers first, with an error.
 				if err == nil {
