@@ -45,11 +45,17 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 // goroutine, or by a tool filter) leaves the middleware looking at a newer registration
 // than the handler it wraps. Registered last, the middleware wraps the handler itself and
 // sees that, from the first call: a call whose handler is no longer registered is refused,
-// and the model asked to call again. When other tool middleware runs inside it, it cannot
-// see the handler; if such a server registers tools again while serving, bind each handler
-// to its schema with [Guard.Handler].
+// and the model asked to call again. So it is when the server's last middleware composes
+// others around this one, innermost, as chain helpers do (a composition that wraps only
+// when called is not recognised as such). When other tool middleware runs inside it, it
+// cannot see the handler; if such a server registers tools again while serving, bind each
+// handler to its schema with [Guard.Handler].
 func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 	mw := server.ToolHandlerMiddleware(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		if g.placement.probe.Load() && funcPointer(next) == funcPointer(probeHandler) {
+			g.placement.probed.Store(true)
+			return next
+		}
 		if g.bound(next) {
 			return next // it checks its own schema
 		}
@@ -59,7 +65,8 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 				return refusal(k.verdict), nil
 			}
 			if k.against != nil && g.placement.binds.Load() {
-				ctx = context.WithValue(ctx, checkedKey{g}, k.against) // a Handler inside needs not check again
+				// A Handler inside needs not check again what this checks.
+				ctx = &checkedCall{Context: ctx, g: g, in: k.against, out: k.outSchema, args: identify(&req.Params)}
 			}
 			if k.out == nil {
 				return next(ctx, req)
@@ -77,25 +84,42 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 //
 //	srv.AddTool(tool, guard.Handler(tool, handler))
 //
-// The handler then checks its calls against tool's schema itself, wherever the middleware
-// stands; where the middleware has already checked the same schema, it does not check again.
+// The handler then checks its calls against tool's schemas itself, wherever the middleware
+// stands. It does not check again what the middleware has checked of the same call: these
+// very arguments against the same inputSchema, and the result against the same
+// outputSchema. Arguments a handler forwards to it in place of its call's are checked.
 func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHandlerFunc {
 	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
 	bound := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c := g.schemaFor(&tool, key)
-		if ctx.Value(checkedKey{g}) == c {
-			return h(ctx, req) // the middleware checked both
+		c, outSchema := g.schemaFor(&tool, key), g.resultSchema(&tool)
+		mark, _ := ctx.Value(checkedKey{g}).(*checkedCall)
+		args := identify(&req.Params)
+		sameCall := mark != nil && mark.args == args
+		argsChecked := sameCall && mark.in == c
+		if argsChecked && (outSchema == nil || mark.out == outSchema) {
+			return h(ctx, req) // the middleware checks both
 		}
 		call := g.call(server.ClientSessionFromContext(ctx), req.Params.Name)
-		if vd := g.checkTool(&call, req, c); vd.Refused() {
+		if !argsChecked {
+			raw := req.Params.RawArguments
+			if mark != nil && mark.args.raw == args.raw && mark.args.rawLen == args.rawLen && mark.args.decoded != args.decoded {
+				// Only the decoded arguments were replaced since the middleware read them from
+				// these bytes: a handler forwards other arguments. Check those.
+				raw = nil
+			}
+			if vd := g.core.Check(&call, c, raw, req.Params.Arguments); vd.Refused() {
+				return refusal(vd), nil
+			}
+		}
+		if outSchema == nil || sameCall && mark.out == outSchema {
+			return h(ctx, req)
+		}
+		out, vd := g.core.ResultValidator(&call, outSchema)
+		if vd.Refused() {
 			return refusal(vd), nil
 		}
-		out, vd := g.resultValidator(&call, &tool)
-		switch {
-		case vd.Refused():
-			return refusal(vd), nil
-		case out == nil:
-			return h(ctx, req)
+		if out == nil {
+			return h(ctx, req) // an outputSchema that does not compile, only reported
 		}
 		return g.checkResult(ctx, req, &call, out, h)
 	}
@@ -104,12 +128,12 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 	return bound
 }
 
-// checkResult runs h and, when its result is a success, checks the result's structured
-// content against the outputSchema's validator out: a result that does not match is
-// replaced by an error result that says the tool failed.
+// checkResult runs h and, when its result is a final success, checks the result's
+// structured content against the outputSchema's validator out: a result that does not
+// match is replaced by an error result that says the tool failed.
 func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *core.Call, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
 	res, err := h(ctx, req)
-	if err != nil || res == nil || res.IsError {
+	if err != nil || res == nil || res.IsError || needsInput(res) {
 		return res, err
 	}
 	content, err := structuredContent(res.RawStructuredContent, res.StructuredContent)
@@ -121,6 +145,37 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *
 	}
 	return res, nil
 }
+
+// needsInput reports whether res asks the client for input before the tool can finish
+// (2026-07-28's multi round-trip): not the tool's result, which comes when the client calls
+// again with the input, but a question, which has no structuredContent to check.
+func needsInput(res *mcp.CallToolResult) bool {
+	at := &resultTypeField
+	return at.ok && *(*string)(unsafe.Add(unsafe.Pointer(res), at.offset)) == "input_required"
+}
+
+// CallToolResult.ResultType, in its embedded Result, came with mcp-go v1.0.0; earlier
+// releases have no result that asks for input. needsInput reads the field where the
+// release has it, so one build serves every release.
+var resultTypeField = func() (at struct {
+	offset uintptr
+	ok     bool
+}) {
+	t := reflect.TypeFor[mcp.CallToolResult]()
+	f, ok := t.FieldByName("ResultType")
+	if !ok || f.Type.Kind() != reflect.String {
+		return at
+	}
+	for _, i := range f.Index { // through structs embedded by value only
+		if t.Kind() != reflect.Struct {
+			return at
+		}
+		at.offset += t.Field(i).Offset
+		t = t.Field(i).Type
+	}
+	at.ok = true
+	return at
+}()
 
 // structuredContent is the JSON text mcp-go sends as a result's structuredContent: the raw
 // bytes when it has them, else the value marshalled; nil when the result has none.
@@ -148,8 +203,42 @@ func refusal(vd core.Verdict) *mcp.CallToolResult {
 	return res
 }
 
-// checkedKey marks a call's context with the compilation the middleware checked it against.
+// checkedKey is the context key of the guard's *checkedCall.
 type checkedKey struct{ g *Guard }
+
+// checkedCall is what the middleware checked of one call: its arguments, args, against the
+// compilation in, and (after the handler) its result against out, nil when it does not.
+// It is the call's context, with itself as the value of checkedKey{g}: one allocation.
+type checkedCall struct {
+	context.Context
+	g       *Guard
+	in, out *core.Schema
+	args    argsIdentity
+}
+
+// Value returns c for the key of c's guard, else the parent's value.
+func (c *checkedCall) Value(key any) any {
+	if key == (checkedKey{c.g}) {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+// argsIdentity identifies a call's arguments by the addresses of their raw bytes and their
+// decoded value, never their contents: a handler that forwards other arguments must put
+// them in other values.
+type argsIdentity struct {
+	raw     unsafe.Pointer
+	rawLen  int
+	decoded [2]unsafe.Pointer // the interface's type and value words
+}
+
+func identify(p *mcp.CallToolParams) argsIdentity {
+	return argsIdentity{
+		raw: unsafe.Pointer(unsafe.SliceData(p.RawArguments)), rawLen: len(p.RawArguments),
+		decoded: *(*[2]unsafe.Pointer)(unsafe.Pointer(&p.Arguments)),
+	}
+}
 
 // boundCode is the code of every handler Handler returns: one function literal's.
 var boundCode atomic.Uintptr
@@ -157,8 +246,13 @@ var boundCode atomic.Uintptr
 // placement is what the adapter knows of where a guard's middleware stands.
 type placement struct {
 	ours      sync.Map                         // the guard's middleware values, by funcPointer
+	composed  sync.Map                         // other middleware values, by funcPointer: whether they run the guard's innermost
 	innermost atomic.Pointer[server.MCPServer] // where last cannot read: the last server on which it wrapped a registered handler
 	binds     atomic.Bool                      // Handler has bound a handler to its schema
+
+	probing sync.Mutex  // one probe at a time
+	probe   atomic.Bool // wrapsDirectly is under way
+	probed  atomic.Bool // the guard's middleware was given probeHandler meanwhile
 }
 
 // mcp-go keeps a server's tool middleware in an unexported slice, in the order they run,
@@ -203,9 +297,41 @@ func (g *Guard) last(srv *server.MCPServer) bool {
 			p = funcPointer(mws[len(mws)-1])
 		}
 		mu.RUnlock()
-		_, ours := g.placement.ours.Load(p)
-		return ours
+		if _, ours := g.placement.ours.Load(p); ours || p == nil {
+			return ours
+		}
+		if inner, known := g.placement.composed.Load(p); known {
+			return inner.(bool)
+		}
+		inner := g.wrapsDirectly(mws[len(mws)-1])
+		g.placement.composed.Store(p, inner)
+		return inner
 	}
+}
+
+// wrapsDirectly reports whether mw, wrapped around a handler, passes that very handler to
+// the guard's middleware: whether mw composes other middleware with the guard's innermost,
+// as chain helpers do. It wraps a handler that is never called and discards the result,
+// as mcp-go wraps and calls on every call; a middleware that panics at that is not ours.
+func (g *Guard) wrapsDirectly(mw server.ToolHandlerMiddleware) (inner bool) {
+	pl := &g.placement
+	pl.probing.Lock()
+	defer pl.probing.Unlock()
+	pl.probed.Store(false)
+	pl.probe.Store(true)
+	defer func() {
+		pl.probe.Store(false)
+		if recover() != nil {
+			inner = false
+		}
+	}()
+	mw(probeHandler)
+	return pl.probed.Load()
+}
+
+// probeHandler is the handler wrapsDirectly wraps; it is never called.
+var probeHandler server.ToolHandlerFunc = func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return nil, errors.New("mcpvalidate: a placement probe was called")
 }
 
 func (g *Guard) bound(next server.ToolHandlerFunc) bool {
@@ -232,7 +358,7 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 		if vd := g.checkTool(&call, req, g.schemaFor(&tool, key)); vd.Refused() {
 			return failed(vd), nil
 		}
-		out, vd := g.resultValidator(&call, &tool)
+		out, vd := g.resultValidator(&call, g.resultSchema(&tool))
 		switch {
 		case vd.Refused():
 			return failed(vd), nil
@@ -256,10 +382,11 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 
 // checked is what admit found of one call.
 type checked struct {
-	verdict core.Verdict
-	against *core.Schema // the schema checked; nil when the registration is not next's
-	out     *Validator   // of the tool's outputSchema, when the result is to be checked
-	call    core.Call
+	verdict   core.Verdict
+	against   *core.Schema // the schema checked; nil when the registration is not next's
+	out       *Validator   // of the tool's outputSchema, when the result is to be checked
+	outSchema *core.Schema // that outputSchema
+	call      core.Call
 }
 
 // admit validates one call against the schema registered with next, the handler mcp-go
@@ -292,23 +419,32 @@ func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.
 	if !g.core.ChecksResults() || !declaresOutput(&st.Tool) || k.verdict.Refused() {
 		return k
 	}
-	out, broken := g.resultValidator(&k.call, &st.Tool)
+	outSchema := g.outputSchemaFor(&st.Tool)
+	out, broken := g.resultValidator(&k.call, outSchema)
 	if broken.Found() {
 		k.verdict = broken
 		return k
 	}
-	k.out = out
+	k.out, k.outSchema = out, outSchema
 	return k
 }
 
-// resultValidator returns the validator of the tool's outputSchema when results are
-// checked and the tool declares one, else nil; and, when that schema does not compile,
-// the verdict that refuses the call, as a broken input schema does.
-func (g *Guard) resultValidator(call *core.Call, t *mcp.Tool) (*Validator, core.Verdict) {
+// resultSchema returns the compilation of t's outputSchema when results are checked and t
+// declares one, else nil.
+func (g *Guard) resultSchema(t *mcp.Tool) *core.Schema {
 	if !g.core.ChecksResults() || !declaresOutput(t) {
+		return nil
+	}
+	return g.outputSchemaFor(t)
+}
+
+// resultValidator returns the validator of the outputSchema s, nil when s is; and, when s
+// does not compile, the verdict that refuses the call, as a broken input schema does.
+func (g *Guard) resultValidator(call *core.Call, s *core.Schema) (*Validator, core.Verdict) {
+	if s == nil {
 		return nil, core.Verdict{}
 	}
-	return g.core.ResultValidator(call, g.outputSchemaFor(t))
+	return g.core.ResultValidator(call, s)
 }
 
 // outputSchemaFor returns the compilation of t's outputSchema, compiling it on the first

@@ -61,61 +61,92 @@ func TestToolRegisteredAgainDuringACall(t *testing.T) {
 	cases := []struct {
 		name    string
 		replace func(srv *server.MCPServer, session server.ClientSession, loose *transfers)
-		want    string
 	}{
 		{"again, by a handler of other code", func(srv *server.MCPServer, _ server.ClientSession, _ *transfers) {
 			srv.AddTool(transferTool(looseTransfer), looseHandler)
-		}, replacedText},
+		}},
 		{"again, by a closure of the same code", func(srv *server.MCPServer, _ server.ClientSession, loose *transfers) {
 			srv.AddTool(transferTool(looseTransfer), newTransferHandler(loose, -1))
-		}, replacedText},
+		}},
 		{"removed", func(srv *server.MCPServer, _ server.ClientSession, _ *transfers) {
 			srv.DeleteTools("transfer")
-		}, replacedText},
+		}},
 		{"shadowed by a session tool", func(srv *server.MCPServer, s server.ClientSession, _ *transfers) {
 			if err := srv.AddSessionTool(s.SessionID(), transferTool(looseTransfer), looseHandler); err != nil {
 				panic(err)
 			}
-		}, replacedText},
+		}},
+	}
+	// The guard's middleware as the server's last, or composed innermost into one
+	// middleware with another, where it wraps the handler itself just the same.
+	placements := []struct {
+		name string
+		mw   func() server.ToolHandlerMiddleware
+	}{
+		{"last", func() server.ToolHandlerMiddleware { return Middleware() }},
+		{"innermost in a chain", func() server.ToolHandlerMiddleware { return chain(passthrough, Middleware()) }},
 	}
 	for _, c := range cases {
-		for _, warm := range []bool{false, true} { // a call before the attack, or none
-			t.Run(fmt.Sprintf("%s/warm=%v", c.name, warm), func(t *testing.T) {
-				var strict, loose transfers
-				var armed atomic.Bool
-				var srv *server.MCPServer
-				session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
-				srv = server.NewMCPServer("bank", "1",
-					server.WithToolHandlerMiddleware(Middleware()),
-					server.WithToolFilter(func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
-						if armed.CompareAndSwap(true, false) {
-							c.replace(srv, session, &loose)
-						}
-						return tools
-					}))
-				if err := srv.RegisterSession(context.Background(), session); err != nil {
-					t.Fatal(err)
-				}
-				srv.AddTool(transferTool(strictTransfer), newTransferHandler(&strict, 100))
-				if warm {
-					if text, isErr := invoke(t, srv, session, "transfer", map[string]any{"amount": 5, "to": "bob"}); isErr {
-						t.Fatalf("valid call refused: %s", text)
-					}
-				}
-				armed.Store(true)
-				text, isErr := invoke(t, srv, session, "transfer", attack)
-				if strict.unchecked.Load() != 0 {
-					t.Fatal("the strict handler ran on an amount its schema refuses")
-				}
-				if !isErr || text != c.want {
-					t.Errorf("got %q (isError %v), want %q", text, isErr, c.want)
-				}
-				if _, isErr := invoke(t, srv, session, "transfer", attack); c.name != "removed" && isErr {
-					t.Error("the call again, to the new registration, was refused")
-				}
-			})
+		for _, p := range placements {
+			for _, warm := range []bool{false, true} { // a call before the attack, or none
+				t.Run(fmt.Sprintf("%s/%s/warm=%v", c.name, p.name, warm), func(t *testing.T) {
+					registeredAgain(t, p.mw(), c.replace, c.name != "removed", warm)
+				})
+			}
 		}
 	}
+}
+
+// registeredAgain calls transfer with an amount its strict handler's schema refuses, after
+// replace registered it again from a tool filter, under the tool middleware mw.
+func registeredAgain(t *testing.T, mw server.ToolHandlerMiddleware, replace func(*server.MCPServer, server.ClientSession, *transfers), remains, warm bool) {
+	var strict, loose transfers
+	var armed atomic.Bool
+	var srv *server.MCPServer
+	session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
+	srv = server.NewMCPServer("bank", "1",
+		server.WithToolHandlerMiddleware(mw),
+		server.WithToolFilter(func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+			if armed.CompareAndSwap(true, false) {
+				replace(srv, session, &loose)
+			}
+			return tools
+		}))
+	if err := srv.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	srv.AddTool(transferTool(strictTransfer), newTransferHandler(&strict, 100))
+	if warm {
+		if text, isErr := invoke(t, srv, session, "transfer", map[string]any{"amount": 5, "to": "bob"}); isErr {
+			t.Fatalf("valid call refused: %s", text)
+		}
+	}
+	armed.Store(true)
+	text, isErr := invoke(t, srv, session, "transfer", attack)
+	if strict.unchecked.Load() != 0 {
+		t.Fatal("the strict handler ran on an amount its schema refuses")
+	}
+	if !isErr || text != replacedText {
+		t.Errorf("got %q (isError %v), want %q", text, isErr, replacedText)
+	}
+	if _, isErr := invoke(t, srv, session, "transfer", attack); remains && isErr {
+		t.Error("the call again, to the new registration, was refused")
+	}
+}
+
+// chain composes tool middleware into one, the first outermost, as servers' helpers do.
+func chain(mws ...server.ToolHandlerMiddleware) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		for _, mw := range slices.Backward(mws) {
+			next = mw(next)
+		}
+		return next
+	}
+}
+
+// passthrough is tool middleware that wraps the handler and changes nothing.
+func passthrough(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) { return next(ctx, req) }
 }
 
 // TestBoundHandlerChecksItsOwnSchema puts other middleware inside the guard's, where the
@@ -125,9 +156,6 @@ func TestBoundHandlerChecksItsOwnSchema(t *testing.T) {
 	var armed atomic.Bool
 	var srv *server.MCPServer
 	g := New()
-	passthrough := func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) { return next(ctx, req) }
-	}
 	srv = server.NewMCPServer("bank", "1",
 		server.WithToolHandlerMiddleware(g.Middleware()),
 		server.WithToolHandlerMiddleware(passthrough),
@@ -154,6 +182,77 @@ func TestBoundHandlerChecksItsOwnSchema(t *testing.T) {
 	text, isErr := invoke(t, srv, nil, "transfer", attack)
 	if strict.unchecked.Load() != 0 || !isErr {
 		t.Fatalf("the bound handler ran on an amount its schema refuses: %q", text)
+	}
+}
+
+// TestBoundAliasForwardsOtherArguments: a bound handler that forwards to another bound to
+// the same schema, with other arguments, has those checked, though the middleware (with
+// other middleware inside it) checked the call's own arguments against that schema.
+func TestBoundAliasForwardsOtherArguments(t *testing.T) {
+	cases := []struct {
+		name    string
+		forward func(req mcp.CallToolRequest) mcp.CallToolRequest
+	}{
+		{"a new request", func(mcp.CallToolRequest) mcp.CallToolRequest {
+			return mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "transfer", Arguments: attack}}
+		}},
+		{"the decoded arguments replaced", func(req mcp.CallToolRequest) mcp.CallToolRequest {
+			req.Params.Arguments = attack // the wire's bytes left in RawArguments
+			return req
+		}},
+		{"the same arguments", func(req mcp.CallToolRequest) mcp.CallToolRequest { return req }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var strict transfers
+			g := New()
+			srv := server.NewMCPServer("bank", "1",
+				server.WithToolHandlerMiddleware(g.Middleware()), server.WithToolHandlerMiddleware(passthrough))
+			v1, v2 := transferTool(strictTransfer), transferTool(strictTransfer)
+			v2.Name = "send"
+			transfer := g.Handler(v1, strict.handler(100))
+			srv.AddTool(v1, transfer)
+			srv.AddTool(v2, g.Handler(v2, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return transfer(ctx, c.forward(req))
+			}))
+			text, isErr := invoke(t, srv, nil, "send", map[string]any{"amount": 5, "to": "bob"})
+			if strict.unchecked.Load() != 0 {
+				t.Fatal("the handler ran on forwarded arguments its schema refuses")
+			}
+			same := c.name == "the same arguments"
+			if isErr == same || !same && text != refusalPrefix+"property 'amount' must be at most 100" {
+				t.Errorf("got %q (isError %v)", text, isErr)
+			}
+			if s := g.Stats(); same && (s[0].Accepted != 1 || len(s) != 1) {
+				t.Errorf("the same arguments checked again: %+v", s)
+			}
+		})
+	}
+}
+
+// TestCheckedMarkCost: marking what the middleware checked, for a bound handler inside
+// other middleware, costs the call one allocation, the context it passes on.
+func TestCheckedMarkCost(t *testing.T) {
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"transfer","arguments":{"amount":5,"to":"bob"}}}`)
+	allocs := func(bind bool) float64 {
+		var strict transfers
+		g := New(WithOutputValidation())
+		srv := server.NewMCPServer("bank", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithToolHandlerMiddleware(passthrough))
+		tool := transferTool(strictTransfer)
+		tool.RawOutputSchema = json.RawMessage(`{"type":"object"}`)
+		h := strict.handler(100)
+		if bind {
+			h = g.Handler(tool, h)
+		}
+		srv.AddTool(tool, h)
+		n := testing.AllocsPerRun(100, func() { srv.HandleMessage(context.Background(), msg) })
+		if strict.ran.Load() == 0 || g.Stats()[0].Accepted != uint64(strict.ran.Load()) {
+			t.Fatalf("bound %v: ran %d, stats %+v", bind, strict.ran.Load(), g.Stats())
+		}
+		return n
+	}
+	if plain, bound := allocs(false), allocs(true); bound != plain+1 {
+		t.Errorf("%v allocations a call with a bound handler, %v without: want one more", bound, plain)
 	}
 }
 
@@ -189,6 +288,11 @@ func TestMiddlewarePlacement(t *testing.T) {
 		{"after another", []server.ToolHandlerMiddleware{pass, g.Middleware()}, true},
 		{"before another", []server.ToolHandlerMiddleware{g.Middleware(), pass}, false},
 		{"before another guard's", []server.ToolHandlerMiddleware{g.Middleware(), other.Middleware()}, false},
+		{"innermost in a chain", []server.ToolHandlerMiddleware{chain(pass, passthrough, g.Middleware())}, true},
+		{"outermost in a chain", []server.ToolHandlerMiddleware{chain(g.Middleware(), passthrough)}, false},
+		{"innermost in another guard's chain", []server.ToolHandlerMiddleware{chain(g.Middleware(), other.Middleware())}, false},
+		{"innermost in a chain, before another", []server.ToolHandlerMiddleware{chain(passthrough, g.Middleware()), pass}, false},
+		{"a middleware that panics", []server.ToolHandlerMiddleware{func(server.ToolHandlerFunc) server.ToolHandlerFunc { panic("no") }}, false},
 		{"none", nil, false},
 	}
 	for _, c := range cases {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,6 +229,127 @@ func TestBoundHandlerResultCheckedOnce(t *testing.T) {
 			}
 			if len(events) != 2 || events[1].Outcome != ResultRefused {
 				t.Errorf("events %+v: want one call and one refused result", events)
+			}
+		})
+	}
+}
+
+// TestBoundHandlerKeepsItsOutputSchema: with other middleware inside the guard's, a tool
+// registered again during a call with the same inputSchema and a looser outputSchema
+// leaves the middleware checking the looser one; the bound handler still holds its result
+// to its own.
+func TestBoundHandlerKeepsItsOutputSchema(t *testing.T) {
+	g := New(WithOutputValidation())
+	var armed atomic.Bool
+	var srv *server.MCPServer
+	srv = server.NewMCPServer("s", "1",
+		server.WithToolHandlerMiddleware(g.Middleware()),
+		server.WithToolHandlerMiddleware(passthrough),
+		server.WithToolFilter(func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+			if armed.CompareAndSwap(true, false) {
+				loose := mcp.NewToolWithRawSchema("reading", "", json.RawMessage(`{"type":"object"}`))
+				loose.RawOutputSchema = json.RawMessage(`{"type":"object"}`)
+				srv.AddTool(loose, looseHandler)
+			}
+			return tools
+		}))
+	strict := mcp.NewToolWithRawSchema("reading", "", json.RawMessage(`{"type":"object"}`))
+	strict.RawOutputSchema = json.RawMessage(readingSchema)
+	srv.AddTool(strict, g.Handler(strict, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return structured(map[string]any{"celsius": "warm"})(), nil
+	}))
+	armed.Store(true)
+	if text, isErr := invoke(t, srv, nil, "reading", map[string]any{}); !isErr || text != badResultText {
+		t.Errorf("a result its handler's own outputSchema refuses: %q (isError %v)", text, isErr)
+	}
+}
+
+// TestInputRequiredResultIsNotChecked: a result that asks the client for input before the
+// tool can finish (2026-07-28's multi round-trip) is not the tool's result: it reaches the
+// client as it is, and the final result, when the client calls again with the input, is
+// checked. mcp-go has such results from v1.1.0.
+func TestInputRequiredResultIsNotChecked(t *testing.T) {
+	if _, ok := reflect.TypeFor[mcp.CallToolResult]().FieldByName("ResultType"); !ok || !slices.Contains(protocols(), true) {
+		t.Skip("this mcp-go has no input-required results")
+	}
+	const asks = `{"resultType":"input_required","inputRequests":{"unit":{"method":"elicitation/create","params":{"message":"Which unit?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s1"}`
+	for _, c := range []struct {
+		final   any
+		refused bool
+	}{{map[string]any{"celsius": 4}, false}, {map[string]any{"celsius": "4"}, true}} {
+		calls := 0
+		g := New(WithOutputValidation())
+		srv, _ := readingServer(t, g, func() *mcp.CallToolResult {
+			if calls++; calls > 1 {
+				return structured(c.final)()
+			}
+			var res mcp.CallToolResult
+			if err := json.Unmarshal([]byte(asks), &res); err != nil {
+				t.Fatal(err)
+			}
+			return &res
+		})
+		var first struct{ Result map[string]any }
+		if err := json.Unmarshal([]byte(call(t, srv, true, "reading", `{"station":"Orly"}`)), &first); err != nil {
+			t.Fatal(err)
+		}
+		if r := first.Result; r["resultType"] != "input_required" || r["inputRequests"] == nil || r["isError"] != nil {
+			t.Errorf("the input-required result was not sent as it is: %v", r)
+		}
+		final := call(t, srv, true, "reading", `{"station":"Orly"}`)
+		if strings.Contains(final, badResultText) != c.refused {
+			t.Errorf("final result %v: %s", c.final, final)
+		}
+		if st := g.Stats()[0]; st.BadResults != map[bool]uint64{false: 0, true: 1}[c.refused] {
+			t.Errorf("stats %+v", st)
+		}
+	}
+}
+
+// TestStructuredContentOfAnyType: structuredContent may be any JSON value (SEP-2106), and
+// is checked against an outputSchema of its type. mcp-go sends a null one only as raw
+// bytes: a nil StructuredContent is none.
+func TestStructuredContentOfAnyType(t *testing.T) {
+	cases := []struct {
+		schema  string
+		content any // json.RawMessage: as RawStructuredContent
+		refused bool
+	}{
+		{`{"type":"array","items":{"type":"number"}}`, []any{1, 2.5}, false},
+		{`{"type":"array","items":{"type":"number"}}`, []int{1, 2}, false},
+		{`{"type":"array","items":{"type":"number"}}`, json.RawMessage(`[1,"two"]`), true},
+		{`{"type":"array"}`, map[string]any{"a": 1}, true},
+		{`{"type":"string","maxLength":3}`, "abc", false},
+		{`{"type":"string","maxLength":3}`, "abcd", true},
+		{`{"type":"number","minimum":0}`, 3.5, false},
+		{`{"type":"number","minimum":0}`, json.RawMessage(`-1`), true},
+		{`{"type":"number"}`, "3.5", true},
+		{`{"type":"null"}`, json.RawMessage(`null`), false},
+		{`{"type":"null"}`, 0, true},
+		{`{"type":"string"}`, json.RawMessage(`null`), true},
+		{`{"type":"null"}`, nil, true}, // no structuredContent at all
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%v", c.schema, c.content), func(t *testing.T) {
+			g := New(WithOutputValidation())
+			srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()))
+			srv.AddTool(mcp.NewTool("t", mcp.WithRawOutputSchema(json.RawMessage(c.schema))),
+				func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					r := mcp.NewToolResultText("done")
+					if raw, ok := c.content.(json.RawMessage); ok {
+						r.RawStructuredContent = raw
+					} else {
+						r.StructuredContent = c.content
+					}
+					return r, nil
+				})
+			res := callResult(t, srv, "t", `{}`)
+			refused := res["isError"] == true && res["content"].([]any)[0].(map[string]any)["text"] == badResultText
+			if refused != c.refused {
+				t.Fatalf("refused %v: %v", refused, res)
+			}
+			if _, sent := res["structuredContent"]; !c.refused && !sent {
+				t.Errorf("the structuredContent was not sent: %v", res)
 			}
 		})
 	}

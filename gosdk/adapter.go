@@ -32,9 +32,11 @@ import (
 //	srv.AddTool(tool, gosdk.Handler(guard, tool, handler))
 //
 // A call with invalid arguments is answered with an isError result whose text says what to
-// fix, and the handler does not run. The schemas are compiled in the guard's cache on the
-// first call. A handler that panics is answered with an isError result saying that the tool
-// failed, and the panic is logged to slog's default logger, without its value.
+// fix, and the handler does not run. A final successful result whose structuredContent
+// (any JSON value) does not match the outputSchema is withheld; a result that asks the
+// client for input first is not final. The schemas are compiled in the guard's cache on
+// the first call. A handler that panics is answered with an isError result saying that the
+// tool failed, and the panic is logged to slog's default logger, without its value.
 func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 	h = recovering(t.Name, h)
 	in := bind(g, t.InputSchema)
@@ -63,7 +65,9 @@ func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 			return h(ctx, req)
 		}
 		res, err := h(ctx, req)
-		if err != nil || res == nil || res.IsError {
+		if err != nil || res == nil || res.IsError || res.InputRequests != nil {
+			// Only a final success is checked: a result with input requests (even none,
+			// asking the client to retry) asks for input before the tool can finish.
 			return res, err
 		}
 		content, err := structuredContent(res.StructuredContent)
