@@ -614,7 +614,12 @@ func schemaOf(t *mcp.Tool) ([]byte, error) {
 //
 // Tools registered with AddTaskTool or as session tools are not among those mcp-go lists;
 // their schemas are compiled on their first call.
+//
+// CheckServer also adds a hook to srv (and hooks, when it has none) so that the guard
+// forgets a session's refusals awaiting repair when the session ends; without it, the
+// guard forgets those of the oldest sessions once it holds 10,000.
 func (g *Guard) CheckServer(srv *server.MCPServer) error {
+	g.forgetEndedSessions(srv)
 	tools := srv.ListTools()
 	names := make([]string, 0, len(tools))
 	for name := range tools {
@@ -635,6 +640,22 @@ func (g *Guard) CheckServer(srv *server.MCPServer) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// forgetEndedSessions has srv tell the guard when a session ends, once per server. It is
+// called before srv serves: mcp-go's hooks may not change while it does.
+func (g *Guard) forgetEndedSessions(srv *server.MCPServer) {
+	if _, done := g.hooked.LoadOrStore(srv, struct{}{}); done {
+		return
+	}
+	hooks := srv.GetHooks()
+	if hooks == nil {
+		hooks = &server.Hooks{}
+		server.WithHooks(hooks)(srv)
+	}
+	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
+		g.core.ForgetSession(s.SessionID())
+	})
 }
 
 // A ToolError is a tool whose inputSchema or outputSchema does not compile, as

@@ -3,7 +3,11 @@ package mcpvalidate
 // The guard of an mcp-go server: the core package's Guard, with what the adapter knows of
 // where its middleware stands; its events, outcomes and counters.
 
-import "github.com/mcpvalidate/mcpvalidate/core"
+import (
+	"sync"
+
+	"github.com/mcpvalidate/mcpvalidate/core"
+)
 
 // A Guard validates tool calls before their handlers run. It holds the compiled schemas
 // and the counters, so create it once per server: [Middleware] does; [New] gives access
@@ -15,6 +19,7 @@ import "github.com/mcpvalidate/mcpvalidate/core"
 type Guard struct {
 	core      *core.Guard
 	placement placement
+	hooked    sync.Map // *server.MCPServer -> struct{}: servers that tell the guard of sessions' ends
 }
 
 // New returns a Guard configured by opts.

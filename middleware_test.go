@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -234,6 +235,67 @@ func (s *toolSession) SetSessionTools(tools map[string]server.ServerTool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tools = tools
+}
+
+// TestSessionEndForgetsRefusals: after CheckServer, a session's refusals awaiting repair
+// are forgotten when mcp-go unregisters the session, so that thousands of sessions that
+// end unrepaired leave nothing behind, and a later session's repair is still counted;
+// hooks the server already had keep running.
+func TestSessionEndForgetsRefusals(t *testing.T) {
+	g := New()
+	var theirs atomic.Int64
+	hooks := &server.Hooks{}
+	hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) { theirs.Add(1) })
+	srv, _ := weatherServer(t, g, server.WithHooks(hooks))
+	if err := g.CheckServer(srv); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.CheckServer(srv); err != nil { // once more: one hook, not two
+		t.Fatal(err)
+	}
+	const sessions = 500
+	for i := range sessions {
+		s := &toolSession{id: "gone-" + strconv.Itoa(i), ch: make(chan mcp.JSONRPCNotification, 1)}
+		if err := srv.RegisterSession(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		invoke(t, srv, s, "weather", map[string]any{"days": 1})
+		if held := g.Core().SessionsAwaitingRepair(); held != 1 {
+			t.Fatalf("%d sessions awaiting repair, want 1", held)
+		}
+		srv.UnregisterSession(context.Background(), s.id)
+	}
+	if held := g.Core().SessionsAwaitingRepair(); held != 0 || theirs.Load() != sessions {
+		t.Errorf("%d sessions awaiting repair after all ended, want 0; the server's own hook ran %d times, want %d",
+			held, theirs.Load(), sessions)
+	}
+	live := &toolSession{id: "live", ch: make(chan mcp.JSONRPCNotification, 1)}
+	if err := srv.RegisterSession(context.Background(), live); err != nil {
+		t.Fatal(err)
+	}
+	invoke(t, srv, live, "weather", map[string]any{"days": 1})
+	invoke(t, srv, live, "weather", map[string]any{"location": "Paris"})
+	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 || st.Refused != sessions+1 {
+		t.Errorf("stats %+v, want the live session's repair counted", st)
+	}
+}
+
+// TestSessionEndWithoutHooks: CheckServer gives a server without hooks some.
+func TestSessionEndWithoutHooks(t *testing.T) {
+	g := New()
+	srv, _ := weatherServer(t, g)
+	if err := g.CheckServer(srv); err != nil {
+		t.Fatal(err)
+	}
+	s := &toolSession{id: "s", ch: make(chan mcp.JSONRPCNotification, 1)}
+	if err := srv.RegisterSession(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	invoke(t, srv, s, "weather", map[string]any{"days": 1})
+	srv.UnregisterSession(context.Background(), s.id)
+	if held := g.Core().SessionsAwaitingRepair(); held != 0 {
+		t.Errorf("%d sessions awaiting repair after the only one ended", held)
+	}
 }
 
 func TestSchemaChangesArePickedUp(t *testing.T) {
