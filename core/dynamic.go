@@ -24,18 +24,44 @@ type dynamicAnchor struct {
 }
 
 // A scope is what the resources entered on the way to a schema bind: each dynamic anchor
-// name to the anchor of the outermost resource that defines it.
+// name to the anchor of the outermost resource that defines it. Schemas are compiled once
+// per scope, under a key made of the scope's number, so that a key's length does not grow
+// with the bindings.
 type scope struct {
-	key      string // the bindings written out; "" when there are none
+	id       int // 0 when there are no bindings
 	bindings map[string]dynamicAnchor
 }
 
-// maxScopedNodes bounds the schemas that compiling per scope makes of one document.
-const maxScopedNodes = 20_000
+// An entry is a resource entered from a scope: each is worked out once.
+type entry struct {
+	from *scope
+	res  string
+}
+
+// Compiling per scope multiplies a document's schemas by the scopes that reach each: the
+// second pass may spend at most scopeGrowth times what the first pass's nodes hold, and
+// scopeFloor more, so that its time and memory stay proportional to the document's.
+const (
+	scopeGrowth = 4
+	scopeFloor  = 256 << 10
+)
+
+// scopeEntryCost is the bytes a scope's map spends on one binding.
+const scopeEntryCost = 64
 
 // enter returns the scope s extended by the resource at pointer res: its dynamic anchors
 // bind the names that no outer resource binds.
 func (c *compiler) enter(s *scope, res string) *scope {
+	if known, ok := c.entries[entry{s, res}]; ok {
+		return known
+	}
+	sc := c.extend(s, res)
+	c.entries[entry{s, res}] = sc
+	return sc
+}
+
+// extend makes or finds the scope s extended by the resource at res, and counts the work.
+func (c *compiler) extend(s *scope, res string) *scope {
 	var added []dynamicAnchor
 	for _, a := range c.dynamic[res] {
 		if _, bound := s.bindings[a.name]; !bound {
@@ -56,12 +82,21 @@ func (c *compiler) enter(s *scope, res string) *scope {
 	for _, name := range slices.Sorted(maps.Keys(bindings)) {
 		key.WriteString(strconv.Quote(name) + bindings[name].ptr + "\x00")
 	}
+	c.work += int64(key.Len()) + scopeEntryCost*int64(len(bindings))
 	if known := c.scopes[key.String()]; known != nil {
 		return known
 	}
-	sc := &scope{key: key.String(), bindings: bindings}
-	c.scopes[sc.key] = sc
+	sc := &scope{id: len(c.scopes) + 1, bindings: bindings}
+	c.scopes[key.String()] = sc
 	return sc
+}
+
+// nodeKey is the key of the schema at ptr compiled in the current scope.
+func (c *compiler) nodeKey(ptr string) string {
+	if c.scope.id == 0 {
+		return ptr
+	}
+	return ptr + "\x00" + strconv.Itoa(c.scope.id)
 }
 
 // dynamicAnchor records the $dynamicAnchor or $recursiveAnchor v of the schema o at ptr.
@@ -112,11 +147,12 @@ func (c *compiler) dynamicTarget(p pendingRef, ptr string, v any) (string, any) 
 
 // resourceOf returns the pointer of the innermost resource that holds the schema at ptr.
 func (c *compiler) resourceOf(ptr string) string {
-	best := ""
-	for _, r := range c.resources {
-		if len(r.ptr) > len(best) && (ptr == r.ptr || strings.HasPrefix(ptr, r.ptr+"/")) {
-			best = r.ptr
+	for !c.resourceAt[ptr] {
+		i := strings.LastIndexByte(ptr, '/')
+		if i < 0 {
+			return ""
 		}
+		ptr = ptr[:i]
 	}
-	return best
+	return ptr
 }
