@@ -194,7 +194,7 @@ type CacheStats struct {
 	Texts    int   // distinct schema texts, each compiled at most once
 	Compiled int64 // compilations run since the guard was made, evicted ones included
 	Bindings int   // schema identities bound to a text (see Guard.Bind)
-	Held     int64 // bytes the cache estimates it holds, within WithCacheBudget
+	Held     int64 // bytes the cache holds by its count, within WithCacheBudget
 }
 
 // CacheStats returns what the guard's schema cache holds now.
