@@ -130,13 +130,14 @@ type compiler struct {
 	boolOK bool
 	// The dynamic scope (dynamic.go): the dynamic anchors of each resource, by the
 	// resource's pointer; what the resources entered so far bind; each scope made once.
-	dynamic    map[string][]dynamicAnchor
-	found      map[string][]dynamicAnchor // by this pass, for the next
-	resource   string                     // pointer of the resource being compiled
-	resourceAt map[string]bool            // the pointers of the resources
-	scope      *scope
-	scopes     map[string]*scope // by their bindings written out
-	entries    map[entry]*scope
+	dynamic     map[string][]dynamicAnchor
+	found       map[string][]dynamicAnchor // by this pass, for the next
+	resource    string                     // pointer of the resource being compiled
+	resourceAt  map[string]bool            // the pointers of the resources
+	scope       *scope
+	scopes      map[string]*scope // by the numbers of the anchors they bind
+	anchorsSeen int
+	entries     map[entry]*scope
 	// work counts the bytes the nodes compiled so far hold and what making the scopes
 	// cost; limit, when not 0, bounds it. held counts the bytes the finished tree holds.
 	work, limit, held int64
@@ -242,17 +243,18 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 }
 
 // compileSubset compiles the parsed schema into nodes, and counts the bytes they hold. A
-// schema with dynamic anchors is compiled twice: the first pass finds them, the second
-// resolves every dynamic reference (dynamic.go), within a multiple of what the first
-// pass's nodes hold.
+// schema with dynamic anchors is compiled twice: the first pass finds them and every
+// resource and anchor, and compiles every schema once, so that any error surfaces; the
+// second resolves every dynamic reference (dynamic.go), compiling only what the root
+// reaches, within a multiple of what the first pass's nodes hold.
 func compileSubset(root any, cfg config, d *dialect) (*node, int64, error) {
-	c := newCompiler(root, cfg, d, nil)
-	if n, err := c.run(); err != nil || len(c.found) == 0 {
-		return n, c.held, err
+	first := newCompiler(root, cfg, d, nil)
+	if n, err := first.run(); err != nil || len(first.found) == 0 {
+		return n, first.held, err
 	}
-	limit := scopeGrowth*c.work + scopeFloor
-	c = newCompiler(root, cfg, d, c.found)
-	c.limit = limit
+	c := newCompiler(root, cfg, d, first.found)
+	c.resources, c.anchors, c.resourceAt = first.resources, first.anchors, first.resourceAt
+	c.limit = scopeGrowth*first.work + scopeFloor
 	n, err := c.run()
 	return n, c.held, err
 }
@@ -380,8 +382,13 @@ func (n *node) derive(hasRef bool) {
 	}
 }
 
-// defs compiles $defs and definitions so that errors in them surface even when no $ref uses them.
+// defs compiles $defs and definitions so that errors in them surface even when no $ref
+// uses them; the second pass of a schema with dynamic anchors leaves them to the
+// references.
 func (c *compiler) defs(o *schemaObject, ptr string) error {
+	if c.dynamic != nil {
+		return nil
+	}
 	for _, k := range []string{"$defs", "definitions"} {
 		v, ok := o.get(k)
 		if !ok {
@@ -417,8 +424,12 @@ func (c *compiler) namesAnchor(v any) bool {
 }
 
 // addAnchor records the schema o at ptr under the anchor name in the resource being
-// compiled; at is where the name is given.
+// compiled; at is where the name is given. The second pass of a schema with dynamic
+// anchors has the first pass's anchors.
 func (c *compiler) addAnchor(name string, o *schemaObject, ptr, at string) error {
+	if c.dynamic != nil {
+		return nil
+	}
 	key := c.base.String() + "#" + name
 	if prev, dup := c.anchors[key]; dup && prev.ptr != ptr {
 		return schemaErr(at, "anchor %q is also defined at %s", name, fragment(prev.ptr))

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/binary"
 	"maps"
 	"net/url"
 	"slices"
@@ -18,6 +19,7 @@ import (
 // A dynamicAnchor is a schema that $dynamicAnchor names, or, under the name "", the root
 // of a resource with $recursiveAnchor: true.
 type dynamicAnchor struct {
+	id   uint32 // its number in the document, which a scope's key lists
 	name string
 	ptr  string
 	v    any
@@ -46,8 +48,9 @@ const (
 	scopeFloor  = 256 << 10
 )
 
-// scopeEntryCost is the bytes a scope's map spends on one binding.
-const scopeEntryCost = 64
+// scopeEntryCost is the bytes a scope spends on one binding: its map's entry, and its
+// number in the key.
+const scopeEntryCost = 128
 
 // enter returns the scope s extended by the resource at pointer res: its dynamic anchors
 // bind the names that no outer resource binds.
@@ -78,16 +81,21 @@ func (c *compiler) extend(s *scope, res string) *scope {
 	for _, a := range added {
 		bindings[a.name] = a
 	}
-	var key strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(bindings)) {
-		key.WriteString(strconv.Quote(name) + bindings[name].ptr + "\x00")
+	c.work += scopeEntryCost * int64(len(bindings))
+	ids := make([]uint32, 0, len(bindings))
+	for _, a := range bindings {
+		ids = append(ids, a.id)
 	}
-	c.work += int64(key.Len()) + scopeEntryCost*int64(len(bindings))
-	if known := c.scopes[key.String()]; known != nil {
+	slices.Sort(ids)
+	key := make([]byte, 0, 4*len(ids))
+	for _, id := range ids {
+		key = binary.LittleEndian.AppendUint32(key, id)
+	}
+	if known := c.scopes[string(key)]; known != nil {
 		return known
 	}
 	sc := &scope{id: len(c.scopes) + 1, bindings: bindings}
-	c.scopes[key.String()] = sc
+	c.scopes[string(key)] = sc
 	return sc
 }
 
@@ -99,6 +107,11 @@ func (c *compiler) nodeKey(ptr string) string {
 	return ptr + "\x00" + strconv.Itoa(c.scope.id)
 }
 
+func (c *compiler) newAnchor(name, ptr string, v any) dynamicAnchor {
+	c.anchorsSeen++
+	return dynamicAnchor{uint32(c.anchorsSeen), name, ptr, v}
+}
+
 // dynamicAnchor records the $dynamicAnchor or $recursiveAnchor v of the schema o at ptr.
 func (c *compiler) dynamicAnchor(keyword string, v any, o *schemaObject, ptr string) error {
 	at := ptr + "/" + keyword
@@ -108,7 +121,7 @@ func (c *compiler) dynamicAnchor(keyword string, v any, o *schemaObject, ptr str
 			return schemaErr(at, "$recursiveAnchor must be a boolean")
 		}
 		if b && ptr == c.resource { // elsewhere than at a resource's root it means nothing
-			c.found[c.resource] = append(c.found[c.resource], dynamicAnchor{"", ptr, o})
+			c.found[c.resource] = append(c.found[c.resource], c.newAnchor("", ptr, o))
 		}
 		return nil
 	}
@@ -116,7 +129,7 @@ func (c *compiler) dynamicAnchor(keyword string, v any, o *schemaObject, ptr str
 	if !ok || !c.d.anchor.MatchString(name) {
 		return schemaErr(at, "$dynamicAnchor must be a name matching %s", c.d.anchor)
 	}
-	c.found[c.resource] = append(c.found[c.resource], dynamicAnchor{name, ptr, o})
+	c.found[c.resource] = append(c.found[c.resource], c.newAnchor(name, ptr, o))
 	return c.addAnchor(name, o, ptr, at)
 }
 
