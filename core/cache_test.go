@@ -39,25 +39,27 @@ var heldSchemas = []struct {
 }
 
 // TestCacheHoldsItsBudget: a guard's cache filled with four times its budget of compiled
-// schemas of each sort, and with many times of all sorts, each called once, validly and not, holds at most
-// twice its budget of live heap.
+// schemas of each sort, and with many times of all sorts, by the subset or the full
+// engine, each called once, validly and not, holds at most twice its budget of live heap.
 func TestCacheHoldsItsBudget(t *testing.T) {
 	tier.Full(t)
-	const budget = 2 << 20
 	all := len(heldSchemas)
-	for sort := range all + 1 {
-		name, count := "all", 200
-		if sort < all {
+	for sort := range all + 2 {
+		name, count, opts := "all", 200, []Option{WithCacheBudget(heldBudget)}
+		switch {
+		case sort < all:
 			name, count = heldSchemas[sort].name, heldSchemas[sort].count
+		case sort > all:
+			name, opts = "all, full engine", append(opts, WithFullEngine())
 		}
 		t.Run(name, func(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			g := New(WithCacheBudget(budget))
+			g := New(opts...)
 			for i := range count {
 				k := sort
-				if k == all {
+				if k >= all {
 					k = i % all
 				}
 				s := g.Bind(i, nil, []byte(heldSchemas[k].text(i)), nil)
@@ -70,13 +72,15 @@ func TestCacheHoldsItsBudget(t *testing.T) {
 			live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 			st := g.CacheStats()
 			t.Logf("%d compiled, %d held, %d bytes by the count, %.1f MB of live heap", st.Compiled, st.Texts, st.Held, float64(live)/(1<<20))
-			if live > 2*budget {
-				t.Errorf("the cache holds %.1f MB of live heap, over twice its budget of %d MB (%d bytes by its count)", float64(live)/(1<<20), budget>>20, st.Held)
+			if live > 2*heldBudget {
+				t.Errorf("the cache holds %.1f MB of live heap, over twice its budget of %d MB (%d bytes by its count)", float64(live)/(1<<20), heldBudget>>20, st.Held)
 			}
 			runtime.KeepAlive(g)
 		})
 	}
 }
+
+const heldBudget = 2 << 20
 
 // TestFailedCompileKept: a schema that fails to compile, however large its text and
 // costly its failure, stays in the cache with its error, so that calls alternating between
