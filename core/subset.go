@@ -102,6 +102,7 @@ func fullHeld(text []byte, tree any) int64 {
 	return held
 }
 
+// patternHeld is programHeld of the pattern expr, which the full engine compiles itself.
 func patternHeld(expr string) int64 {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
