@@ -3,6 +3,7 @@ package core
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // This file is the middleware's room: the compiled schemas a guard keeps. A schema is
@@ -56,11 +57,21 @@ type schemaCache struct {
 // unless WithCacheBudget says otherwise.
 const DefaultCacheBudget = 64 << 20
 
-// Estimated bytes held. A compilation holds about 8 to 60 times its schema's text
-// (measured on the seed's schemas, a recursive filter tree and a 5,000-value enum) and
-// keeps the text as its key; a binding keeps the tool's own schema values alive.
+// Bytes held. Until a schema is compiled, its compilation is estimated at about 24 times
+// its text, what most schemas compile to; once compiled, it is charged what the compiler
+// counted (Validator.held), and a schema that fails to compile only its text and error.
+// Either keeps the text as its key; a binding keeps the tool's own schema values alive.
 func compiledCost(text string) int64 { return 2048 + 24*int64(len(text)) }
 func bindingCost(text string) int64  { return 256 + int64(len(text)) }
+
+// compiledHeld is what c holds once compiled.
+func compiledHeld(c *Schema) int64 {
+	held := 512 + int64(len(c.text))
+	if c.err != nil {
+		return held + int64(len(c.err.Error()))
+	}
+	return held + int64(unsafe.Sizeof(Validator{})) + c.v.held
+}
 
 func newSchemaCache(budget int64, build func([]byte) (*Validator, error)) *schemaCache {
 	return &schemaCache{byText: map[string]*Schema{}, budget: budget, build: build}
@@ -103,36 +114,55 @@ func (sc *schemaCache) bind(key any, keep any, text []byte, err error) *Schema {
 	sc.ring = append(sc.ring, b)
 	sc.held += b.cost
 	sc.byKey.Store(key, b)
-	sc.shed(b)
+	sc.shed(c)
 	return c
 }
 
 // validator compiles c on first use, outside the cache's lock, so that a large schema
-// being compiled holds up no other tool's calls.
+// being compiled holds up no other tool's calls; then charges what it holds, in place of
+// the estimate. A schema that fails stays in the cache with its error, at the cost of its
+// text, so that it is not compiled again on each call.
 func (sc *schemaCache) validator(c *Schema) (*Validator, error) {
 	c.once.Do(func() {
 		if c.err == nil {
 			sc.compiled.Add(1)
 			c.v, c.err = sc.build([]byte(c.text))
 		}
+		sc.charge(c, compiledHeld(c))
 	})
 	return c.v, c.err
 }
 
-// shed evicts bindings, coldest first, until the cache is within its budget; spare is never
-// evicted, so a schema larger than the whole budget still serves its calls.
-func (sc *schemaCache) shed(spare *binding) {
-	for sc.held > sc.budget && len(sc.ring) > 1 {
+// charge sets what the compilation c is charged, unless it was evicted meanwhile, and
+// sheds what the cache then holds beyond its budget.
+func (sc *schemaCache) charge(c *Schema, cost int64) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.byText[c.text] != c {
+		return
+	}
+	sc.held += cost - c.cost
+	c.cost = cost
+	sc.shed(c)
+}
+
+// shed evicts bindings, coldest first, until the cache is within its budget; the bindings to
+// spare are never evicted, so a schema larger than the whole budget still serves its calls.
+// Two rounds of the hand that evict nothing leave only those.
+func (sc *schemaCache) shed(spare *Schema) {
+	for passed := 0; sc.held > sc.budget && passed < 2*len(sc.ring); {
 		if sc.hand >= len(sc.ring) {
 			sc.hand = 0
 		}
 		b := sc.ring[sc.hand]
-		if b == spare || b.used.Load() {
+		if b.c == spare || b.used.Load() {
 			b.used.Store(false)
 			sc.hand++
+			passed++
 			continue
 		}
 		sc.evict(sc.hand)
+		passed = 0
 	}
 }
 
@@ -164,7 +194,7 @@ type CacheStats struct {
 	Texts    int   // distinct schema texts, each compiled at most once
 	Compiled int64 // compilations run since the guard was made, evicted ones included
 	Bindings int   // schema identities bound to a text (see Guard.Bind)
-	Held     int64 // bytes the cache estimates it holds, within WithCacheBudget
+	Held     int64 // bytes the cache holds by its count, within WithCacheBudget
 }
 
 // CacheStats returns what the guard's schema cache holds now.

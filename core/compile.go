@@ -130,11 +130,17 @@ type compiler struct {
 	boolOK bool
 	// The dynamic scope (dynamic.go): the dynamic anchors of each resource, by the
 	// resource's pointer; what the resources entered so far bind; each scope made once.
-	dynamic  map[string][]dynamicAnchor
-	found    map[string][]dynamicAnchor // by this pass, for the next
-	resource string                     // pointer of the resource being compiled
-	scope    *scope
-	scopes   map[string]*scope
+	dynamic     map[string][]dynamicAnchor
+	found       map[string][]dynamicAnchor // by this pass, for the next
+	resource    string                     // pointer of the resource being compiled
+	resourceAt  map[string]bool            // the pointers of the resources
+	scope       *scope
+	scopes      map[string]*scope // by the numbers of the anchors they bind
+	anchorsSeen int
+	entries     map[entry]*scope
+	// work counts the bytes the nodes compiled so far hold and what making the scopes
+	// cost; limit, when not 0, bounds it. held counts the bytes the finished tree holds.
+	work, limit, held int64
 }
 
 type resource struct {
@@ -236,15 +242,21 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 	return tok, nil
 }
 
-// compileSubset compiles the parsed schema into nodes. A schema with dynamic anchors is
-// compiled twice: the first pass finds them, the second resolves every dynamic reference
-// (dynamic.go).
-func compileSubset(root any, cfg config, d *dialect) (*node, error) {
-	c := newCompiler(root, cfg, d, nil)
-	if n, err := c.run(); err != nil || len(c.found) == 0 {
-		return n, err
+// compileSubset compiles the parsed schema into nodes, and counts the bytes they hold. A
+// schema with dynamic anchors is compiled twice: the first pass finds them and every
+// resource and anchor, and compiles every schema once, so that any error surfaces; the
+// second resolves every dynamic reference (dynamic.go), compiling only what the root
+// reaches, within a multiple of what the first pass's nodes hold.
+func compileSubset(root any, cfg config, d *dialect) (*node, int64, error) {
+	first := newCompiler(root, cfg, d, nil)
+	if n, err := first.run(); err != nil || len(first.found) == 0 {
+		return n, first.held, err
 	}
-	return newCompiler(root, cfg, d, c.found).run()
+	c := newCompiler(root, cfg, d, first.found)
+	c.resources, c.anchors, c.resourceAt = first.resources, first.anchors, first.resourceAt
+	c.limit = scopeGrowth*first.work + scopeFloor
+	n, err := c.run()
+	return n, c.held, err
 }
 
 // newCompiler prepares the compilation of the document root; dynamic holds the dynamic
@@ -252,8 +264,9 @@ func compileSubset(root any, cfg config, d *dialect) (*node, error) {
 func newCompiler(root any, cfg config, d *dialect, dynamic map[string][]dynamicAnchor) *compiler {
 	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}, base: documentURL, dynamic: dynamic}
 	c.resources = map[string]resource{documentURL.String(): {"", root}}
+	c.resourceAt = map[string]bool{"": true}
 	c.anchors, c.present, c.scopes = map[string]resource{}, map[string]*node{}, map[string]*scope{}
-	c.found = map[string][]dynamicAnchor{}
+	c.found, c.entries = map[string][]dynamicAnchor{}, map[entry]*scope{}
 	c.scope = c.enter(&scope{}, "")
 	return c
 }
@@ -271,10 +284,14 @@ func (c *compiler) run() (*node, error) {
 			return nil, err
 		}
 	}
-	if err := checkLoops(n); err != nil {
+	all := reachable(n)
+	if err := checkLoops(all); err != nil {
 		return nil, err
 	}
 	markQuick(c.nodes)
+	for _, n := range all {
+		c.held += n.size()
+	}
 	return n, nil
 }
 
@@ -286,15 +303,12 @@ func schemaErr(ptr, format string, args ...any) error {
 
 // schema compiles the schema v found at ptr, once per pointer.
 func (c *compiler) schema(v any, ptr string) (*node, error) {
-	key := ptr
-	if c.scope.key != "" {
-		key += "\x00" + c.scope.key
-		if len(c.nodes) >= maxScopedNodes {
-			return nil, schemaErr(ptr, "the dynamic references make more than %d schemas of this one", maxScopedNodes)
-		}
-	}
+	key := c.nodeKey(ptr)
 	if n, ok := c.nodes[key]; ok {
 		return n, nil
+	}
+	if c.limit > 0 && c.work > c.limit {
+		return nil, schemaErr(ptr, "the dynamic references make this schema compile to more than %d times what it compiles to without them", scopeGrowth)
 	}
 	n := newNode(ptr)
 	c.nodes[key] = n
@@ -304,11 +318,13 @@ func (c *compiler) schema(v any, ptr string) (*node, error) {
 			return nil, schemaErr(ptr, "a schema must be an object in %s", c.d.name)
 		}
 		n.reject, n.requiredOnly = !v, true
+		c.work += n.size()
 		return n, nil
 	case *schemaObject:
 		if err := c.keywords(n, v, ptr); err != nil {
 			return nil, err
 		}
+		c.work += n.size()
 		return n, nil
 	}
 	return nil, schemaErr(ptr, "a schema must be an object or a boolean, not %s", withArticles([]string{jsonTypeOf(v)}))
@@ -366,8 +382,13 @@ func (n *node) derive(hasRef bool) {
 	}
 }
 
-// defs compiles $defs and definitions so that errors in them surface even when no $ref uses them.
+// defs compiles $defs and definitions so that errors in them surface even when no $ref
+// uses them; the second pass of a schema with dynamic anchors leaves them to the
+// references.
 func (c *compiler) defs(o *schemaObject, ptr string) error {
+	if c.dynamic != nil {
+		return nil
+	}
 	for _, k := range []string{"$defs", "definitions"} {
 		v, ok := o.get(k)
 		if !ok {
@@ -403,8 +424,12 @@ func (c *compiler) namesAnchor(v any) bool {
 }
 
 // addAnchor records the schema o at ptr under the anchor name in the resource being
-// compiled; at is where the name is given.
+// compiled; at is where the name is given. The second pass of a schema with dynamic
+// anchors has the first pass's anchors.
 func (c *compiler) addAnchor(name string, o *schemaObject, ptr, at string) error {
+	if c.dynamic != nil {
+		return nil
+	}
 	key := c.base.String() + "#" + name
 	if prev, dup := c.anchors[key]; dup && prev.ptr != ptr {
 		return schemaErr(at, "anchor %q is also defined at %s", name, fragment(prev.ptr))
@@ -434,6 +459,7 @@ func (c *compiler) identify(id any, o *schemaObject, ptr string) (*url.URL, erro
 	u = c.base.ResolveReference(u)
 	u.Fragment, u.RawFragment = "", ""
 	c.resources[u.String()] = resource{ptr, o}
+	c.resourceAt[ptr] = true
 	return u, nil
 }
 
@@ -576,16 +602,8 @@ func appendJSON(b []byte, v any) []byte {
 	return b
 }
 
-// checkLoops refuses a schema in which some $ref or applicator leads back to itself without
-// stepping into a member or an item: validating against it would never end.
-func checkLoops(root *node) error {
-	const (
-		unseen = iota
-		active
-		done
-	)
-	state := map[*node]int{}
-	var visit func(n *node) error
+// reachable lists the nodes validation can reach from root: those a compiled schema keeps.
+func reachable(root *node) []*node {
 	var all []*node
 	seen := map[*node]bool{}
 	var reach func(n *node)
@@ -600,6 +618,20 @@ func checkLoops(root *node) error {
 		}
 	}
 	reach(root)
+	return all
+}
+
+// checkLoops refuses a schema in which some $ref or applicator leads back to itself without
+// stepping into a member or an item: validating against it would never end. all lists the
+// schema's nodes.
+func checkLoops(all []*node) error {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*node]int{}
+	var visit func(n *node) error
 	// height is the longest chain of in-place schemas below a node; validation recurses
 	// that deep without consuming the arguments, so it is bounded.
 	height := map[*node]int{}

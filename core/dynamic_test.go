@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // tree is a generic tree whose nodes a $dynamicRef reaches; strictTree extends it, closing
@@ -41,13 +43,35 @@ func TestDynamicRef(t *testing.T) {
 	}
 }
 
-// TestDynamicScopesBounded: a schema of 6 KB whose dynamic scopes multiply at each of ten
-// levels (four resources to choose from at each, each binding its own anchor) is refused
-// once compiling per scope makes maxScopedNodes schemas, within 64 MB.
+// TestDynamicScopesBounded: a schema whose dynamic scopes multiply at each of ten levels
+// (four resources to choose from at each, each binding its own anchor) is refused once
+// compiling per scope spends scopeGrowth times what the schema compiles to without them,
+// within 64 MB, with anchor names of 2 characters (6 KB of schema) or of 1,000 (86 KB).
 func TestDynamicScopesBounded(t *testing.T) {
-	const choices, levels = 4, 10
+	for _, nameLen := range []int{2, 1000} {
+		schema := dynamicLevels(10, 4, nameLen)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := Compile([]byte(schema))
+		runtime.ReadMemStats(&after)
+		var se *SchemaError
+		if !errors.As(err, &se) || !strings.Contains(se.Reason, fmt.Sprintf("more than %d times", scopeGrowth)) {
+			t.Fatalf("names of %d: got %v, want the refusal of too many scoped schemas", nameLen, err)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+			t.Errorf("compiling %d bytes of schema allocated %d MB", len(schema), n>>20)
+		}
+	}
+}
+
+// dynamicLevels is a schema of the given levels, each of choices resources that bind an
+// anchor of the level, its name nameLen characters long, and reach every resource of the
+// next level.
+func dynamicLevels(levels, choices, nameLen int) string {
 	var defs []string
 	for l := range levels {
+		name := fmt.Sprintf("n%0*d", nameLen-1, l)
 		for i := range choices {
 			next := `true`
 			if l+1 < levels {
@@ -57,21 +81,55 @@ func TestDynamicScopesBounded(t *testing.T) {
 				}
 				next = `{"anyOf":[` + strings.Join(alts, ",") + `]}`
 			}
-			defs = append(defs, fmt.Sprintf(`"r%d_%d":{"$id":"r%d_%d","$dynamicAnchor":"n%d","properties":{"x":{"$dynamicRef":"#n%d"}},"allOf":[%s]}`,
-				l, i, l, i, l, l, next))
+			defs = append(defs, fmt.Sprintf(`"r%d_%d":{"$id":"r%d_%d","$dynamicAnchor":"%s","properties":{"x":{"$dynamicRef":"#%s"}},"allOf":[%s]}`,
+				l, i, l, i, name, name, next))
 		}
 	}
-	schema := `{"$id":"https://example.com/root","$defs":{` + strings.Join(defs, ",") + `},"allOf":[{"$ref":"r0_0"},{"$ref":"r0_1"}]}`
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	_, err := Compile([]byte(schema))
-	runtime.ReadMemStats(&after)
-	var se *SchemaError
-	if !errors.As(err, &se) || !strings.Contains(se.Reason, fmt.Sprintf("more than %d schemas", maxScopedNodes)) {
-		t.Fatalf("got %v, want the refusal of too many scoped schemas", err)
+	return `{"$id":"https://example.com/root","$defs":{` + strings.Join(defs, ",") + `},"allOf":[{"$ref":"r0_0"},{"$ref":"r0_1"}]}`
+}
+
+// dynamicChain is a schema of n resources, each binding a dynamic anchor of its own, its
+// name nameLen characters long, and reaching the next: every resource is compiled in the
+// scope of each resource before it.
+func dynamicChain(n, nameLen int) string {
+	var defs []string
+	for i := range n {
+		name := fmt.Sprintf("a%0*d", nameLen-1, i)
+		next := "true"
+		if i+1 < n {
+			next = fmt.Sprintf(`{"properties":{"next":{"$ref":"r%d"}}}`, i+1)
+		}
+		defs = append(defs, fmt.Sprintf(`"r%d":{"$id":"r%d","$dynamicAnchor":"%s","properties":{"x":{"$dynamicRef":"#%s"}},"allOf":[%s]}`,
+			i, i, name, name, next))
 	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
-		t.Errorf("compiling %d bytes of schema allocated %d MB", len(schema), n>>20)
+	return `{"$id":"https://example.com/root","$defs":{` + strings.Join(defs, ",") + `},"$ref":"r0"}`
+}
+
+// TestDynamicCompileLinear: compiling schemas whose dynamic scopes multiply costs, in
+// bytes and in allocations, a bounded amount a byte of schema at 10 KB, 100 KB and 300 KB,
+// with anchor names of 100 and of 1,000 characters, refused or not; and no more a byte at
+// 300 KB than at 100 KB.
+func TestDynamicCompileLinear(t *testing.T) {
+	tier.Full(t)
+	for _, nameLen := range []int{100, 1000} {
+		var last float64
+		for _, size := range []int{10 << 10, 100 << 10, 300 << 10} {
+			schema := dynamicChain(max(size/(nameLen*2+130), 2), nameLen)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := Compile([]byte(schema))
+			runtime.ReadMemStats(&after)
+			bytes, allocs := after.TotalAlloc-before.TotalAlloc, after.Mallocs-before.Mallocs
+			perByte := float64(bytes) / float64(len(schema))
+			t.Logf("names of %d, %d bytes: %.0f B and %.2f allocations a byte (%v)", nameLen, len(schema), perByte, float64(allocs)/float64(len(schema)), err)
+			if n := uint64(len(schema)); bytes > 150*n+(1<<20) || allocs > n+20_000 {
+				t.Errorf("names of %d, %d bytes of schema: %d bytes and %d allocations", nameLen, n, bytes, allocs)
+			}
+			if size == 300<<10 && perByte > 1.5*last {
+				t.Errorf("names of %d: %.0f B a byte of schema at 300 KB, %.0f at 100 KB", nameLen, perByte, last)
+			}
+			last = perByte
+		}
 	}
 }

@@ -3,6 +3,8 @@ package core
 import (
 	"encoding/binary"
 	"math"
+	"regexp/syntax"
+	"unsafe"
 )
 
 // A compiled schema, a node, and how validation moves through it: to the schema that
@@ -256,4 +258,105 @@ func (n *node) inside() []*node {
 		}
 	}
 	return out
+}
+
+// What compiled schemas hold, counted as they are compiled, so that a cache can keep them
+// within a budget of memory (cache.go). The counts follow Go's layout: a string's or a
+// slice's own bytes beside its header, a map's entries with their share of its buckets.
+const (
+	allocCost    = 16 // what Go adds to a small allocation, on average, rounding it up
+	mapEntryCost = 64 // a map entry of a string key, with the map's spare room
+)
+
+// size returns about the bytes n holds, without the nodes below it.
+func (n *node) size() int64 {
+	size := int64(unsafe.Sizeof(*n)) + stringSize(n.loc) + stringSize(n.format) + stringSize(n.constantText) + stringSize(n.tag)
+	size += stringsSize(n.typeNames) + stringsSize(n.enumTexts) + stringsSize(n.slots)
+	size += valueSetSize(n.enum) + valueSetSize(n.constant) + n.pattern.size()
+	for _, b := range []*bound{n.minimum, n.maximum, n.exclusiveMinimum, n.exclusiveMaximum, n.multipleOf} {
+		if b != nil {
+			size += int64(unsafe.Sizeof(*b)) + int64(cap(b.num.digits)) + stringSize(b.text)
+		}
+	}
+	size += int64(cap(n.props)) * int64(unsafe.Sizeof(prop{}))
+	for _, p := range n.props {
+		size += stringSize(p.name) + stringSize(p.quoted)
+	}
+	size += int64(cap(n.patterns)) * int64(unsafe.Sizeof(patternProp{}))
+	for _, p := range n.patterns {
+		size += p.pattern.size()
+	}
+	size += mapEntryCost * int64(len(n.propIndex)+len(n.slotIndex))
+	size += int64(cap(n.dependents)) * int64(unsafe.Sizeof(dependent{}))
+	for _, d := range n.dependents {
+		size += 8 * int64(cap(d.requires))
+	}
+	if n.firstBytes != nil {
+		size += int64(len(n.firstBytes))
+	}
+	size += 8 * int64(cap(n.required)+cap(n.prefix)+cap(n.allOf)+cap(n.anyOf)+cap(n.oneOf)+cap(n.union))
+	return size
+}
+
+func stringSize(s string) int64 {
+	if s == "" {
+		return 0
+	}
+	return allocCost + int64(len(s))
+}
+
+// stringsSize counts a slice of strings, each its own allocation.
+func stringsSize(ss []string) int64 {
+	size := int64(16 * cap(ss))
+	for _, s := range ss {
+		size += stringSize(s)
+	}
+	return size
+}
+
+// valueSetSize counts an enum's or a const's set: its maps' entries and their keys.
+func valueSetSize(vs *valueSet) int64 {
+	if vs == nil {
+		return 0
+	}
+	size := int64(unsafe.Sizeof(*vs)) + stringsSize(vs.few)
+	for _, m := range []map[string]bool{vs.strs, vs.nums, vs.others} {
+		for k := range m {
+			size += mapEntryCost + stringSize(k)
+		}
+	}
+	return size
+}
+
+// size counts a compiled pattern: its tables and its regexp.
+func (p *pattern) size() int64 {
+	if p == nil {
+		return 0
+	}
+	size := int64(unsafe.Sizeof(*p)) + int64(cap(p.lit)) + p.held
+	if p.class != nil {
+		size += int64(len(p.class))
+	}
+	return size
+}
+
+// programHeld returns about the bytes Go's regexp holds for the parsed pattern re: the
+// Regexp and its program, about 96 bytes an instruction (measured). A pattern anchored at
+// its start may also have a one-pass program, whose instructions each copy their class
+// and add a table as long: a repeated class of many runes, such as ^\pL{1,100}, holds a
+// megabyte that way. Whether Go builds one is not asked: it is counted.
+func programHeld(re *syntax.Regexp) int64 {
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0 // what regexp.Compile refused holds nothing
+	}
+	onePass := prog.StartCond()&syntax.EmptyBeginText != 0
+	held := int64(1024)
+	for _, inst := range prog.Inst {
+		held += 96
+		if onePass {
+			held += 64 + 16*int64(len(inst.Rune))
+		}
+	}
+	return held
 }

@@ -92,7 +92,8 @@ func WithFormatter(f Formatter) Option {
 // (default [DefaultCacheBudget], 64 MiB). A schema is compiled once per distinct text and
 // shared by every tool and session that declares it; past the budget, the schemas called
 // least recently are dropped one at a time, to be compiled again if called again. The
-// bytes are estimated from each schema's size.
+// bytes are what each compiled schema holds, counted as it is compiled (its size
+// estimates them until then).
 func WithCacheBudget(bytes int64) Option {
 	return func(c *config) {
 		if bytes > 0 {

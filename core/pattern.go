@@ -22,6 +22,7 @@ type pattern struct {
 	lit      []byte     // nil when the pattern is not such a literal
 	// the literal is anchored at the start, at the end
 	litStart, litEnd bool
+	held             int64 // bytes the regexp holds (programHeld)
 }
 
 func compilePattern(expr string) (*pattern, error) {
@@ -33,6 +34,7 @@ func compilePattern(expr string) (*pattern, error) {
 	if tree, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		p.class, p.min, p.max = classRun(tree)
 		p.lit, p.litStart, p.litEnd = asciiLiteral(tree)
+		p.held = programHeld(tree)
 	}
 	return p, nil
 }

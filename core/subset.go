@@ -4,6 +4,7 @@ package core
 // explaining pass.
 
 import (
+	"regexp/syntax"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ type Validator struct {
 	quickObject bool // objectRoot, and the quick pass takes the root
 	cfg         config
 	full        *fullEngine // set under WithFullEngine
+	held        int64       // bytes the compiled schema holds, counted as it was compiled
 	// The explaining pass allocates nothing on a valid call either: the state of a finished
 	// call is kept for the next, one at hand for the common case of one call at a time, the
 	// others in a pool. The quick pass needs no state.
@@ -42,7 +44,7 @@ func compileWith(schema []byte, cfg config) (*Validator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Validator{cfg: cfg, full: full}, nil
+		return &Validator{cfg: cfg, full: full, held: fullHeld(schema, tree)}, nil
 	}
 	d := draft2020
 	if o, ok := tree.(*schemaObject); ok {
@@ -55,15 +57,58 @@ func compileWith(schema []byte, cfg config) (*Validator, error) {
 			d = dd
 		}
 	}
-	root, err := compileSubset(tree, cfg, d)
+	root, held, err := compileSubset(tree, cfg, d)
 	if err != nil {
 		return nil, err
 	}
-	v := &Validator{root: root, cfg: cfg}
+	v := &Validator{root: root, cfg: cfg, held: held}
 	v.objectRoot = !root.applicators && !root.reject && root.enum == nil && root.constant == nil &&
 		(root.types == 0 || root.types&tObject != 0)
 	v.quickObject = v.objectRoot && root.quick
 	return v, nil
+}
+
+// fullHeld returns about the bytes the full engine holds for the schema text, parsed as
+// tree: 40 a byte of text (measured: 32 to 37 on flat and nested schemas), and the
+// programs of the patterns it compiles with Go's regexp.
+func fullHeld(text []byte, tree any) int64 {
+	held := 40 * int64(len(text))
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case *schemaObject:
+			for i, k := range v.keys {
+				switch sub := v.vals[i].(type) {
+				case string:
+					if k == "pattern" {
+						held += patternHeld(sub)
+					}
+				case *schemaObject:
+					if k == "patternProperties" {
+						for _, p := range sub.keys {
+							held += patternHeld(p)
+						}
+					}
+				}
+				walk(v.vals[i])
+			}
+		}
+	}
+	walk(tree)
+	return held
+}
+
+// patternHeld is programHeld of the pattern expr, which the full engine compiles itself.
+func patternHeld(expr string) int64 {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	return programHeld(re)
 }
 
 // Validate checks the arguments as they came over the wire. It returns nil when they are

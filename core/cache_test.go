@@ -1,0 +1,106 @@
+package core
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
+)
+
+// heldSchemas are schemas of each sort the cache must count at what they hold, and how
+// many of them hold about four times the budget of TestCacheHoldsItsBudget; i makes each
+// text distinct.
+var heldSchemas = []struct {
+	name  string
+	count int
+	text  func(i int) string
+}{
+	{"plain", 2000, func(i int) string {
+		return fmt.Sprintf(`{"type":"object","properties":{"days":{"type":"integer","maximum":%d},"units":{"enum":["c","f","k"]}},"required":["days"]}`, i)
+	}},
+	{"patterns of 60 bytes", 1000, func(i int) string {
+		return fmt.Sprintf(`{"type":"object","properties":{"id":{"type":"string","pattern":"^[A-Za-z0-9._%%+-]{1,64}@[A-Za-z0-9.-]{1,63}\\.[a-z]{2,24}%d$"}}}`, i)
+	}},
+	{"long repetitions", 16, func(i int) string {
+		var props []string
+		for m := range 8 {
+			props = append(props, fmt.Sprintf(`"m%d":{"type":"string","pattern":"^(?:[a-z]+-){1,100}[0-9]{1,100}-%d$"}`, m, i))
+		}
+		return `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`
+	}},
+	{"wide runs", 60, func(i int) string {
+		return fmt.Sprintf(`{"type":"object","properties":{"k":{"type":"string","pattern":"^[a-z0-9_]{0,1000}-[0-9]{1,1000}-%d$"}}}`, i)
+	}},
+	{"dynamic scopes", 40, func(i int) string {
+		return strings.Replace(dynamicLevels(5, 2, 8), "example.com/root", fmt.Sprint("example.com/root", i), 1)
+	}},
+}
+
+// TestCacheHoldsItsBudget: a guard's cache filled with four times its budget of compiled
+// schemas of each sort, and with many times of all sorts, by the subset or the full
+// engine, each called once, validly and not, holds at most twice its budget of live heap.
+func TestCacheHoldsItsBudget(t *testing.T) {
+	tier.Full(t)
+	all := len(heldSchemas)
+	for sort := range all + 2 {
+		name, count, opts := "all", 200, []Option{WithCacheBudget(heldBudget)}
+		switch {
+		case sort < all:
+			name, count = heldSchemas[sort].name, heldSchemas[sort].count
+		case sort > all:
+			name, opts = "all, full engine", append(opts, WithFullEngine())
+		}
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			g := New(opts...)
+			for i := range count {
+				k := sort
+				if k >= all {
+					k = i % all
+				}
+				s := g.Bind(i, nil, []byte(heldSchemas[k].text(i)), nil)
+				for _, args := range []string{`{}`, `[]`} {
+					g.Check(&Call{Tool: "t"}, s, []byte(args), nil)
+				}
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+			st := g.CacheStats()
+			t.Logf("%d compiled, %d held, %d bytes by the count, %.1f MB of live heap", st.Compiled, st.Texts, st.Held, float64(live)/(1<<20))
+			if live > 2*heldBudget {
+				t.Errorf("the cache holds %.1f MB of live heap, over twice its budget of %d MB (%d bytes by its count)", float64(live)/(1<<20), heldBudget>>20, st.Held)
+			}
+			runtime.KeepAlive(g)
+		})
+	}
+}
+
+const heldBudget = 2 << 20
+
+// TestFailedCompileKept: a schema that fails to compile, however large its text and
+// costly its failure, stays in the cache with its error, so that calls alternating between
+// it and another tool under a small budget compile each schema once.
+func TestFailedCompileKept(t *testing.T) {
+	g := New(WithCacheBudget(1 << 20))
+	texts := map[string]string{
+		"broken": dynamicLevels(10, 4, 1000),
+		"plain":  heldSchemas[0].text(0),
+	}
+	for range 10 {
+		for _, tool := range []string{"broken", "plain"} {
+			s := g.Lookup(tool)
+			if s == nil {
+				s = g.Bind(tool, nil, []byte(texts[tool]), nil)
+			}
+			g.Check(&Call{Tool: tool}, s, []byte(`{}`), nil)
+		}
+	}
+	if st := g.CacheStats(); st.Compiled != 2 || st.Held > 1<<20 {
+		t.Errorf("after 10 calls to each of 2 tools: %+v, want 2 compilations within the budget", st)
+	}
+}
