@@ -18,6 +18,7 @@ type state struct {
 	keys     []memberKey // member names of the objects being scanned, for duplicates
 	index    []int32     // hash tables over keys, for objects with many names
 	items    [][2]int
+	divisor  divisorWork // multipleOf's arithmetic beyond a word
 
 	typeLists  [][]string             // memoResult.types
 	rescanned  int                    // the work of the call beyond s.pos (see jump); > 0 after a jump
@@ -467,7 +468,7 @@ func (s *state) multiple(x *numArg, m *bound) bool {
 	if x.isSmall && m.isInt {
 		return x.small%m.small == 0
 	}
-	return s.exact(x).multipleOf(m.num)
+	return s.exact(x).multipleOf(m, &s.divisor)
 }
 
 // runeCount counts the code points of valid UTF-8 (what str.text returns): every byte that

@@ -274,6 +274,7 @@ func (c *compiler) numberKeyword(r *reading, k string, v any, at string) error {
 		if b.num.isZero() || b.num.neg {
 			return schemaErr(at, "multipleOf must be greater than 0")
 		}
+		b.asDivisor()
 		n.multipleOf = b
 	}
 	return nil

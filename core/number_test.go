@@ -1,8 +1,11 @@
 package core
 
 import (
+	"fmt"
 	"math/big"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -48,12 +51,14 @@ func TestNumberCompare(t *testing.T) {
 // for those that do not.
 func TestNumberMultipleOf(t *testing.T) {
 	divisors := []string{"1", "2", "0.5", "0.01", "3", "0.3", "7", "1e-6", "1e3", "12345678901234567890123", "0.0001234567890123456789"}
+	var work divisorWork // shared by all, as by the numbers of one call
 	for _, a := range numberLiterals {
 		for _, m := range divisors {
 			x, _ := parseNumber([]byte(a), nil)
-			d, _ := parseNumber([]byte(m), nil)
+			d := newBound(m)
+			d.asDivisor()
 			q := new(big.Rat).Quo(rat(t, a), rat(t, m))
-			if got, want := x.multipleOf(d), q.IsInt(); got != want {
+			if got, want := x.multipleOf(d, &work), q.IsInt(); got != want {
 				t.Errorf("multipleOf(%s, %s) = %v, want %v", a, m, got, want)
 			}
 		}
@@ -84,6 +89,72 @@ func TestSmallForms(t *testing.T) {
 	}{{1, 2, -1}, {2, 1, 1}, {-3, -3, 0}} {
 		if got := cmpInt(c.a, c.b); got != c.want {
 			t.Errorf("cmpInt(%d, %d) = %d", c.a, c.b, got)
+		}
+	}
+}
+
+// longDivisors are divisors of more than 19 significant digits: 2^-70 written exactly,
+// of which 1 is a multiple, and one of which it is not.
+var longDivisors = []struct {
+	text  string
+	valid bool
+}{
+	{new(big.Int).Exp(big.NewInt(5), big.NewInt(70), nil).String() + "e-70", true},
+	{"1.0000000000000000000001", false},
+}
+
+// allocatedPerByte is what one validation of args allocates, per byte of args.
+func allocatedPerByte(v *Validator, args []byte) (float64, []Violation) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	vs := v.Validate(args)
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(len(args)), vs
+}
+
+// onesArgs builds {"a":[1,1,…]} of about size bytes.
+func onesArgs(size int) []byte {
+	return []byte(`{"a":[1` + strings.Repeat(",1", (size-8)/2) + `]}`)
+}
+
+func multipleOfValidator(t testing.TB, divisor string) *Validator {
+	t.Helper()
+	v, err := Compile([]byte(`{"type":"object","properties":{"a":{"type":"array","items":{"multipleOf":` + divisor + `}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestMultipleOfLongDivisorAtScale: a divisor beyond a word is read once, not once a
+// number: a megabyte of numbers allocates no more than a few bytes per byte.
+func TestMultipleOfLongDivisorAtScale(t *testing.T) {
+	for _, d := range longDivisors {
+		v := multipleOfValidator(t, d.text)
+		perByte, vs := allocatedPerByte(v, onesArgs(1<<20))
+		if (vs == nil) != d.valid {
+			t.Errorf("multipleOf %s: %d violations", d.text, len(vs))
+		}
+		if perByte > 2 {
+			t.Errorf("multipleOf %s: %.1f B/B", d.text, perByte)
+		}
+	}
+}
+
+// BenchmarkMultipleOfSlope: numbers against a divisor of more than 19 digits, valid and
+// refused, by the size of the arguments.
+func BenchmarkMultipleOfSlope(b *testing.B) {
+	for _, d := range longDivisors {
+		v := multipleOfValidator(b, d.text)
+		for _, size := range []int{1 << 10, 64 << 10, 1 << 20} {
+			args := onesArgs(size)
+			b.Run(fmt.Sprintf("refused=%v/%dKB", !d.valid, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(len(args)))
+				b.ReportAllocs()
+				for b.Loop() {
+					v.Validate(args)
+				}
+			})
 		}
 	}
 }
