@@ -135,6 +135,7 @@ type compiler struct {
 	resource string                     // pointer of the resource being compiled
 	scope    *scope
 	scopes   map[string]*scope
+	values   canonTable // of every const and enum
 }
 
 type resource struct {
@@ -236,21 +237,23 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 	return tok, nil
 }
 
-// compileSubset compiles the parsed schema into nodes. A schema with dynamic anchors is
-// compiled twice: the first pass finds them, the second resolves every dynamic reference
-// (dynamic.go).
-func compileSubset(root any, cfg config, d *dialect) (*node, error) {
+// compileSubset compiles the parsed schema into nodes and the ids of their const and enum
+// values. A schema with dynamic anchors is compiled twice: the first pass finds them, the
+// second resolves every dynamic reference (dynamic.go).
+func compileSubset(root any, cfg config, d *dialect) (*node, canonTable, error) {
 	c := newCompiler(root, cfg, d, nil)
-	if n, err := c.run(); err != nil || len(c.found) == 0 {
-		return n, err
+	n, err := c.run()
+	if err == nil && len(c.found) > 0 {
+		c = newCompiler(root, cfg, d, c.found)
+		n, err = c.run()
 	}
-	return newCompiler(root, cfg, d, c.found).run()
+	return n, c.values, err
 }
 
 // newCompiler prepares the compilation of the document root; dynamic holds the dynamic
 // anchors a first pass found, or nil.
 func newCompiler(root any, cfg config, d *dialect, dynamic map[string][]dynamicAnchor) *compiler {
-	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}, base: documentURL, dynamic: dynamic}
+	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}, base: documentURL, dynamic: dynamic, values: canonTable{}}
 	c.resources = map[string]resource{documentURL.String(): {"", root}}
 	c.anchors, c.present, c.scopes = map[string]resource{}, map[string]*node{}, map[string]*scope{}
 	c.found = map[string][]dynamicAnchor{}

@@ -204,12 +204,12 @@ func (c *compiler) valueKeyword(r *reading, k string, v any, at string) error {
 		if !ok {
 			return schemaErr(at, "enum must be an array")
 		}
-		n.enum = newValueSet(arr)
+		n.enum = newValueSet(arr, c.values)
 		for _, e := range arr {
 			n.enumTexts = append(n.enumTexts, jsonText(e))
 		}
 	default:
-		n.constant = newValueSet([]any{v})
+		n.constant = newValueSet([]any{v}, c.values)
 		n.constantText = jsonText(v)
 	}
 	return nil
