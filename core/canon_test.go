@@ -44,12 +44,31 @@ func nestedArgs(size, levels int, dup bool) []byte {
 var canonCases = []struct {
 	name, keyword string
 	dup, valid    bool
+	eachItem      bool // refuses each number too, with allocations of its own
 }{
-	{"uniqueItems", `"uniqueItems":true`, false, true},
-	{"uniqueItems refused", `"uniqueItems":true`, true, false},
-	{"not const", `"not":{"const":[[1],2]}`, false, true},
-	{"const refused", `"const":[[1],2]`, false, false},
-	{"enum refused", `"enum":[[1],{"b":[2]},3]`, true, false},
+	{"uniqueItems", `"uniqueItems":true`, false, true, false},
+	{"uniqueItems refused", `"uniqueItems":true`, true, false, false},
+	{"not const", `"not":{"const":[[1],2]}`, false, true, false},
+	{"const refused", `"const":[[1],2]`, false, false, true},
+	{"enum refused", `"enum":[[1],{"b":[2]},3]`, true, false, true},
+}
+
+// TestCanonicalNestedAllocs: at 60 levels of nesting, comparing whole values allocates
+// for the tables of ids, not once an item and a level.
+func TestCanonicalNestedAllocs(t *testing.T) {
+	for _, c := range canonCases {
+		if c.eachItem {
+			continue
+		}
+		v, err := Compile([]byte(nestedSchema(c.keyword)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := nestedArgs(64<<10, 60, c.dup)
+		if allocs := testing.AllocsPerRun(3, func() { v.Validate(args) }); allocs > 100 {
+			t.Errorf("%s: %.0f allocations", c.name, allocs)
+		}
+	}
 }
 
 // TestCanonicalAtScale: comparing whole values costs memory linear in the arguments, at

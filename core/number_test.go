@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // rat is the exact value of a JSON number literal, by math/big.
@@ -126,9 +128,22 @@ func multipleOfValidator(t testing.TB, divisor string) *Validator {
 	return v
 }
 
-// TestMultipleOfLongDivisorAtScale: a divisor beyond a word is read once, not once a
-// number: a megabyte of numbers allocates no more than a few bytes per byte.
+// TestMultipleOfLongDivisorAllocs: a divisor beyond a word is read once, not once a
+// number: 32,768 numbers checked against it cost a few allocations, for the violations.
+func TestMultipleOfLongDivisorAllocs(t *testing.T) {
+	args := onesArgs(64 << 10)
+	for _, d := range longDivisors {
+		v := multipleOfValidator(t, d.text)
+		if allocs := testing.AllocsPerRun(3, func() { v.Validate(args) }); allocs > 10 {
+			t.Errorf("multipleOf %s: %.0f allocations", d.text, allocs)
+		}
+	}
+}
+
+// TestMultipleOfLongDivisorAtScale: a megabyte of numbers against a divisor beyond a word
+// allocates no more than a few bytes per byte.
 func TestMultipleOfLongDivisorAtScale(t *testing.T) {
+	tier.Full(t)
 	for _, d := range longDivisors {
 		v := multipleOfValidator(t, d.text)
 		perByte, vs := allocatedPerByte(v, onesArgs(1<<20))
