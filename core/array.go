@@ -17,7 +17,7 @@ func (s *state) array(n *node, depth int) status {
 		s.array(nil, depth)
 		return wrongType
 	}
-	a := arrayScan{n: n, depth: depth, unique: n != nil && n.uniqueItem, spans: len(s.items)}
+	a := arrayScan{n: n, depth: depth, unique: n != nil && n.uniqueItem, ids: len(s.items)}
 	if n != nil && n.contains != nil {
 		a.need = n.minContains
 		if n.maxContains >= 0 || a.need < 0 {
@@ -46,8 +46,8 @@ type arrayScan struct {
 	count   int  // items
 	matched int  // items valid against contains
 	need    int  // the matches that decide the bounds: counting stops there
-	unique  bool // the items' spans are kept, from s.items[spans:]
-	spans   int
+	unique  bool // the items' ids are kept, from s.items[ids:]
+	ids     int
 }
 
 // elements scans the items of the array at s.pos, past its '[', and its ']'. It reports
@@ -83,7 +83,7 @@ func (s *state) elements(a *arrayScan) (ok, done bool) {
 			a.matched++
 		}
 		if a.unique {
-			s.items = append(s.items, [2]int{itemStart, s.pos})
+			s.items = append(grown(s.items), s.idOf(itemStart))
 		}
 		a.count++
 		i := skipSpace(d, s.pos)
@@ -115,11 +115,11 @@ func (s *state) closeArray(a *arrayScan, mark int) bool {
 		s.fail(Violation{Kind: KindMaxItems, Keyword: "maxItems", Limit: strconv.Itoa(n.maxItems)})
 	}
 	if a.unique {
-		if i, j, dup := s.equalItems(s.items[a.spans:]); dup {
+		if i, j, dup := s.equalItems(s.items[a.ids:]); dup {
 			ok = false
 			s.fail(Violation{Kind: KindUniqueItems, Keyword: "uniqueItems", Indexes: []int{i, j}})
 		}
-		s.items = s.items[:a.spans]
+		s.items = s.items[:a.ids]
 	}
 	if n.contains != nil {
 		tail := len(s.out)
@@ -176,18 +176,26 @@ func containsViolation(keyword string, want int) Violation {
 	return v
 }
 
-// equalItems finds the first two equal items among the given spans.
-func (s *state) equalItems(spans [][2]int) (int, int, bool) {
-	end := s.pos
-	defer s.jump(end)
-	keys := make(map[string]int, len(spans))
-	for i, sp := range spans {
-		s.jump(sp[0])
-		k := string(s.canonical(nil))
-		if j, ok := keys[k]; ok {
-			return j, i, true
+// equalItems finds the first item equal to an earlier one, given the items' ids, and that
+// earlier one.
+func (s *state) equalItems(ids []uint32) (int, int, bool) {
+	seen := s.eq.seen // by id: 1 + the index of the item that has it, or 0
+	defer func() {
+		for _, id := range ids {
+			seen[id] = 0
 		}
-		keys[k] = i
+	}()
+	for j, id := range ids {
+		if int(id) >= len(seen) {
+			more := make([]uint32, max(int(id)+1, 2*len(seen)))
+			copy(more, seen)
+			seen, s.eq.seen = more, more
+		}
+		if seen[id] > 0 {
+			ids = ids[:j] // the items marked
+			return int(seen[id] - 1), j, true
+		}
+		seen[id] = uint32(j) + 1
 	}
 	return 0, 0, false
 }

@@ -138,6 +138,7 @@ type compiler struct {
 	scopes      map[string]*scope // by the numbers of the anchors they bind
 	anchorsSeen int
 	entries     map[entry]*scope
+	values      canonTable // of every const and enum
 	// work counts the bytes the nodes compiled so far hold and what making the scopes
 	// cost; limit, when not 0, bounds it. held counts the bytes the finished tree holds.
 	work, limit, held int64
@@ -242,27 +243,28 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 	return tok, nil
 }
 
-// compileSubset compiles the parsed schema into nodes, and counts the bytes they hold. A
-// schema with dynamic anchors is compiled twice: the first pass finds them and every
-// resource and anchor, and compiles every schema once, so that any error surfaces; the
-// second resolves every dynamic reference (dynamic.go), compiling only what the root
-// reaches, within a multiple of what the first pass's nodes hold.
-func compileSubset(root any, cfg config, d *dialect) (*node, int64, error) {
+// compileSubset compiles the parsed schema into nodes and the ids of their const and enum
+// values, and counts the bytes the nodes hold. A schema with dynamic anchors is compiled
+// twice: the first pass finds them and every resource and anchor, and compiles every
+// schema once, so that any error surfaces; the second resolves every dynamic reference
+// (dynamic.go), compiling only what the root reaches, within a multiple of what the first
+// pass's nodes hold.
+func compileSubset(root any, cfg config, d *dialect) (*node, int64, canonTable, error) {
 	first := newCompiler(root, cfg, d, nil)
 	if n, err := first.run(); err != nil || len(first.found) == 0 {
-		return n, first.held, err
+		return n, first.held, first.values, err
 	}
 	c := newCompiler(root, cfg, d, first.found)
 	c.resources, c.anchors, c.resourceAt = first.resources, first.anchors, first.resourceAt
 	c.limit = scopeGrowth*first.work + scopeFloor
 	n, err := c.run()
-	return n, c.held, err
+	return n, c.held, c.values, err
 }
 
 // newCompiler prepares the compilation of the document root; dynamic holds the dynamic
 // anchors a first pass found, or nil.
 func newCompiler(root any, cfg config, d *dialect, dynamic map[string][]dynamicAnchor) *compiler {
-	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}, base: documentURL, dynamic: dynamic}
+	c := &compiler{cfg: cfg, d: d, root: root, nodes: map[string]*node{}, base: documentURL, dynamic: dynamic, values: canonTable{}}
 	c.resources = map[string]resource{documentURL.String(): {"", root}}
 	c.resourceAt = map[string]bool{"": true}
 	c.anchors, c.present, c.scopes = map[string]resource{}, map[string]*node{}, map[string]*scope{}

@@ -18,7 +18,7 @@ func TestAnchorsUnderNestedID(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		root, _, err := compileSubset(tree, newConfig(nil), draft2020)
+		root, _, _, err := compileSubset(tree, newConfig(nil), draft2020)
 		if err != nil {
 			t.Fatalf("%s: %v", c.schema, err)
 		}

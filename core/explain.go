@@ -17,7 +17,9 @@ type state struct {
 	nbuf     []byte      // number digits
 	keys     []memberKey // member names of the objects being scanned, for duplicates
 	index    []int32     // hash tables over keys, for objects with many names
-	items    [][2]int
+	items    []uint32    // ids of the items of the arrays with uniqueItems being scanned
+	eq       equality    // ids of the values that const, enum and uniqueItems compare
+	divisor  divisorWork // multipleOf's arithmetic beyond a word
 
 	typeLists  [][]string             // memoResult.types
 	rescanned  int                    // the work of the call beyond s.pos (see jump); > 0 after a jump
@@ -36,6 +38,7 @@ func (s *state) reset(v *Validator, args []byte) {
 	s.v, s.data, s.pos, s.maxDepth = v, args, 0, v.cfg.maxDepth
 	s.report.reset(args, v.cfg.maxViolations)
 	s.keys, s.items, s.index = s.keys[:0], s.items[:0], s.index[:0]
+	s.eq.reset(v.values)
 	s.forEngine, s.remember = false, false
 	s.rescanned, s.budget = 0, rescanFree+rescanFactor*len(args)
 	s.evaluators, s.altTypes, s.typeLists = s.evaluators[:0], s.altTypes[:0], s.typeLists[:0]
@@ -52,7 +55,7 @@ func (s *state) oversized() bool {
 	const most = 1 << 16
 	return s.report.oversized(most) || cap(s.buf) > most || cap(s.nbuf) > most || cap(s.keys) > most ||
 		cap(s.index) > most || cap(s.items) > most || len(s.memo) > most || cap(s.typeLists) > most ||
-		cap(s.evaluators) > most || cap(s.altTypes) > most || len(s.gathered) > most
+		cap(s.evaluators) > most || cap(s.altTypes) > most || len(s.gathered) > most || s.eq.oversized(most)
 }
 
 // end checks that nothing but space follows the arguments.
@@ -197,11 +200,7 @@ func (s *state) own(n *node, depth int) status {
 		if r == wrongType || s.abort || n.enum == nil && n.constant == nil || r == failed && s.quiet > 0 {
 			return r
 		}
-		end := s.pos
-		s.jump(start)
-		key := s.canonical(nil)
-		s.jump(end)
-		if c := s.setCheck(n, tObject, key); c != passed {
+		if c := s.setCheck(n, tObject, s.valueKey(start)); c != passed {
 			return c
 		}
 		return r
@@ -272,7 +271,8 @@ func (s *state) wrongType(n *node, got string) {
 }
 
 // setCheck applies const and enum to a value of type t whose key is the decoded string,
-// the canonical number or structure, or the literal true, false or null.
+// the canonical number, the literal true, false or null, or an array's or object's id
+// (see valueKey).
 func (s *state) setCheck(n *node, t typeSet, key []byte) status {
 	return s.refuse(n, n.setKind(t, key))
 }
@@ -467,7 +467,7 @@ func (s *state) multiple(x *numArg, m *bound) bool {
 	if x.isSmall && m.isInt {
 		return x.small%m.small == 0
 	}
-	return s.exact(x).multipleOf(m.num)
+	return s.exact(x).multipleOf(m, &s.divisor)
 }
 
 // runeCount counts the code points of valid UTF-8 (what str.text returns): every byte that

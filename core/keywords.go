@@ -204,12 +204,12 @@ func (c *compiler) valueKeyword(r *reading, k string, v any, at string) error {
 		if !ok {
 			return schemaErr(at, "enum must be an array")
 		}
-		n.enum = newValueSet(arr)
+		n.enum = newValueSet(arr, c.values)
 		for _, e := range arr {
 			n.enumTexts = append(n.enumTexts, jsonText(e))
 		}
 	default:
-		n.constant = newValueSet([]any{v})
+		n.constant = newValueSet([]any{v}, c.values)
 		n.constantText = jsonText(v)
 	}
 	return nil
@@ -274,6 +274,7 @@ func (c *compiler) numberKeyword(r *reading, k string, v any, at string) error {
 		if b.num.isZero() || b.num.neg {
 			return schemaErr(at, "multipleOf must be greater than 0")
 		}
+		b.asDivisor()
 		n.multipleOf = b
 	}
 	return nil

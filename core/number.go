@@ -124,47 +124,56 @@ func cmpMagnitude(a, b number) int {
 	return bytes.Compare(a.digits, b.digits)
 }
 
-// multipleOf reports whether x is an integer multiple of m (m > 0). It costs time linear in
-// the digits of x and logarithmic in the distance of the exponents, whatever the literal.
-func (x number) multipleOf(m number) bool {
+// multipleOf reports whether x is an integer multiple of m (m > 0, prepared by
+// asDivisor), using d for the arithmetic beyond a word. It costs time linear in the digits
+// of x and logarithmic in the distance of the exponents, whatever the literal.
+func (x number) multipleOf(m *bound, d *divisorWork) bool {
 	if x.isZero() {
 		return true
 	}
 	// x = X × 10^xe and m = M × 10^me with X and M integers without trailing zeros.
 	xe := x.exp - int64(len(x.digits))
-	me := m.exp - int64(len(m.digits))
+	me := m.num.exp - int64(len(m.num.digits))
 	k := xe - me
 	if k < 0 {
 		// X / (M × 10^-k) needs X divisible by 10, and X ends in a non-zero digit.
 		return false
 	}
-	if len(m.digits) <= 19 {
-		mod, _ := strconv.ParseUint(string(m.digits), 10, 64)
-		if mod != 0 {
-			var r uint64
-			for _, d := range x.digits {
-				hi, lo := bits.Mul64(r, 10)
-				lo, carry := bits.Add64(lo, uint64(d-'0'), 0)
-				r = bits.Rem64(hi+carry, lo, mod)
-			}
-			hi, lo := bits.Mul64(r, powMod10(k, mod))
-			return bits.Rem64(hi, lo, mod) == 0
+	if m.mod != 0 {
+		var r uint64
+		for _, c := range x.digits {
+			hi, lo := bits.Mul64(r, 10)
+			lo, carry := bits.Add64(lo, uint64(c-'0'), 0)
+			r = bits.Rem64(hi+carry, lo, m.mod)
 		}
+		hi, lo := bits.Mul64(r, powMod10(k, m.mod))
+		return bits.Rem64(hi, lo, m.mod) == 0
 	}
 	// A divisor of many digits: the remainder of X, taken 18 digits at a time, so that the
 	// cost stays linear in the digits of x (big.Int's SetString is quadratic).
-	M, _ := new(big.Int).SetString(string(m.digits), 10)
-	r, chunk, scale := new(big.Int), new(big.Int), new(big.Int)
-	for d := x.digits; len(d) > 0; {
-		w := min(len(d), 18)
-		v, _ := strconv.ParseInt(string(d[:w]), 10, 64)
-		r.Mul(r, scale.SetInt64(pow10[w]))
-		r.Add(r, chunk.SetInt64(v))
+	M, r := m.big, &d.r
+	r.SetInt64(0)
+	for digits := x.digits; len(digits) > 0; {
+		w := min(len(digits), 18)
+		v, _ := strconv.ParseInt(string(digits[:w]), 10, 64)
+		r.Mul(r, d.scale.SetInt64(pow10[w]))
+		r.Add(r, d.chunk.SetInt64(v))
 		r.Mod(r, M)
-		d = d[w:]
+		digits = digits[w:]
 	}
-	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(k), M)
-	return r.Mul(r, p).Mod(r, M).Sign() == 0
+	if d.powOf != M || d.powK != k {
+		d.pow.Exp(d.ten.SetInt64(10), d.k.SetInt64(k), M)
+		d.powOf, d.powK = M, k
+	}
+	return r.Mod(r.Mul(r, &d.pow), M).Sign() == 0
+}
+
+// divisorWork is the arithmetic of multipleOf for divisors beyond a word, kept by a call so
+// that its numbers reuse the same memory, and 10^k modulo the divisor for the last k.
+type divisorWork struct {
+	r, chunk, scale, ten, k, pow big.Int
+	powOf                        *big.Int
+	powK                         int64
 }
 
 // powMod10 returns 10^k mod m.
@@ -259,6 +268,10 @@ type bound struct {
 	small int64
 	isInt bool // small holds the value
 	text  string
+	// A multipleOf's significant digits as an integer, read once (asDivisor): in mod when
+	// they fit a word, else in big.
+	mod uint64
+	big *big.Int
 }
 
 func newBound(text string) *bound {
@@ -266,4 +279,14 @@ func newBound(text string) *bound {
 	b.num, _ = parseNumber([]byte(text), nil)
 	b.small, b.isInt = smallInt([]byte(text))
 	return b
+}
+
+// asDivisor reads b's significant digits as the integer multipleOf divides by.
+func (b *bound) asDivisor() {
+	if len(b.num.digits) <= 19 {
+		b.mod, _ = strconv.ParseUint(string(b.num.digits), 10, 64)
+	}
+	if b.mod == 0 {
+		b.big, _ = new(big.Int).SetString(string(b.num.digits), 10)
+	}
 }

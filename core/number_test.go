@@ -1,9 +1,13 @@
 package core
 
 import (
+	"fmt"
 	"math/big"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // rat is the exact value of a JSON number literal, by math/big.
@@ -48,12 +52,14 @@ func TestNumberCompare(t *testing.T) {
 // for those that do not.
 func TestNumberMultipleOf(t *testing.T) {
 	divisors := []string{"1", "2", "0.5", "0.01", "3", "0.3", "7", "1e-6", "1e3", "12345678901234567890123", "0.0001234567890123456789"}
+	var work divisorWork // shared by all, as by the numbers of one call
 	for _, a := range numberLiterals {
 		for _, m := range divisors {
 			x, _ := parseNumber([]byte(a), nil)
-			d, _ := parseNumber([]byte(m), nil)
+			d := newBound(m)
+			d.asDivisor()
 			q := new(big.Rat).Quo(rat(t, a), rat(t, m))
-			if got, want := x.multipleOf(d), q.IsInt(); got != want {
+			if got, want := x.multipleOf(d, &work), q.IsInt(); got != want {
 				t.Errorf("multipleOf(%s, %s) = %v, want %v", a, m, got, want)
 			}
 		}
@@ -84,6 +90,83 @@ func TestSmallForms(t *testing.T) {
 	}{{1, 2, -1}, {2, 1, 1}, {-3, -3, 0}} {
 		if got := cmpInt(c.a, c.b); got != c.want {
 			t.Errorf("cmpInt(%d, %d) = %d", c.a, c.b, got)
+		}
+	}
+}
+
+// longDivisors are divisors of more than 19 significant digits: 2^-70 written exactly,
+// of which 1 is a multiple, and one of which it is not.
+var longDivisors = []struct {
+	text  string
+	valid bool
+}{
+	{new(big.Int).Exp(big.NewInt(5), big.NewInt(70), nil).String() + "e-70", true},
+	{"1.0000000000000000000001", false},
+}
+
+// validatedPerByte is what a validation of args allocates, past the first, per byte of
+// args, and the violations it finds.
+func validatedPerByte(v *Validator, args []byte) (float64, []Violation) {
+	var vs []Violation
+	return allocatedPerByte(func() { vs = v.Validate(args) }, len(args)), vs
+}
+
+// onesArgs builds {"a":[1,1,…]} of about size bytes.
+func onesArgs(size int) []byte {
+	return []byte(`{"a":[1` + strings.Repeat(",1", (size-8)/2) + `]}`)
+}
+
+func multipleOfValidator(t testing.TB, divisor string) *Validator {
+	t.Helper()
+	v, err := Compile([]byte(`{"type":"object","properties":{"a":{"type":"array","items":{"multipleOf":` + divisor + `}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestMultipleOfLongDivisorAllocs: a divisor beyond a word is read once, not once a
+// number: 32,768 numbers checked against it cost a few allocations, for the violations.
+func TestMultipleOfLongDivisorAllocs(t *testing.T) {
+	args := onesArgs(64 << 10)
+	for _, d := range longDivisors {
+		v := multipleOfValidator(t, d.text)
+		if allocs := testing.AllocsPerRun(3, func() { v.Validate(args) }); allocs > 10 {
+			t.Errorf("multipleOf %s: %.0f allocations", d.text, allocs)
+		}
+	}
+}
+
+// TestMultipleOfLongDivisorAtScale: a megabyte of numbers against a divisor beyond a word
+// allocates no more than a few bytes per byte.
+func TestMultipleOfLongDivisorAtScale(t *testing.T) {
+	tier.Full(t)
+	for _, d := range longDivisors {
+		v := multipleOfValidator(t, d.text)
+		perByte, vs := validatedPerByte(v, onesArgs(1<<20))
+		if (vs == nil) != d.valid {
+			t.Errorf("multipleOf %s: %d violations", d.text, len(vs))
+		}
+		if perByte > 2 {
+			t.Errorf("multipleOf %s: %.1f B/B", d.text, perByte)
+		}
+	}
+}
+
+// BenchmarkMultipleOfSlope: numbers against a divisor of more than 19 digits, valid and
+// refused, by the size of the arguments.
+func BenchmarkMultipleOfSlope(b *testing.B) {
+	for _, d := range longDivisors {
+		v := multipleOfValidator(b, d.text)
+		for _, size := range []int{1 << 10, 64 << 10, 1 << 20} {
+			args := onesArgs(size)
+			b.Run(fmt.Sprintf("refused=%v/%dKB", !d.valid, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(len(args)))
+				b.ReportAllocs()
+				for b.Loop() {
+					v.Validate(args)
+				}
+			})
 		}
 	}
 }

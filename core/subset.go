@@ -13,7 +13,8 @@ import (
 // A Validator checks tool arguments against one compiled inputSchema. It is immutable and
 // safe for concurrent use.
 type Validator struct {
-	root *node
+	root   *node
+	values canonTable // the ids of const and enum values
 	// objectRoot: only the root's own keywords apply to arguments that are an object, and
 	// they allow one, so such arguments go straight to the object scanner.
 	objectRoot  bool
@@ -57,11 +58,11 @@ func compileWith(schema []byte, cfg config) (*Validator, error) {
 			d = dd
 		}
 	}
-	root, held, err := compileSubset(tree, cfg, d)
+	root, held, values, err := compileSubset(tree, cfg, d)
 	if err != nil {
 		return nil, err
 	}
-	v := &Validator{root: root, cfg: cfg, held: held}
+	v := &Validator{root: root, values: values, cfg: cfg, held: held + values.size()}
 	v.objectRoot = !root.applicators && !root.reject && root.enum == nil && root.constant == nil &&
 		(root.types == 0 || root.types&tObject != 0)
 	v.quickObject = v.objectRoot && root.quick
