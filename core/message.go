@@ -82,9 +82,10 @@ func DefaultFormat(v Violation) string {
 //	unexpected property 'loction' (did you mean 'location'?)
 //	unexpected property 'x' (the properties are 'location', 'days')
 //
-// It names the JSON type sent where a type failed; the allowed value that a string sent
-// matches but for case and surrounding spaces; for an unexpected name, the unused declared
-// name it is close to, or else the names of a closed object that declares few.
+// It names the JSON type sent where a type failed and, with what [WithHints] finds: the
+// allowed value that a string sent matches but for case and surrounding spaces; for an
+// unexpected name, the unused declared name it is close to, or else, once per object, the
+// names of a closed object that declares few.
 func DetailedFormat(v Violation) string {
 	m := DefaultFormat(v)
 	switch {

@@ -120,10 +120,11 @@ type Violation struct {
 	Detail  string   // KindSyntax, KindOther: what is wrong, in words
 	Offset  int      // KindSyntax: byte offset of the error in the arguments
 
-	// What was sent, as far as a reader needs it to repair the call, never a value:
+	// What was sent, as far as a reader needs it to repair the call, never a value (Got
+	// always, the others under WithHints):
 	Got      string   // KindType: the JSON type of the value ("integer" for a whole number)
 	Near     string   // KindEnum: the allowed value (JSON text) the string matches but for case and surrounding spaces; KindAdditional: the unused declared name the unexpected one is close to
-	Declared []string // KindAdditional: the names the closed object declares, when it declares at most 8
+	Declared []string // KindAdditional: the names the closed object declares, when it declares at most 8, on the first of its unexpected members with no Near
 	Optional bool     // KindType: the value is null and the member may be left out instead
 }
 
