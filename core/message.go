@@ -36,11 +36,15 @@ func Messages(vs []Violation, f Formatter) []string {
 //	unexpected property 'x'
 //
 // Paths into nested values read customer.addresses[2].zip_code.
+//
+// A result's violations name their paths from the result down: missing required property
+// 'structuredContent.station'.
 func DefaultFormat(v Violation) string {
+	v.Path = v.where()
 	p := quoted(v.Path)
 	switch v.Kind {
 	case KindSyntax:
-		return "arguments are not valid JSON: " + v.Detail + " at offset " + strconv.Itoa(v.Offset)
+		return notJSON(v)
 	case KindTruncated:
 		return "and " + plural(v.Count, "more violation")
 	case KindRequired:
@@ -114,32 +118,52 @@ func DetailedFormat(v Violation) string {
 //	Invalid type for `days`: expected integer
 //	expected an object                      (for arguments that are not an object)
 //
-// Other failures read "Invalid value for `path`: " followed by what the value must be.
+// Other failures read "Invalid value for `path`: " followed by what the value must be. A
+// result's violations name fields rather than parameters, from the result down: Unknown
+// field: `structuredContent.wind`.
 func GatewayFormat(v Violation) string {
+	v.Path = v.where()
 	p := "`" + subject(v.Path) + "`"
+	noun := "parameter"
+	if v.InResult {
+		noun = "field"
+	}
 	switch v.Kind {
 	case KindSyntax:
-		return "arguments are not valid JSON: " + v.Detail + " at offset " + strconv.Itoa(v.Offset)
+		return notJSON(v)
 	case KindTruncated:
 		return "and " + plural(v.Count, "more error")
 	case KindRequired:
-		return "Missing required parameter: " + p
+		return "Missing required " + noun + ": " + p
 	case KindDependentRequired:
-		return "Missing required parameter: " + p + " (required with `" + subject(sibling(v.Path, v.Name)) + "`)"
+		return "Missing required " + noun + ": " + p + " (required with `" + subject(sibling(v.Path, v.Name)) + "`)"
 	case KindAdditional, KindAdditionalItem:
-		return "Unknown parameter: " + p
+		return "Unknown " + noun + ": " + p
 	case KindDuplicate:
-		return "Duplicate parameter: " + p
+		return "Duplicate " + noun + ": " + p
 	case KindType:
 		if len(v.Path) == 0 {
 			return "expected " + withArticles(v.Types)
 		}
 		return "Invalid type for " + p + ": expected " + orList(arrayOf(v.Types, v.Items))
 	}
-	if len(v.Path) == 0 {
-		return "Invalid arguments: " + predicate(v)
+	pred := predicate(v)
+	if v.Kind == KindOther {
+		pred = v.Detail // "is invalid" says nothing after "Invalid value"
 	}
-	return "Invalid value for " + p + ": " + predicate(v)
+	if len(v.Path) == 0 {
+		return "Invalid arguments: " + pred
+	}
+	return "Invalid value for " + p + ": " + pred
+}
+
+// notJSON is the message of KindSyntax.
+func notJSON(v Violation) string {
+	whole := "arguments are"
+	if v.InResult {
+		whole = "structuredContent is"
+	}
+	return whole + " not valid JSON: " + v.Detail + " at offset " + strconv.Itoa(v.Offset)
 }
 
 // predicate says what the value must be, for the kinds that constrain a present value.

@@ -134,7 +134,7 @@ const logPaths = 4 << 10
 func logged(vs []Violation) (kinds, paths []string) {
 	used := 0
 	for _, v := range vs {
-		k, p := v.Kind.String(), v.Path.String()
+		k, p := v.Kind.String(), v.where().String()
 		used += len(k) + len(p) + 4 // with the quotes and spaces a handler may add
 		if used > logPaths {
 			if len(paths) > 0 {
@@ -308,7 +308,7 @@ func (g *Guard) CheckResult(call *Call, v *Validator, content []byte) (vd Verdic
 	start := g.startClock()
 	defer func() {
 		if r := recover(); r != nil {
-			vs := []Violation{{Kind: KindOther, Detail: "the result could not be validated"}}
+			vs := []Violation{{Kind: KindOther, Detail: "the result could not be validated", InResult: true}}
 			vd = g.verdict(badResultText, ofResult, vs, nil)
 			g.observe(call, ResultRefused, vs, fmt.Errorf("mcpvalidate: panic while validating a result: %v", r), start)
 		}
@@ -320,12 +320,15 @@ func (g *Guard) CheckResult(call *Call, v *Validator, content []byte) (vd Verdic
 	if len(vs) == 0 {
 		return Verdict{}
 	}
+	for i := range vs {
+		vs[i].InResult = true
+	}
 	g.observe(call, ResultRefused, vs, nil, start)
 	_, shown := g.render(vs) // for the data only: the model is not asked to fix anything
 	return g.verdict(badResultText, ofResult, vs, shown)
 }
 
-var noStructuredContent = Violation{Kind: KindOther, Keyword: "outputSchema", Detail: "the result has no structuredContent, which the output schema requires"}
+var noStructuredContent = Violation{Kind: KindRequired, Keyword: "outputSchema", InResult: true}
 
 // Replaced refuses a call whose handler is no longer the one registered with the schema
 // the adapter can find: the tool was registered again or removed while the call was on
