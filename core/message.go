@@ -346,16 +346,29 @@ func valueList(values []string) string {
 // renderValue writes a schema value given as JSON text: strings in single quotes, anything
 // else as its JSON text; either cut short when very long.
 func renderValue(text string) string {
-	if !strings.HasPrefix(text, `"`) {
+	if len(text) < 2 || text[0] != '"' || text[len(text)-1] != '"' {
 		return clip(text)
 	}
-	var s string
-	if json.Unmarshal([]byte(text), &s) != nil {
+	if inner := text[1 : len(text)-1]; plainValue(inner) {
+		return "'" + clip(inner) + "'"
+	}
+	if !json.Valid([]byte(text)) {
 		return clip(text)
 	}
-	q := appendJSONString(nil, s)
+	q := appendJSONString(nil, string(decodeString([]byte(text[1:len(text)-1]), nil)))
 	inner := strings.ReplaceAll(string(q[1:len(q)-1]), `\"`, `"`)
 	return "'" + clip(strings.ReplaceAll(inner, "'", `\'`)) + "'"
+}
+
+// plainValue reports whether a string value's JSON text is the value and needs no escape
+// in single quotes: printable ASCII but quotes and backslashes.
+func plainValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plain[s[i]] || s[i] == '\'' {
+			return false
+		}
+	}
+	return true
 }
 
 // patternText shows a pattern as the schema states it, in single quotes: '^\d{4}$'. Only

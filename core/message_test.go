@@ -73,3 +73,26 @@ func TestResultWording(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderValue: values are shown in single quotes as they read, escaped where they would
+// not print; a plain one costs only its message.
+func TestRenderValue(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{`"celsius"`, `'celsius'`},
+		{`"it's"`, `'it\'s'`},
+		{`"say \"hi\""`, `'say "hi"'`},
+		{`"a\nb"`, `'a\nb'`},
+		{`"città"`, `'città'`},
+		{`12.5`, `12.5`},
+		{`"unterminated`, `"unterminated`},
+		{`"`, `"`},
+	}
+	for _, c := range cases {
+		if got := renderValue(c.text); got != c.want {
+			t.Errorf("renderValue(%s) = %s, want %s", c.text, got, c.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { renderValue(`"fahrenheit"`) }); n > 1 {
+		t.Errorf("a plain value costs %v allocations", n)
+	}
+}

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 )
 
 // This file is the middleware's room: a refusal's violations as data, for clients that act
@@ -35,11 +36,8 @@ func (vd Verdict) Meta() json.RawMessage {
 	if len(vd.vs) == 0 {
 		return nil
 	}
-	size := 64
-	for _, m := range vd.shown {
-		size += len(m) + 128
-	}
-	b := make([]byte, 0, min(size, maxRefusal))
+	scratch := metaScratch.Get().(*[]byte)
+	b := (*scratch)[:0]
 	b = append(b, `{"of":`...)
 	b = strconv.AppendQuote(b, string(vd.of))
 	b = append(b, `,"violations":[`...)
@@ -67,8 +65,19 @@ func (vd Verdict) Meta() json.RawMessage {
 	}
 	b = append(b, `],"notShown":`...)
 	b = strconv.AppendInt(b, int64(notShown), 10)
-	return append(b, '}')
+	b = append(b, '}')
+	// The data travels through three of mcp-go's marshals, each of which copies it: it
+	// is made in scratch and kept at its size.
+	meta := append(make(json.RawMessage, 0, len(b)), b...)
+	if cap(b) <= 2*maxRefusal { // a violation with many long values may pass it
+		*scratch = b
+		metaScratch.Put(scratch)
+	}
+	return meta
 }
+
+// metaScratch holds the buffers Meta writes in, of at most 2*maxRefusal bytes.
+var metaScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendViolation appends v as data, with its message, and reports whether b stays within
 // most bytes.

@@ -54,3 +54,21 @@ func TestMetaEscapesRequiringName(t *testing.T) {
 		t.Errorf("_meta %s lacks the escaped name", meta)
 	}
 }
+
+// TestMetaAllocatesItsSize: _meta is copied by each of mcp-go's three marshals, so it is
+// allocated once, at its size.
+func TestMetaAllocatesItsSize(t *testing.T) {
+	g := New()
+	s := g.Bind("weather", nil, []byte(weatherSchema), nil)
+	vd := g.Check(&Call{Tool: "weather"}, s, []byte(`{"days": 2.5, "units": "k", "x": 1}`), nil)
+	size := len(vd.Meta())
+	r := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			vd.Meta()
+		}
+	})
+	if r.AllocsPerOp() != 1 || r.AllocedBytesPerOp() > int64(size+size/8) {
+		t.Errorf("Meta of %d bytes allocates %d times, %d bytes", size, r.AllocsPerOp(), r.AllocedBytesPerOp())
+	}
+}
