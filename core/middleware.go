@@ -284,7 +284,7 @@ func (g *Guard) Check(call *Call, s *Schema, args []byte, value any) (vd Verdict
 	if len(vs) > 0 {
 		outcome = Refused
 		text, shown := g.render(vs)
-		vd = g.verdict(refusalPrefix+text, ofArguments, vs, shown)
+		vd = g.verdict(text, ofArguments, vs, shown)
 	}
 	g.observe(call, outcome, vs, nil, start)
 	return vd
@@ -364,25 +364,26 @@ const (
 // formatter reach it.
 const maxRefusal = 8 << 10
 
-// render joins the messages, within maxRefusal bytes with the prefix, and returns the
+// render joins the messages after the prefix, within maxRefusal bytes, and returns the
 // messages it shows, those of vs's first violations; a panicking formatter falls back to
 // the default style.
 func (g *Guard) render(vs []Violation) (text string, shown []string) {
 	defer func() {
 		if recover() != nil {
-			text, shown = joinWithin(vs, DefaultFormat, maxRefusal-len(refusalPrefix))
+			text, shown = joinWithin(vs, DefaultFormat, refusalPrefix, maxRefusal)
 		}
 	}()
-	return joinWithin(vs, g.cfg.formatter, maxRefusal-len(refusalPrefix))
+	return joinWithin(vs, g.cfg.formatter, refusalPrefix, maxRefusal)
 }
 
-// joinWithin renders vs with f, joined by "; ", in at most most bytes, and returns the
-// messages it shows. When they do not all fit, the first ones are kept whole (or, if even
-// the first does not fit, its start), and the text ends by saying that it was cut and how
-// many violations it leaves out. f is not called for the violations after the first that
+// joinWithin renders vs with f, joined by "; " after prefix, in at most most bytes with the
+// prefix, and returns the messages it shows. When they do not all fit, the first ones are
+// kept whole (or, if even the first does not fit, its start), and the text ends by saying
+// that it was cut and how many violations it leaves out. f is not called for the violations after the first that
 // does not fit.
-func joinWithin(vs []Violation, f Formatter, most int) (string, []string) {
+func joinWithin(vs []Violation, f Formatter, prefix string, most int) (string, []string) {
 	const sep = "; "
+	most -= len(prefix)
 	room := most - 128 // leaves room for the closing note
 	msgs := make([]string, 0, len(vs))
 	size, kept := -len(sep), 0 // size: of the messages joined; kept: how many fit with the note
@@ -397,14 +398,33 @@ func joinWithin(vs []Violation, f Formatter, most int) (string, []string) {
 			if left := counted(vs[kept:]); left > 0 {
 				note = sep + "and " + plural(left, "more violation") + " not shown" + note
 			}
-			return strings.Join(msgs[:kept], sep) + note, msgs[:kept]
+			return joined(prefix, msgs[:kept], sep, note), msgs[:kept]
 		}
 		msgs = append(msgs, m)
 		if size += len(sep) + len(m); size <= room {
 			kept = len(msgs)
 		}
 	}
-	return strings.Join(msgs, sep), msgs
+	return joined(prefix, msgs, sep, ""), msgs
+}
+
+// joined is prefix, msgs joined by sep, and suffix, made in one allocation.
+func joined(prefix string, msgs []string, sep, suffix string) string {
+	n := len(prefix) + len(suffix) + len(sep)*max(0, len(msgs)-1)
+	for _, m := range msgs {
+		n += len(m)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(prefix)
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(m)
+	}
+	b.WriteString(suffix)
+	return b.String()
 }
 
 // counted counts the violations vs stand for: one each, or Count for KindTruncated.
