@@ -37,8 +37,8 @@
 //
 // A refused call's text is "Invalid arguments: " followed by the messages of its
 // violations, joined by "; ", within 8 KB. [WithFormatter] chooses their style:
-// [DefaultFormat], [GatewayFormat], [DetailedFormat] (which also says what was sent and
-// which name or value was meant), or a [Formatter] of your own. The result's _meta carries
+// [DefaultFormat], [GatewayFormat], [DetailedFormat] (which also says what was sent and,
+// with [WithHints], which name or value was meant), or a [Formatter] of your own. The result's _meta carries
 // the same violations as data under [MetaKey], for clients that read them.
 //
 // A tool whose schema does not compile is never called: each call is refused with a text

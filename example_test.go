@@ -129,7 +129,7 @@ func ExampleGuard_Stats() {
 func ExampleDetailedFormat() {
 	v, _ := mcpvalidate.Compile([]byte(`{"type":"object","additionalProperties":false,"required":["location"],
 		"properties":{"location":{"type":"string"},"days":{"type":"integer"},"units":{"enum":["celsius","fahrenheit"]}}}`),
-		mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat))
+		mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat), mcpvalidate.WithHints())
 	vs := v.Validate([]byte(`{"loction": "Paris", "days": "3", "units": "Celsius"}`))
 	for _, msg := range mcpvalidate.Messages(vs, mcpvalidate.DetailedFormat) {
 		fmt.Println(msg)

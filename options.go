@@ -4,7 +4,6 @@ package mcpvalidate
 
 import (
 	"log/slog"
-	"reflect"
 
 	"github.com/mcpvalidate/mcpvalidate/core"
 )
@@ -42,13 +41,14 @@ func WithMaxDepth(n int) Option { return core.WithMaxDepth(n) }
 // [core.WithMaxViolations].
 func WithMaxViolations(n int) Option { return core.WithMaxViolations(n) }
 
-// WithFormatter chooses how violations become text. See [core.WithFormatter].
-func WithFormatter(f Formatter) Option {
-	if reflect.ValueOf(f).Pointer() == reflect.ValueOf(DetailedFormat).Pointer() {
-		f = core.DetailedFormat // the one whose hints the guard finds
-	}
-	return core.WithFormatter(f)
-}
+// WithFormatter chooses how violations become text; [DetailedFormat] goes with
+// [WithHints]. See [core.WithFormatter].
+func WithFormatter(f Formatter) Option { return core.WithFormatter(f) }
+
+// WithHints makes the guard find, on each refusal, what [DetailedFormat] tells besides the
+// default style: the name or value meant, whether a member may be left out. See
+// [core.WithHints].
+func WithHints() Option { return core.WithHints() }
 
 // WithCacheBudget bounds the memory, in bytes, that a guard's compiled schemas may hold
 // (default [DefaultCacheBudget], 64 MiB). See [core.WithCacheBudget].

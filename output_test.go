@@ -80,7 +80,7 @@ func TestOutputValidation(t *testing.T) {
 			r.RawStructuredContent = json.RawMessage(`{"station":"x"}`)
 			return r
 		}, true, "required"},
-		{"no structuredContent", func() *mcp.CallToolResult { return mcp.NewToolResultText("21.5") }, true, "other"},
+		{"no structuredContent", func() *mcp.CallToolResult { return mcp.NewToolResultText("21.5") }, true, "required"},
 		{"an error result is not checked", func() *mcp.CallToolResult {
 			r := mcp.NewToolResultError("the station is down")
 			r.StructuredContent = map[string]any{"celsius": "?"}

@@ -8,7 +8,8 @@ import "github.com/mcpvalidate/mcpvalidate/core"
 // A Violation is one reason the arguments do not satisfy the schema, as data: Kind (what
 // failed), Path (where), Keyword (the schema keyword), and what the schema asks, in the
 // fields the Kind fills: Types and Items, Values, Limit, Name, Indexes, Count, Detail,
-// Offset; Got (the type sent); and, under [DetailedFormat], Near, Declared and Optional.
+// Offset; Got (the type sent); under [WithHints], Near, Declared and Optional; and
+// InResult, for a result's violation (WithOutputValidation).
 // See [core.Violation] for each field.
 type Violation = core.Violation
 
@@ -70,8 +71,8 @@ func Messages(vs []Violation, f Formatter) []string { return core.Messages(vs, f
 func DefaultFormat(v Violation) string { return core.DefaultFormat(v) }
 
 // DetailedFormat is [DefaultFormat] with what the model needs to see what it sent wrong:
-// the type it sent, the allowed value or declared name it came close to. See
-// [core.DetailedFormat].
+// the type it sent and, with [WithHints], the allowed value or declared name it came
+// close to. See [core.DetailedFormat].
 func DetailedFormat(v Violation) string { return core.DetailedFormat(v) }
 
 // GatewayFormat is the style of MCP gateways that answer in Markdown: "Missing required

@@ -24,7 +24,7 @@ func TestRefusalsNameTheFix(t *testing.T) {
 				continue
 			}
 			for _, g := range f.Groups {
-				v, err := mcpvalidate.Compile(g.Schema, append(ourOptions(g), mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat))...)
+				v, err := mcpvalidate.Compile(g.Schema, append(ourOptions(g), mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat), mcpvalidate.WithHints())...)
 				if err != nil {
 					continue
 				}

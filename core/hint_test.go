@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 func TestDetailedFormat(t *testing.T) {
@@ -14,6 +16,7 @@ func TestDetailedFormat(t *testing.T) {
 		"address":{"type":"string"},"name":{"type":"string"}}}}}`
 	wide := `{"type":"object","additionalProperties":false,"properties":{"a1":{},"a2":{},"a3":{},"a4":{},"a5":{},"a6":{},"a7":{},"a8":{},"a9":{}}}`
 	full := `{"type":"object","properties":{"n":{"type":"integer"}},"unevaluatedProperties":false}`
+	many := closedObject(200, func(i int) string { return fmt.Sprintf("customer_address_line_%03d", i) })
 	cases := []struct{ name, schema, args, want string }{
 		{"the type sent", weather, `{"location":"zzz","days":"zzz2"}`, "property 'days' must be integer, not string"},
 		{"a fraction for an integer", weather, `{"location":"zzz","days":2.5}`, "property 'days' must be integer, not number"},
@@ -27,6 +30,12 @@ func TestDetailedFormat(t *testing.T) {
 		{"a name in another case", weather, `{"location":"zzz","Days":2}`, "unexpected property 'Days' (did you mean 'days'?)"},
 		{"a misspelt name whose declared name is used", weather, `{"location":"zzz","loction":"zzz"}`,
 			"unexpected property 'loction' (the properties are 'location', 'days', 'units', 'limit')"},
+		{"the declared names once per object", weather, `{"location":"zzz","x":1,"y":2}`,
+			"unexpected property 'x' (the properties are 'location', 'days', 'units', 'limit') | unexpected property 'y'"},
+		{"the declared names after a near one", weather, `{"location":"zzz","dys":1,"y":2}`,
+			"unexpected property 'dys' (did you mean 'days'?) | unexpected property 'y' (the properties are 'location', 'days', 'units', 'limit')"},
+		{"a typo of one of 200 names", many, `{"customer_address_lnie_117":1}`,
+			"unexpected property 'customer_address_lnie_117' (did you mean 'customer_address_line_117'?)"},
 		{"a misspelt nested name", nested, `{"customer":{"adress":"zzz"}}`, "unexpected property 'customer.adress' (did you mean 'customer.address'?)"},
 		{"an object that declares many names", wide, `{"b":1}`, "unexpected property 'b'"},
 		{"a long name is not compared", weather, `{"location":"zzz","` + strings.Repeat("d", 70) + `":1}`,
@@ -36,7 +45,7 @@ func TestDetailedFormat(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := []Option{WithFormatter(DetailedFormat)}
+			opts := []Option{WithFormatter(DetailedFormat), WithHints()}
 			if c.schema == full {
 				opts = append(opts, WithFullEngine())
 			}
@@ -52,6 +61,102 @@ func TestDetailedFormat(t *testing.T) {
 				t.Errorf("a value sent is quoted: %q", got)
 			}
 		})
+	}
+}
+
+// TestEditDistance: the banded distance is the plain Levenshtein distance, capped at
+// most+1.
+func TestEditDistance(t *testing.T) {
+	naive := func(a, b []rune) int {
+		prev := make([]int, len(b)+1)
+		for j := range prev {
+			prev[j] = j
+		}
+		for i := 1; i <= len(a); i++ {
+			cur := make([]int, len(b)+1)
+			cur[0] = i
+			for j := 1; j <= len(b); j++ {
+				c := 1
+				if a[i-1] == b[j-1] {
+					c = 0
+				}
+				cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			}
+			prev = cur
+		}
+		return prev[len(b)]
+	}
+	words := []string{"", "a", "ab", "ba", "abc", "acb", "location", "loction", "lcoation", "days", "dys", "dayss", "customer_address_line_117", "customer_address_lnie_117", "xyzxyzxyz", "zyxzyxzyx", "aaaaab", "baaaaa"}
+	for _, x := range words {
+		for _, y := range words {
+			a, b := []rune(x), []rune(y)
+			for most := 1; most < 10; most++ {
+				want := min(naive(a, b), most+1)
+				if got := editDistance(a, b, most); got != want {
+					t.Errorf("%q %q most %d: got %d want %d", x, y, most, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestHintsUnderAnyFormatter: hints are asked for, not guessed from the formatter, so a
+// formatter that wraps DetailedFormat tells them too.
+func TestHintsUnderAnyFormatter(t *testing.T) {
+	wrapped := func(v Violation) string { return "» " + DetailedFormat(v) }
+	g := New(WithFormatter(wrapped), WithHints())
+	s := g.Bind("weather", nil, []byte(weatherSchema), nil)
+	vd := g.Check(&Call{Tool: "weather"}, s, []byte(`{"locaton":"x"}`), nil)
+	if want := refusalPrefix + "» missing required property 'location'; » unexpected property 'locaton' (did you mean 'location'?)"; vd.Text() != want {
+		t.Errorf("got %q, want %q", vd.Text(), want)
+	}
+}
+
+// closedObject is the schema of an object that allows only the n names name(i).
+func closedObject(n int, name func(int) string) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","additionalProperties":false,"properties":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `%q:{}`, name(i))
+	}
+	b.WriteString("}}")
+	return b.String()
+}
+
+// TestHintWorkIsBounded: unexpected names that are each close to every one of 200 long
+// declared names cost no more, for 80 of them, than for 10: the hints' work is bounded
+// per refusal, not per name.
+func TestHintWorkIsBounded(t *testing.T) {
+	tier.Full(t)
+	long := func(tag string) func(int) string {
+		return func(i int) string { return strings.Repeat("a", 52) + fmt.Sprintf("%s%07d", tag, i) }
+	}
+	v, err := Compile([]byte(closedObject(200, long("0"))), WithHints(), WithMaxViolations(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perRefusal := func(n int) float64 {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf(`%q:1`, long("x")(i))
+		}
+		args := []byte("{" + strings.Join(names, ",") + "}")
+		if vs := v.Validate(args); len(vs) != n || vs[0].Kind != KindAdditional {
+			t.Fatalf("%d violations, want %d of kind additional", len(vs), n)
+		}
+		r := testing.Benchmark(func(b *testing.B) {
+			for b.Loop() {
+				v.Validate(args)
+			}
+		})
+		return float64(r.T) / float64(r.N)
+	}
+	few, many := perRefusal(10), perRefusal(80)
+	if many > 3*few {
+		t.Errorf("a refusal with 80 unexpected names costs %.1f times one with 10", many/few)
 	}
 }
 
@@ -95,7 +200,7 @@ var hintSchema = func() string {
 // many declared names, all present, the hints read the object once a violation, allocate
 // no more than the arguments' size, and suggest nothing wrong.
 func TestHintsAtScale(t *testing.T) {
-	v, err := Compile([]byte(hintSchema), WithFormatter(DetailedFormat))
+	v, err := Compile([]byte(hintSchema), WithFormatter(DetailedFormat), WithHints())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +220,7 @@ func TestHintsAtScale(t *testing.T) {
 
 // BenchmarkHintsSlope: the hints' cost per byte of arguments from 64 KB to 1 MB.
 func BenchmarkHintsSlope(b *testing.B) {
-	v, err := Compile([]byte(hintSchema), WithFormatter(DetailedFormat))
+	v, err := Compile([]byte(hintSchema), WithFormatter(DetailedFormat), WithHints())
 	if err != nil {
 		b.Fatal(err)
 	}

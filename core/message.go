@@ -36,11 +36,15 @@ func Messages(vs []Violation, f Formatter) []string {
 //	unexpected property 'x'
 //
 // Paths into nested values read customer.addresses[2].zip_code.
+//
+// A result's violations name their paths from the result down: missing required property
+// 'structuredContent.station'.
 func DefaultFormat(v Violation) string {
+	v.Path = v.where()
 	p := quoted(v.Path)
 	switch v.Kind {
 	case KindSyntax:
-		return "arguments are not valid JSON: " + v.Detail + " at offset " + strconv.Itoa(v.Offset)
+		return notJSON(v)
 	case KindTruncated:
 		return "and " + plural(v.Count, "more violation")
 	case KindRequired:
@@ -82,9 +86,10 @@ func DefaultFormat(v Violation) string {
 //	unexpected property 'loction' (did you mean 'location'?)
 //	unexpected property 'x' (the properties are 'location', 'days')
 //
-// It names the JSON type sent where a type failed; the allowed value that a string sent
-// matches but for case and surrounding spaces; for an unexpected name, the unused declared
-// name it is close to, or else the names of a closed object that declares few.
+// It names the JSON type sent where a type failed and, with what [WithHints] finds: the
+// allowed value that a string sent matches but for case and surrounding spaces; for an
+// unexpected name, the unused declared name it is close to, or else, once per object, the
+// names of a closed object that declares few.
 func DetailedFormat(v Violation) string {
 	m := DefaultFormat(v)
 	switch {
@@ -113,32 +118,52 @@ func DetailedFormat(v Violation) string {
 //	Invalid type for `days`: expected integer
 //	expected an object                      (for arguments that are not an object)
 //
-// Other failures read "Invalid value for `path`: " followed by what the value must be.
+// Other failures read "Invalid value for `path`: " followed by what the value must be. A
+// result's violations name fields rather than parameters, from the result down: Unknown
+// field: `structuredContent.wind`.
 func GatewayFormat(v Violation) string {
+	v.Path = v.where()
 	p := "`" + subject(v.Path) + "`"
+	noun := "parameter"
+	if v.InResult {
+		noun = "field"
+	}
 	switch v.Kind {
 	case KindSyntax:
-		return "arguments are not valid JSON: " + v.Detail + " at offset " + strconv.Itoa(v.Offset)
+		return notJSON(v)
 	case KindTruncated:
 		return "and " + plural(v.Count, "more error")
 	case KindRequired:
-		return "Missing required parameter: " + p
+		return "Missing required " + noun + ": " + p
 	case KindDependentRequired:
-		return "Missing required parameter: " + p + " (required with `" + subject(sibling(v.Path, v.Name)) + "`)"
+		return "Missing required " + noun + ": " + p + " (required with `" + subject(sibling(v.Path, v.Name)) + "`)"
 	case KindAdditional, KindAdditionalItem:
-		return "Unknown parameter: " + p
+		return "Unknown " + noun + ": " + p
 	case KindDuplicate:
-		return "Duplicate parameter: " + p
+		return "Duplicate " + noun + ": " + p
 	case KindType:
 		if len(v.Path) == 0 {
 			return "expected " + withArticles(v.Types)
 		}
 		return "Invalid type for " + p + ": expected " + orList(arrayOf(v.Types, v.Items))
 	}
-	if len(v.Path) == 0 {
-		return "Invalid arguments: " + predicate(v)
+	pred := predicate(v)
+	if v.Kind == KindOther {
+		pred = v.Detail // "is invalid" says nothing after "Invalid value"
 	}
-	return "Invalid value for " + p + ": " + predicate(v)
+	if len(v.Path) == 0 {
+		return "Invalid arguments: " + pred
+	}
+	return "Invalid value for " + p + ": " + pred
+}
+
+// notJSON is the message of KindSyntax.
+func notJSON(v Violation) string {
+	whole := "arguments are"
+	if v.InResult {
+		whole = "structuredContent is"
+	}
+	return whole + " not valid JSON: " + v.Detail + " at offset " + strconv.Itoa(v.Offset)
 }
 
 // predicate says what the value must be, for the kinds that constrain a present value.
@@ -321,16 +346,29 @@ func valueList(values []string) string {
 // renderValue writes a schema value given as JSON text: strings in single quotes, anything
 // else as its JSON text; either cut short when very long.
 func renderValue(text string) string {
-	if !strings.HasPrefix(text, `"`) {
+	if len(text) < 2 || text[0] != '"' || text[len(text)-1] != '"' {
 		return clip(text)
 	}
-	var s string
-	if json.Unmarshal([]byte(text), &s) != nil {
+	if inner := text[1 : len(text)-1]; plainValue(inner) {
+		return "'" + clip(inner) + "'"
+	}
+	if !json.Valid([]byte(text)) {
 		return clip(text)
 	}
-	q := appendJSONString(nil, s)
+	q := appendJSONString(nil, string(decodeString([]byte(text[1:len(text)-1]), nil)))
 	inner := strings.ReplaceAll(string(q[1:len(q)-1]), `\"`, `"`)
 	return "'" + clip(strings.ReplaceAll(inner, "'", `\'`)) + "'"
+}
+
+// plainValue reports whether a string value's JSON text is the value and needs no escape
+// in single quotes: printable ASCII but quotes and backslashes.
+func plainValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plain[s[i]] || s[i] == '\'' {
+			return false
+		}
+	}
+	return true
 }
 
 // patternText shows a pattern as the schema states it, in single quotes: '^\d{4}$'. Only

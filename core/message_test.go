@@ -1,6 +1,8 @@
 package core
 
 import (
+	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -21,5 +23,76 @@ func TestGatewayFormat(t *testing.T) {
 	want = "Invalid type for `\"a.b\"`: expected integer | Invalid value for `p`: must match the pattern '^\\w+$' | Invalid type for `v`: expected string or array of strings"
 	if got != want {
 		t.Errorf("\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestResultWording: a result's violations are worded about the result, in every style,
+// in _meta and in the log, never about arguments or parameters.
+func TestResultWording(t *testing.T) {
+	schema := `{"type":"object","properties":{"celsius":{"type":"number"},"at":{"minLength":3}},"required":["celsius"],"additionalProperties":false}`
+	contents := []struct {
+		content string
+		want    string // in every style's messages
+	}{
+		{"", "structuredContent"},
+		{`[1]`, "structuredContent"},
+		{`{"at":"x","wind":3}`, "structuredContent.celsius"},
+		{`{"celsius":"warm"}`, "structuredContent.celsius"},
+		{`{"celsius":1,"at":"x"}`, "structuredContent.at"},
+		{`{"celsius":1,`, "structuredContent is not valid JSON"},
+	}
+	styles := map[string]Formatter{"default": DefaultFormat, "detailed": DetailedFormat, "gateway": GatewayFormat}
+	for name, style := range styles {
+		var log strings.Builder
+		g := New(WithOutputValidation(), WithFormatter(style), WithHints(), WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+		v, _ := g.ResultValidator(&Call{Tool: "t"}, g.Bind("t", nil, []byte(schema), nil))
+		for _, c := range contents {
+			var content []byte
+			if c.content != "" {
+				content = []byte(c.content)
+			}
+			vd := g.CheckResult(&Call{Tool: "t"}, v, content)
+			var meta struct {
+				Violations []struct{ Message string } `json:"violations"`
+			}
+			if err := json.Unmarshal(vd.Meta(), &meta); err != nil || len(meta.Violations) == 0 {
+				t.Fatalf("%s, %s: %v in %s", name, c.content, err, vd.Meta())
+			}
+			msgs := make([]string, len(meta.Violations))
+			for i, m := range meta.Violations {
+				msgs[i] = m.Message
+			}
+			joined := strings.Join(msgs, " | ")
+			lower := strings.ToLower(joined)
+			if !strings.Contains(joined, c.want) || strings.Contains(lower, "argument") || strings.Contains(lower, "parameter") {
+				t.Errorf("%s, %s: %q, want them about %s", name, c.content, joined, c.want)
+			}
+		}
+		if l := log.String(); strings.Contains(l, "paths=[]") || !strings.Contains(l, "paths=[structuredContent]") {
+			t.Errorf("%s: the log names no path in the result:\n%s", name, l)
+		}
+	}
+}
+
+// TestRenderValue: values are shown in single quotes as they read, escaped where they would
+// not print; a plain one costs only its message.
+func TestRenderValue(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{`"celsius"`, `'celsius'`},
+		{`"it's"`, `'it\'s'`},
+		{`"say \"hi\""`, `'say "hi"'`},
+		{`"a\nb"`, `'a\nb'`},
+		{`"città"`, `'città'`},
+		{`12.5`, `12.5`},
+		{`"unterminated`, `"unterminated`},
+		{`"`, `"`},
+	}
+	for _, c := range cases {
+		if got := renderValue(c.text); got != c.want {
+			t.Errorf("renderValue(%s) = %s, want %s", c.text, got, c.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { renderValue(`"fahrenheit"`) }); n > 1 {
+		t.Errorf("a plain value costs %v allocations", n)
 	}
 }

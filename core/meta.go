@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 )
 
 // This file is the middleware's room: a refusal's violations as data, for clients that act
@@ -18,7 +19,9 @@ import (
 // what the schema asks as the schema states it: "types" (and "itemTypes"), "values" (JSON
 // values), "limit" (a number for numeric bounds, else a string), "name", "indexes",
 // "count", "offset"; "got", the JSON type that was sent where a type failed; then the
-// message the guard's formatter renders. No argument or result
+// message the guard's formatter renders. Member names, in "pointer" and "name", escape as
+// \uXXXX what messages escape (bidi controls, zero-width and other invisible characters),
+// which decodes to the exact name. No argument or result
 // value is ever copied into it. Like the text, it stays within maxRefusal bytes: the
 // violations that do not fit whole are counted in "notShown".
 
@@ -33,11 +36,8 @@ func (vd Verdict) Meta() json.RawMessage {
 	if len(vd.vs) == 0 {
 		return nil
 	}
-	size := 64
-	for _, m := range vd.shown {
-		size += len(m) + 128
-	}
-	b := make([]byte, 0, min(size, maxRefusal))
+	scratch := metaScratch.Get().(*[]byte)
+	b := (*scratch)[:0]
 	b = append(b, `{"of":`...)
 	b = strconv.AppendQuote(b, string(vd.of))
 	b = append(b, `,"violations":[`...)
@@ -65,8 +65,19 @@ func (vd Verdict) Meta() json.RawMessage {
 	}
 	b = append(b, `],"notShown":`...)
 	b = strconv.AppendInt(b, int64(notShown), 10)
-	return append(b, '}')
+	b = append(b, '}')
+	// The data travels through three of mcp-go's marshals, each of which copies it: it
+	// is made in scratch and kept at its size.
+	meta := append(make(json.RawMessage, 0, len(b)), b...)
+	if cap(b) <= 2*maxRefusal { // a violation with many long values may pass it
+		*scratch = b
+		metaScratch.Put(scratch)
+	}
+	return meta
 }
+
+// metaScratch holds the buffers Meta writes in, of at most 2*maxRefusal bytes.
+var metaScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendViolation appends v as data, with its message, and reports whether b stays within
 // most bytes.
@@ -108,7 +119,7 @@ func appendViolation(b []byte, v Violation, message string, most int) ([]byte, b
 	}
 	if v.Name != "" {
 		b = append(b, `,"name":`...)
-		b = appendJSONString(b, v.Name)
+		b = appendVisible(b, v.Name)
 	}
 	if len(v.Indexes) > 0 {
 		b = append(b, `,"indexes":[`...)
@@ -150,10 +161,24 @@ func appendPointer(b []byte, p Path, most int) ([]byte, bool) {
 		if len(b)+len(e.Name) > most {
 			return b, false
 		}
-		b = appendJSONText(b, pointerToken.Replace(e.Name))
+		b = appendVisibleText(b, pointerToken.Replace(e.Name))
 	}
 	b = append(b, '"')
 	return b, len(b) <= most
+}
+
+// appendVisibleText appends s as the inside of a JSON string literal, escaping as \uXXXX
+// what a message escapes in a name (see appendVisible): the decoded string is still s, and
+// a reader of the raw text sees which characters it holds.
+func appendVisibleText(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if !plain[s[i]] {
+			mark := len(b)
+			b = appendVisible(b, s)
+			return append(b[:mark], b[mark+1:len(b)-1]...) // without its quotes
+		}
+	}
+	return append(b, s...)
 }
 
 func appendStrings(b []byte, key string, s []string) []byte {

@@ -131,7 +131,7 @@ const logPaths = 4 << 10
 func logged(vs []Violation) (kinds, paths []string) {
 	used := 0
 	for _, v := range vs {
-		k, p := v.Kind.String(), v.Path.String()
+		k, p := v.Kind.String(), v.where().String()
 		used += len(k) + len(p) + 4 // with the quotes and spaces a handler may add
 		if used > logPaths {
 			if len(paths) > 0 {
@@ -208,7 +208,7 @@ func (g *Guard) Check(call *Call, s *Schema, args []byte, value any) (vd Verdict
 	if len(vs) > 0 {
 		outcome = Refused
 		text, shown := g.render(vs)
-		vd = g.verdict(refusalPrefix+text, ofArguments, vs, shown)
+		vd = g.verdict(text, ofArguments, vs, shown)
 	}
 	g.observe(call, outcome, vs, nil, start)
 	return vd
@@ -232,7 +232,7 @@ func (g *Guard) CheckResult(call *Call, v *Validator, content []byte) (vd Verdic
 	start := g.startClock()
 	defer func() {
 		if r := recover(); r != nil {
-			vs := []Violation{{Kind: KindOther, Detail: "the result could not be validated"}}
+			vs := []Violation{{Kind: KindOther, Detail: "the result could not be validated", InResult: true}}
 			vd = g.verdict(badResultText, ofResult, vs, nil)
 			g.observe(call, ResultRefused, vs, fmt.Errorf("mcpvalidate: panic while validating a result: %v", r), start)
 		}
@@ -244,12 +244,15 @@ func (g *Guard) CheckResult(call *Call, v *Validator, content []byte) (vd Verdic
 	if len(vs) == 0 {
 		return Verdict{}
 	}
+	for i := range vs {
+		vs[i].InResult = true
+	}
 	g.observe(call, ResultRefused, vs, nil, start)
 	_, shown := g.render(vs) // for the data only: the model is not asked to fix anything
 	return g.verdict(badResultText, ofResult, vs, shown)
 }
 
-var noStructuredContent = Violation{Kind: KindOther, Keyword: "outputSchema", Detail: "the result has no structuredContent, which the output schema requires"}
+var noStructuredContent = Violation{Kind: KindRequired, Keyword: "outputSchema", InResult: true}
 
 // Replaced refuses a call whose handler is no longer the one registered with the schema
 // the adapter can find: the tool was registered again or removed while the call was on
@@ -285,25 +288,26 @@ const (
 // formatter reach it.
 const maxRefusal = 8 << 10
 
-// render joins the messages, within maxRefusal bytes with the prefix, and returns the
+// render joins the messages after the prefix, within maxRefusal bytes, and returns the
 // messages it shows, those of vs's first violations; a panicking formatter falls back to
 // the default style.
 func (g *Guard) render(vs []Violation) (text string, shown []string) {
 	defer func() {
 		if recover() != nil {
-			text, shown = joinWithin(vs, DefaultFormat, maxRefusal-len(refusalPrefix))
+			text, shown = joinWithin(vs, DefaultFormat, refusalPrefix, maxRefusal)
 		}
 	}()
-	return joinWithin(vs, g.cfg.formatter, maxRefusal-len(refusalPrefix))
+	return joinWithin(vs, g.cfg.formatter, refusalPrefix, maxRefusal)
 }
 
-// joinWithin renders vs with f, joined by "; ", in at most most bytes, and returns the
-// messages it shows. When they do not all fit, the first ones are kept whole (or, if even
-// the first does not fit, its start), and the text ends by saying that it was cut and how
-// many violations it leaves out. f is not called for the violations after the first that
+// joinWithin renders vs with f, joined by "; " after prefix, in at most most bytes with the
+// prefix, and returns the messages it shows. When they do not all fit, the first ones are
+// kept whole (or, if even the first does not fit, its start), and the text ends by saying
+// that it was cut and how many violations it leaves out. f is not called for the violations after the first that
 // does not fit.
-func joinWithin(vs []Violation, f Formatter, most int) (string, []string) {
+func joinWithin(vs []Violation, f Formatter, prefix string, most int) (string, []string) {
 	const sep = "; "
+	most -= len(prefix)
 	room := most - 128 // leaves room for the closing note
 	msgs := make([]string, 0, len(vs))
 	size, kept := -len(sep), 0 // size: of the messages joined; kept: how many fit with the note
@@ -318,14 +322,33 @@ func joinWithin(vs []Violation, f Formatter, most int) (string, []string) {
 			if left := counted(vs[kept:]); left > 0 {
 				note = sep + "and " + plural(left, "more violation") + " not shown" + note
 			}
-			return strings.Join(msgs[:kept], sep) + note, msgs[:kept]
+			return joined(prefix, msgs[:kept], sep, note), msgs[:kept]
 		}
 		msgs = append(msgs, m)
 		if size += len(sep) + len(m); size <= room {
 			kept = len(msgs)
 		}
 	}
-	return strings.Join(msgs, sep), msgs
+	return joined(prefix, msgs, sep, ""), msgs
+}
+
+// joined is prefix, msgs joined by sep, and suffix, made in one allocation.
+func joined(prefix string, msgs []string, sep, suffix string) string {
+	n := len(prefix) + len(suffix) + len(sep)*max(0, len(msgs)-1)
+	for _, m := range msgs {
+		n += len(m)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(prefix)
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(m)
+	}
+	b.WriteString(suffix)
+	return b.String()
 }
 
 // counted counts the violations vs stand for: one each, or Count for KindTruncated.

@@ -2,8 +2,6 @@ package core
 
 // The functional options of Compile and New.
 
-import "reflect"
-
 // An Option configures [Compile] and [New]. Options that concern only the guard are
 // ignored by Compile.
 type Option func(*config)
@@ -18,7 +16,7 @@ type config struct {
 	cacheBudget   int64
 	reportOnly    bool
 	outputs       bool
-	hints         bool // find what DetailedFormat tells besides the default (hint.go)
+	hints         bool // find what DetailedFormat tells besides the default style (hint.go)
 }
 
 const (
@@ -75,18 +73,24 @@ func WithMaxViolations(n int) Option {
 }
 
 // WithFormatter chooses how violations become text. The default is [DefaultFormat];
-// [GatewayFormat] and [DetailedFormat] are the other built-in styles. With DetailedFormat,
-// the guard also finds on each refusal what that style tells ([Violation.Near], Declared
-// and Optional), reading the arguments again; given to [Compile], it makes
-// [Validator.Validate] do the same.
+// [GatewayFormat] and [DetailedFormat] are the other built-in styles. DetailedFormat tells
+// what [WithHints] finds:
+//
+//	core.New(core.WithFormatter(core.DetailedFormat), core.WithHints())
 func WithFormatter(f Formatter) Option {
 	return func(c *config) {
 		if f != nil {
 			c.formatter = f
-			c.hints = reflect.ValueOf(f).Pointer() == reflect.ValueOf(DetailedFormat).Pointer()
 		}
 	}
 }
+
+// WithHints makes the guard find, on each refusal, what the model needs to see what it
+// sent wrong and [DetailedFormat] (or a formatter of your own) tells: [Violation.Near],
+// Declared and Optional. It reads the arguments again, on refused calls only, within a
+// bounded amount of work per refusal. Given to [Compile], it makes [Validator.Validate]
+// do the same.
+func WithHints() Option { return func(c *config) { c.hints = true } }
 
 // WithCacheBudget bounds the memory, in bytes, that a guard's compiled schemas may hold
 // (default [DefaultCacheBudget], 64 MiB). A schema is compiled once per distinct text and

@@ -18,7 +18,8 @@ const (
 	KindTooDeep
 	// KindDuplicate: the member at Path appears more than once in its object.
 	KindDuplicate
-	// KindRequired: the required member at Path is absent.
+	// KindRequired: the required member at Path is absent; in a result, an empty Path says
+	// that structuredContent itself is absent.
 	KindRequired
 	// KindDependentRequired: the member at Path is absent although its sibling Name, which requires it, is present.
 	KindDependentRequired
@@ -103,7 +104,8 @@ func (k Kind) String() string {
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// A Violation is one reason the arguments do not satisfy the schema. It holds data, not
+// A Violation is one reason the arguments (or a result, when InResult) do not satisfy the
+// schema. It holds data, not
 // text: a Formatter renders it. Argument values are never copied into it; Values and Limit
 // come from the schema.
 type Violation struct {
@@ -120,11 +122,17 @@ type Violation struct {
 	Detail  string   // KindSyntax, KindOther: what is wrong, in words
 	Offset  int      // KindSyntax: byte offset of the error in the arguments
 
-	// What was sent, as far as a reader needs it to repair the call, never a value:
+	// What was sent, as far as a reader needs it to repair the call, never a value (Got
+	// always, the others under WithHints):
 	Got      string   // KindType: the JSON type of the value ("integer" for a whole number)
 	Near     string   // KindEnum: the allowed value (JSON text) the string matches but for case and surrounding spaces; KindAdditional: the unused declared name the unexpected one is close to
-	Declared []string // KindAdditional: the names the closed object declares, when it declares at most 8
+	Declared []string // KindAdditional: the names the closed object declares, when it declares at most 8, on the first of its unexpected members with no Near
 	Optional bool     // KindType: the value is null and the member may be left out instead
+
+	// InResult says that the violation is in a tool's result, its structuredContent
+	// (WithOutputValidation), rather than in a call's arguments; Path starts inside
+	// structuredContent.
+	InResult bool
 }
 
 // A PathElem is one step into the arguments: an array item when IsIndex, else a member.
@@ -175,6 +183,15 @@ func (p Path) String() string {
 		}
 	}
 	return string(b)
+}
+
+// where is the path a message names: for a result, from the result down, through
+// structuredContent.
+func (v Violation) where() Path {
+	if !v.InResult {
+		return v.Path
+	}
+	return append(Path{{Name: "structuredContent"}}, v.Path...)
 }
 
 // Pointer renders the path as a JSON Pointer (RFC 6901), such as /a/b/2/c.

@@ -144,6 +144,9 @@ func check(fs *flag.FlagSet) action {
 			formatter = mcpvalidate.DetailedFormat
 		}
 		opts := []mcpvalidate.Option{mcpvalidate.WithFormatter(formatter)}
+		if *detailed {
+			opts = append(opts, mcpvalidate.WithHints())
+		}
 		if *format {
 			opts = append(opts, mcpvalidate.WithFormatAssertion())
 		}

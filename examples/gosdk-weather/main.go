@@ -42,7 +42,7 @@ func main() {
 		opts = append(opts, core.WithReportOnly())
 	}
 	if *detailed {
-		opts = append(opts, core.WithFormatter(core.DetailedFormat))
+		opts = append(opts, core.WithFormatter(core.DetailedFormat), core.WithHints())
 	}
 	guard := core.New(opts...)
 	srv, tools := newServer(guard)

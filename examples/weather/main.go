@@ -34,7 +34,7 @@ func main() {
 		opts = append(opts, mcpvalidate.WithReportOnly())
 	}
 	if *detailed {
-		opts = append(opts, mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat))
+		opts = append(opts, mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat), mcpvalidate.WithHints())
 	}
 	guard := mcpvalidate.New(opts...)
 	srv := newServer(guard)

@@ -1,0 +1,74 @@
+package core
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestMetaEscapesNames: a member name's invisible characters reach _meta escaped, as in
+// the text, and the pointer decodes to the exact name.
+func TestMetaEscapesNames(t *testing.T) {
+	cases := []struct{ name, escaped string }{
+		{"a\u202eb", `a\u202eb`},                             // right-to-left override
+		{"a\u200bb", `a\u200bb`},                             // zero-width space
+		{"\u2066x\u2069", `\u2066x\u2069`},                   // isolates
+		{"\ufeffkey", `\ufeffkey`},                           // byte order mark
+		{"p\u0430ss", `p\u0430ss`},                           // Cyrillic а among Latin letters
+		{"a/b~c", `a~1b~0c`},                                 // pointer escapes
+		{"città", `città`},                                   // printable, as it is
+		{"e\u0301", `e\u0301`},                               // NFKC composes them
+		{"tab\there", `tab\there`},                           // controls, as JSON has them
+		{"\U000e0041tag", `\udb40\udc41tag`},                 // a tag character, as a surrogate pair
+		{"x\u2028y", `x\u2028y`},                             // a line separator
+		{"q\"\\", `q\"\\`},                                   // quotes and backslashes
+		{strings.Repeat("n", 100), strings.Repeat("n", 100)}, // long names whole
+	}
+	g := New()
+	s := g.Bind("t", nil, []byte(`{"type":"object","additionalProperties":false}`), nil)
+	for _, c := range cases {
+		args, _ := json.Marshal(map[string]int{c.name: 1})
+		vd := g.Check(&Call{Tool: "t"}, s, args, nil)
+		meta := vd.Meta()
+		var got struct {
+			Violations []struct{ Pointer string } `json:"violations"`
+		}
+		if err := json.Unmarshal(meta, &got); err != nil || len(got.Violations) != 1 {
+			t.Fatalf("%q: %v in %s", c.name, err, meta)
+		}
+		if want := (Path{{Name: c.name}}).Pointer(); got.Violations[0].Pointer != want {
+			t.Errorf("%q: pointer decodes to %q, want %q", c.name, got.Violations[0].Pointer, want)
+		}
+		if !strings.Contains(string(meta), `"pointer":"/`+c.escaped+`"`) {
+			t.Errorf("%q: _meta %s lacks the pointer /%s", c.name, meta, c.escaped)
+		}
+	}
+}
+
+// TestMetaEscapesRequiringName: the member that requires a missing one is escaped too.
+func TestMetaEscapesRequiringName(t *testing.T) {
+	g := New()
+	s := g.Bind("t", nil, []byte(`{"dependentRequired":{"a\u202eb":["c"]}}`), nil)
+	vd := g.Check(&Call{Tool: "t"}, s, []byte(`{"a\u202eb":1}`), nil)
+	if meta := string(vd.Meta()); !strings.Contains(meta, `"name":"a\u202eb"`) {
+		t.Errorf("_meta %s lacks the escaped name", meta)
+	}
+}
+
+// TestMetaAllocatesItsSize: _meta is copied by each of mcp-go's three marshals, so it is
+// allocated once, at its size.
+func TestMetaAllocatesItsSize(t *testing.T) {
+	g := New()
+	s := g.Bind("weather", nil, []byte(weatherSchema), nil)
+	vd := g.Check(&Call{Tool: "weather"}, s, []byte(`{"days": 2.5, "units": "k", "x": 1}`), nil)
+	size := len(vd.Meta())
+	r := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			vd.Meta()
+		}
+	})
+	if r.AllocsPerOp() != 1 || r.AllocedBytesPerOp() > int64(size+size/8) {
+		t.Errorf("Meta of %d bytes allocates %d times, %d bytes", size, r.AllocsPerOp(), r.AllocedBytesPerOp())
+	}
+}
