@@ -1,0 +1,233 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// FuzzDifferential generates a schema and arguments from its input (see genCase) and holds
+// three judges to one verdict: the quick pass never accepts what the explaining pass
+// refuses, and the explaining pass, Validate and the full engine's library agree, but for
+// the arguments we refuse on purpose (see plainJSON) or whose numbers it cannot take.
+func FuzzDifferential(f *testing.F) {
+	for _, data := range differentialSeeds {
+		f.Add([]byte(data))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		schema, args := genCase(data)
+		if _, msg := judge(schema, args); msg != "" {
+			t.Fatalf("schema %s\nargs %s\n%s", schema, args, msg)
+		}
+	})
+}
+
+// Inputs that make cases the generator aims at; the fuzzer starts from them.
+var differentialSeeds = []string{
+	"",
+	"\x00\x00\x0a\x02\x01",
+	"\x04\x0a\x01\x01\x02\x01\x06\x00\x01",
+	"\x04\x00\x06\x01\x02\x06",
+	"\x00\x03\x03\x01\x13\x01\x01\x16\x01\x01\x0d",
+}
+
+// An outcome is what judge could compare.
+type outcome int
+
+const (
+	schemaRefused outcome = iota // by the oracle's metaschema: nothing to compare
+	notPlain                     // arguments we refuse on purpose, or numbers beyond the oracle
+	refused                      // by every judge
+	accepted                     // by the explaining pass and the oracle, not the quick pass
+	quickAccepted                // by every judge
+	outcomes
+)
+
+// judge compiles schema with us and with the oracle and tells how their verdicts on args
+// differ, or "" when they agree or the arguments are ones we refuse on purpose.
+func judge(schema, args []byte) (outcome, string) {
+	v, err := Compile(schema)
+	oracle, oracleErr := compileOracle(schema)
+	switch {
+	case oracleErr != nil:
+		return schemaRefused, ""
+	case err != nil:
+		return schemaRefused, "we refuse the schema, the oracle takes it: " + err.Error()
+	}
+	quick, vs, validate := v.quickValid(args), v.violations(args), v.Validate(args)
+	switch {
+	case quick && vs != nil:
+		return refused, "the quick pass accepts, the explaining pass refuses: " + strings.Join(Messages(vs, nil), "; ")
+	case (vs == nil) != (validate == nil):
+		return refused, fmt.Sprintf("the explaining pass refuses: %v; Validate refuses: %v", Messages(vs, nil), Messages(validate, nil))
+	case !json.Valid(args):
+		return notPlain, "the generator made malformed arguments"
+	case !plainJSON(args, defaultMaxDepth) || !modestNumbers(args):
+		return notPlain, ""
+	}
+	ve, err := oracleValidate(oracle, args)
+	if err != nil {
+		return refused, "the oracle fails: " + err.Error()
+	}
+	out := refused
+	switch {
+	case vs == nil && quick:
+		out = quickAccepted
+	case vs == nil:
+		out = accepted
+	}
+	if (vs == nil) != (ve == nil) {
+		ours := "accepts"
+		if vs != nil {
+			ours = "refuses: " + strings.Join(Messages(vs, nil), "; ")
+		}
+		theirs := "accepts"
+		if ve != nil {
+			theirs = "refuses: " + strings.ReplaceAll(ve.Error(), "\n", " ")
+		}
+		return out, fmt.Sprintf("quick pass accepts: %v; explaining pass %s; oracle %s", quick, ours, theirs)
+	}
+	return out, ""
+}
+
+// compileOracle compiles a schema with santhosh-tekuri/jsonschema as compileFull does,
+// without format assertion, which no generated schema asks for.
+func compileOracle(schema []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noRemote{})
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(fullURL, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(fullURL)
+}
+
+// oracleValidate decodes args exactly and validates them with the oracle; nil when valid.
+func oracleValidate(sch *jsonschema.Schema, args []byte) (*jsonschema.ValidationError, error) {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return nil, err
+	}
+	var ve *jsonschema.ValidationError
+	if err := sch.Validate(inst); err != nil && !errors.As(err, &ve) {
+		return nil, err
+	}
+	return ve, nil
+}
+
+// plainJSON reports whether well-formed JSON nests at most maxDepth arrays and objects
+// deep and has no member name twice in one object. We refuse the others on purpose, while
+// the oracle decodes duplicates last-wins and has no depth limit.
+func plainJSON(data []byte, maxDepth int) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		names map[string]bool // nil for an array
+		key   bool            // the next token of this object is a member name
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		if n := len(stack); n > 0 && stack[n-1].key {
+			if name, ok := tok.(string); ok {
+				top := stack[n-1]
+				if top.names[name] {
+					return false
+				}
+				top.names[name], top.key = true, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			f := &frame{}
+			if tok == json.Delim('{') {
+				f = &frame{names: map[string]bool{}, key: true}
+			}
+			if stack = append(stack, f); len(stack) > maxDepth {
+				return false
+			}
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value has ended: the object holding it expects a member name next.
+		if n := len(stack); n > 0 && stack[n-1].names != nil {
+			stack[n-1].key = true
+		}
+	}
+}
+
+// modestNumbers reports whether every number in well-formed JSON has a decimal exponent,
+// counting its digits, within the oracle's reach (engineExpLimit): it holds numbers as
+// exact big.Rat values, and math/big refuses or crawls beyond.
+func modestNumbers(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		num, ok := tok.(json.Number)
+		if !ok {
+			continue
+		}
+		mantissa, exp, _ := strings.Cut(strings.ToLower(string(num)), "e")
+		var e int64
+		if exp != "" {
+			if e, err = strconv.ParseInt(exp, 10, 64); err != nil {
+				return false
+			}
+		}
+		if e < -engineExpLimit || e > engineExpLimit || int64(len(mantissa))+max(e, -e) > engineExpLimit {
+			return false
+		}
+	}
+}
+
+// TestDifferentialRandom runs the fuzz target's generator on inputs from a seeded PRNG:
+// a few thousand cases here, a hundred thousand in the full tier.
+func TestDifferentialRandom(t *testing.T) {
+	n := 3000
+	if tier.Enabled() {
+		n = 100000
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	data := make([]byte, 96)
+	var seen [outcomes]int
+	for range n {
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		schema, args := genCase(data)
+		out, msg := judge(schema, args)
+		if msg != "" {
+			t.Fatalf("input %q\nschema %s\nargs %s\n%s", data, schema, args, msg)
+		}
+		seen[out]++
+	}
+	t.Logf("%d cases: %d schemas the oracle refuses, %d arguments not compared, %d refused, %d accepted by the explaining pass only, %d by the quick pass too",
+		n, seen[schemaRefused], seen[notPlain], seen[refused], seen[accepted], seen[quickAccepted])
+}
