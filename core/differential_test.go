@@ -208,9 +208,9 @@ func modestNumbers(data []byte) bool {
 }
 
 // TestDifferentialRandom runs the fuzz target's generator on inputs from a seeded PRNG:
-// a few thousand cases here, a hundred thousand in the full tier.
+// a thousand cases here, a hundred thousand in the full tier.
 func TestDifferentialRandom(t *testing.T) {
-	n := 3000
+	n := 1000
 	if tier.Enabled() {
 		n = 100000
 	}

@@ -55,9 +55,9 @@ var dialectURIs = [dialects]string{
 // Member names: 8-byte words shared, lengths around 5, 6, 13, 14 and 16 bytes (a head of
 // quote, name, quote and colon fills one or two words), and names that need escaping.
 var genNames = []string{
-	"a", "b", "kind", "alpha", "alphb", "alphab", "alphac", "alphabet", "alphabetX",
-	"alphabet_gamm", "alphabet_gamma", "alphabet_delta", "alphabet_gammaXY",
-	"alphabet_deltaXY", "alphabet_gammaXYZ", "a/b", "é", "na\"me", "",
+	"a", "b", "kind", "alpha", "alphb", "alphab", "alphac", "alphabe", "alphabet", "alphabetX",
+	"alphabet_gamm", "alphabet_gamma", "alphabet_delta", "alphabet_gammaX", "alphabet_gammaXY",
+	"alphabet_gammaXZ", "alphabet_deltaXY", "alphabet_gammaXYZ", "a/b", "é", "na\"me", "",
 }
 
 // Numbers at the edges: int64, 2^53, decimals that binary floats miss.
@@ -125,9 +125,11 @@ type gSchema struct {
 	divisor  string
 	union    string // oneOf or anyOf
 	alts     []*gSchema
-	typed    bool  // a union that also says "type":"object"
-	values   []any // of kEnum and kConst
-	ref      int   // of kRef: the index of its definition
+	typed    bool   // a union that also says "type":"object"
+	also     string // of a scalar kind: a second type name it takes
+	open     bool   // draft-04's exclusive bound written false
+	values   []any  // of kEnum and kConst
+	ref      int    // of kRef: the index of its definition
 }
 
 // generator builds one case.
@@ -145,6 +147,9 @@ func (g *generator) schema(depth int) *gSchema {
 		k = kString
 	}
 	s := &gSchema{kind: k, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
+	if k >= kString && k <= kNull && g.src.odds(5) {
+		s.also = []string{"string", "integer", "number", "boolean", "null", "object", "array"}[g.src.pick(7)]
+	}
 	switch k {
 	case kString:
 		if g.src.odds(3) {
@@ -184,6 +189,7 @@ func (g *generator) bounds(s *gSchema) {
 	if g.src.odds(3) {
 		s.divisor = genDivisors[g.src.pick(len(genDivisors))]
 	}
+	s.open = g.src.odds(4)
 }
 
 func (g *generator) object(s *gSchema, depth int) {
@@ -431,20 +437,20 @@ func (w *schemaWriter) schema(s *gSchema) {
 func (w *schemaWriter) keywords(s *gSchema) {
 	switch s.kind {
 	case kString:
-		w.kw("type", `"string"`)
+		w.scalarType(s, "string")
 		w.count("minLength", s.minLen)
 		w.count("maxLength", s.maxLen)
 	case kInteger, kNumber:
-		w.kw("type", []string{`"integer"`, `"number"`}[s.kind-kInteger])
-		w.bound(s.lowerKw, "minimum", s.lower)
-		w.bound(s.upperKw, "maximum", s.upper)
+		w.scalarType(s, []string{"integer", "number"}[s.kind-kInteger])
+		w.bound(s.lowerKw, "minimum", s.lower, s.open)
+		w.bound(s.upperKw, "maximum", s.upper, s.open)
 		if s.divisor != "" {
 			w.kw("multipleOf", s.divisor)
 		}
 	case kBoolean:
-		w.kw("type", `"boolean"`)
+		w.scalarType(s, "boolean")
 	case kNull:
-		w.kw("type", `"null"`)
+		w.scalarType(s, "null")
 	case kObject:
 		w.object(s)
 	case kArray:
@@ -476,6 +482,15 @@ func (w *schemaWriter) keywords(s *gSchema) {
 	}
 }
 
+// scalarType writes the type of a scalar kind, and the other type it takes.
+func (w *schemaWriter) scalarType(s *gSchema, name string) {
+	if s.also == "" || s.also == name {
+		w.kw("type", strconv.Quote(name))
+	} else {
+		w.kw("type", "["+strconv.Quote(name)+","+strconv.Quote(s.also)+"]")
+	}
+}
+
 func (w *schemaWriter) kw(name, text string) {
 	w.b.WriteString(strconv.Quote(name) + ":" + text + ",")
 }
@@ -487,17 +502,17 @@ func (w *schemaWriter) count(name string, n int) {
 }
 
 // bound writes a lower or upper bound; draft-04 makes minimum or maximum exclusive with a
-// boolean beside it.
-func (w *schemaWriter) bound(kw, inclusive, n string) {
+// boolean beside it, which open writes false.
+func (w *schemaWriter) bound(kw, inclusive, n string, open bool) {
 	switch {
 	case n == "":
 	case w.dialect != gDraft4:
 		w.kw(kw, n)
-	case kw == inclusive:
+	case kw == inclusive && !open:
 		w.kw(inclusive, n)
 	default:
 		w.kw(inclusive, n)
-		w.kw(kw, "true")
+		w.kw(strings.Replace(inclusive, "m", "exclusiveM", 1), strconv.FormatBool(kw != inclusive))
 	}
 }
 
