@@ -130,6 +130,9 @@ type gSchema struct {
 	open     bool   // draft-04's exclusive bound written false
 	values   []any  // of kEnum and kConst
 	ref      int    // of kRef: the index of its definition
+	// Of kUnion and kRef: keywords beside oneOf, anyOf or $ref, which drafts before 2019-09
+	// ignore beside $ref.
+	beside *gSchema
 }
 
 // generator builds one case.
@@ -175,6 +178,13 @@ func (g *generator) schema(depth int) *gSchema {
 		g.unionOf(s, depth)
 	case kRef:
 		s.ref = g.define(depth)
+	}
+	if (k == kUnion || k == kRef) && g.src.odds(4) {
+		s.typed = false
+		if s.beside = g.schema(genDepth); s.beside.kind == kString && g.src.odds(2) {
+			s.beside = &gSchema{kind: kObject, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
+			g.object(s.beside, genDepth)
+		}
 	}
 	return s
 }
@@ -359,8 +369,10 @@ func (g *generator) value(depth int) any {
 	return genTags[g.src.pick(len(genTags))]
 }
 
-// genCase makes a schema and arguments from data.
-func genCase(data []byte) (schema, args []byte) {
+// genCase makes a schema and arguments from data. oracleBlind tells that the schema has a
+// const beside a $ref in draft-06 or draft-07: santhosh-tekuri/jsonschema applies it, where
+// those drafts ignore every keyword beside $ref.
+func genCase(data []byte) (schema, args []byte, oracleBlind bool) {
 	g := &generator{src: &genSource{data: data}}
 	g.dialect = g.src.pick(dialects)
 	root := g.schema(0)
@@ -373,14 +385,15 @@ func genCase(data []byte) (schema, args []byte) {
 	a := &argsWriter{src: g.src, defs: g.defs, gen: g}
 	a.value(root, 0)
 	a.space()
-	return []byte(w.b.String()), []byte(a.b.String())
+	return []byte(w.b.String()), []byte(a.b.String()), w.oracleBlind
 }
 
 // schemaWriter writes a schema in one dialect's spelling.
 type schemaWriter struct {
-	b       strings.Builder
-	dialect int
-	defs    []*gSchema
+	b           strings.Builder
+	dialect     int
+	defs        []*gSchema
+	oracleBlind bool
 }
 
 func (w *schemaWriter) root(s *gSchema, bareDraft2020 bool) {
@@ -475,10 +488,21 @@ func (w *schemaWriter) keywords(s *gSchema) {
 			w.schema(a)
 		}
 		w.b.WriteString("],")
+		w.beside(s)
 	case kRef:
 		w.kw("$ref", strconv.Quote("#/"+w.defsKeyword()+"/d"+strconv.Itoa(s.ref)))
+		w.beside(s)
+		if (w.dialect == gDraft6 || w.dialect == gDraft7) && s.beside != nil && s.beside.kind == kConst {
+			w.oracleBlind = true
+		}
 	case kFalse:
 		w.kw("not", "{}")
+	}
+}
+
+func (w *schemaWriter) beside(s *gSchema) {
+	if s.beside != nil {
+		w.keywords(s.beside)
 	}
 }
 
