@@ -380,7 +380,7 @@ func genCase(data []byte) (schema, args []byte, oracleBlind bool) {
 		root = &gSchema{kind: kObject, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
 		g.object(root, 0)
 	}
-	w := &schemaWriter{dialect: g.dialect, defs: g.defs}
+	w := &schemaWriter{dialect: g.dialect, defs: g.defs, src: g.src}
 	w.root(root, g.src.odds(3))
 	a := &argsWriter{src: g.src, defs: g.defs, gen: g}
 	a.value(root, 0)
@@ -393,6 +393,7 @@ type schemaWriter struct {
 	b           strings.Builder
 	dialect     int
 	defs        []*gSchema
+	src         *genSource // respells names and values, as in arguments
 	oracleBlind bool
 }
 
@@ -458,7 +459,7 @@ func (w *schemaWriter) keywords(s *gSchema) {
 		w.bound(s.lowerKw, "minimum", s.lower, s.open)
 		w.bound(s.upperKw, "maximum", s.upper, s.open)
 		if s.divisor != "" {
-			w.kw("multipleOf", s.divisor)
+			w.kw("multipleOf", w.text(gNumber(s.divisor)))
 		}
 	case kBoolean:
 		w.scalarType(s, "boolean")
@@ -469,12 +470,12 @@ func (w *schemaWriter) keywords(s *gSchema) {
 	case kArray:
 		w.array(s)
 	case kEnum:
-		w.kw("enum", plainText(s.values))
+		w.kw("enum", w.text(s.values))
 	case kConst:
 		if w.dialect == gDraft4 {
-			w.kw("enum", plainText(s.values))
+			w.kw("enum", w.text(s.values))
 		} else {
-			w.kw("const", plainText(s.values[0]))
+			w.kw("const", w.text(s.values[0]))
 		}
 	case kUnion:
 		if s.typed {
@@ -531,11 +532,11 @@ func (w *schemaWriter) bound(kw, inclusive, n string, open bool) {
 	switch {
 	case n == "":
 	case w.dialect != gDraft4:
-		w.kw(kw, n)
+		w.kw(kw, w.text(gNumber(n)))
 	case kw == inclusive && !open:
-		w.kw(inclusive, n)
+		w.kw(inclusive, w.text(gNumber(n)))
 	default:
-		w.kw(inclusive, n)
+		w.kw(inclusive, w.text(gNumber(n)))
 		w.kw(strings.Replace(inclusive, "m", "exclusiveM", 1), strconv.FormatBool(kw != inclusive))
 	}
 }
@@ -548,7 +549,7 @@ func (w *schemaWriter) object(s *gSchema) {
 			if i > 0 {
 				w.b.WriteByte(',')
 			}
-			w.b.WriteString(strconv.Quote(p.name) + ":")
+			w.b.WriteString(w.text(p.name) + ":")
 			w.schema(p.val.(*gSchema))
 		}
 		w.b.WriteString("},")
@@ -558,7 +559,7 @@ func (w *schemaWriter) object(s *gSchema) {
 		for i, n := range s.required {
 			names[i] = n
 		}
-		w.kw("required", plainText(names))
+		w.kw("required", w.text(names))
 	}
 	if s.closed {
 		w.kw("additionalProperties", "false")
@@ -595,6 +596,13 @@ func (w *schemaWriter) array(s *gSchema) {
 	}
 	w.count("minItems", s.minItems)
 	w.count("maxItems", s.maxItems)
+}
+
+// text writes a value as arguments spell it.
+func (w *schemaWriter) text(v any) string {
+	a := &argsWriter{src: w.src}
+	a.plain(v)
+	return a.b.String()
 }
 
 // plainText writes a value the plain way.
