@@ -24,9 +24,9 @@ func FuzzDifferential(f *testing.F) {
 		f.Add([]byte(data))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		schema, args, blind := genCase(data)
-		if _, msg := judge(schema, args, blind); msg != "" {
-			t.Fatalf("schema %s\nargs %s\n%s", schema, args, msg)
+		c := generate(data)
+		if _, msg := judge(c); msg != "" {
+			t.Fatal(c.String() + msg)
 		}
 	})
 }
@@ -52,11 +52,21 @@ const (
 	outcomes
 )
 
-// judge compiles schema with us and with the oracle and tells how their verdicts on args
-// differ, or "" when they agree or the arguments are ones we refuse on purpose. Where the
-// oracle is blind (see genCase), only our two passes are compared.
-func judge(schema, args []byte, oracleBlind bool) (outcome, string) {
-	v, err := Compile(schema)
+func (c genCase) String() string {
+	return fmt.Sprintf("schema %s\nargs %s\nmax depth %d\n", c.schema, c.args, c.maxDepth)
+}
+
+// judge compiles the case's schema with us and with the oracle and tells how their
+// verdicts on its arguments differ, or "" when they agree or the arguments are ones we
+// refuse on purpose. Where the oracle is blind (see genCase), only our passes are compared.
+func judge(c genCase) (outcome, string) {
+	schema, args, maxDepth := c.schema, c.args, defaultMaxDepth
+	var opts []Option
+	if c.maxDepth > 0 {
+		maxDepth = c.maxDepth
+		opts = append(opts, WithMaxDepth(maxDepth))
+	}
+	v, err := Compile(schema, opts...)
 	oracle, oracleErr := compileOracle(schema)
 	switch {
 	case oracleErr != nil:
@@ -72,7 +82,7 @@ func judge(schema, args []byte, oracleBlind bool) (outcome, string) {
 		return refused, fmt.Sprintf("the explaining pass refuses: %v; Validate refuses: %v", Messages(vs, nil), Messages(validate, nil))
 	case !json.Valid(args):
 		return notCompared, "the generator made malformed arguments"
-	case oracleBlind || !plainJSON(args, defaultMaxDepth) || !modestNumbers(args):
+	case c.oracleBlind || !plainJSON(args, maxDepth) || !modestNumbers(args):
 		return notCompared, ""
 	}
 	ve, err := oracleValidate(oracle, args)
@@ -222,10 +232,10 @@ func TestDifferentialRandom(t *testing.T) {
 		for i := range data {
 			data[i] = byte(rng.Uint32())
 		}
-		schema, args, blind := genCase(data)
-		out, msg := judge(schema, args, blind)
+		c := generate(data)
+		out, msg := judge(c)
 		if msg != "" {
-			t.Fatalf("input %q\nschema %s\nargs %s\n%s", data, schema, args, msg)
+			t.Fatalf("input %q\n%s%s", data, c, msg)
 		}
 		seen[out]++
 	}

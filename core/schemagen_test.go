@@ -125,7 +125,7 @@ type gSchema struct {
 	divisor  string
 	union    string // oneOf or anyOf
 	alts     []*gSchema
-	typed    bool   // a union that also says "type":"object"
+	typed    string // the type a union also says, as written
 	also     string // of a scalar kind: a second type name it takes
 	open     bool   // draft-04's exclusive bound written false
 	values   []any  // of kEnum and kConst
@@ -180,7 +180,7 @@ func (g *generator) schema(depth int) *gSchema {
 		s.ref = g.define(depth)
 	}
 	if (k == kUnion || k == kRef) && g.src.odds(4) {
-		s.typed = false
+		s.typed = ""
 		if s.beside = g.schema(genDepth); s.beside.kind == kString && g.src.odds(2) {
 			s.beside = &gSchema{kind: kObject, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
 			g.object(s.beside, genDepth)
@@ -253,7 +253,7 @@ func (g *generator) unionOf(s *gSchema, depth int) {
 			s.alts = append(s.alts, g.schema(depth+1))
 		}
 	case 1: // closed objects, apart by their names
-		s.typed = g.src.odds(2)
+		s.typed = g.unionType()
 		for ; n > 0; n-- {
 			a := &gSchema{kind: kObject, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
 			g.object(a, depth+1)
@@ -261,7 +261,7 @@ func (g *generator) unionOf(s *gSchema, depth int) {
 			s.alts = append(s.alts, g.maybeRef(a))
 		}
 	default: // objects with a tag member of const or enum strings
-		s.typed = g.src.odds(2)
+		s.typed = g.unionType()
 		tag := []string{"kind", "alphabet_gamma", "a"}[g.src.pick(3)]
 		for ; n > 0; n-- {
 			a := &gSchema{kind: kObject, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
@@ -271,13 +271,22 @@ func (g *generator) unionOf(s *gSchema, depth int) {
 				t.kind = kEnum
 				g.addValue(t, genTags[g.src.pick(len(genTags))])
 			}
-			a.props = append([]gMember{{tag, t}}, without(a.props, tag)...)
+			a.props = append([]gMember{{tag, g.maybeRef(t)}}, without(a.props, tag)...)
 			if !g.src.odds(4) {
 				a.required = append([]string{tag}, withoutName(a.required, tag)...)
 			}
 			s.alts = append(s.alts, g.maybeRef(a))
 		}
 	}
+}
+
+// unionType returns the type of a union of objects: none mostly, or one that takes other
+// values too.
+func (g *generator) unionType() string {
+	if !g.src.odds(2) {
+		return ""
+	}
+	return []string{`"object"`, `["object","null"]`, `["string","object"]`, `"number"`}[g.src.pick(4)]
 }
 
 func without(ms []gMember, name string) []gMember {
@@ -369,12 +378,24 @@ func (g *generator) value(depth int) any {
 	return genTags[g.src.pick(len(genTags))]
 }
 
-// genCase makes a schema and arguments from data. oracleBlind tells that the schema has a
-// const beside a $ref in draft-06 or draft-07: santhosh-tekuri/jsonschema applies it, where
-// those drafts ignore every keyword beside $ref.
-func genCase(data []byte) (schema, args []byte, oracleBlind bool) {
+// A genCase is a schema and arguments to judge.
+type genCase struct {
+	schema, args []byte
+	maxDepth     int // WithMaxDepth's, or 0
+	// oracleBlind tells that the schema has a const beside a $ref in draft-06 or draft-07:
+	// santhosh-tekuri/jsonschema applies it, where those drafts ignore every keyword beside
+	// $ref.
+	oracleBlind bool
+}
+
+// generate makes a case from data.
+func generate(data []byte) genCase {
 	g := &generator{src: &genSource{data: data}}
 	g.dialect = g.src.pick(dialects)
+	maxDepth := 0
+	if g.src.odds(8) {
+		maxDepth = 1 + g.src.pick(4)
+	}
 	root := g.schema(0)
 	if root.kind == kRef || root.kind == kFalse || g.src.pick(4) != 0 {
 		root = &gSchema{kind: kObject, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
@@ -385,7 +406,7 @@ func genCase(data []byte) (schema, args []byte, oracleBlind bool) {
 	a := &argsWriter{src: g.src, defs: g.defs, gen: g}
 	a.value(root, 0)
 	a.space()
-	return []byte(w.b.String()), []byte(a.b.String()), w.oracleBlind
+	return genCase{[]byte(w.b.String()), []byte(a.b.String()), maxDepth, w.oracleBlind}
 }
 
 // schemaWriter writes a schema in one dialect's spelling.
@@ -478,8 +499,8 @@ func (w *schemaWriter) keywords(s *gSchema) {
 			w.kw("const", w.text(s.values[0]))
 		}
 	case kUnion:
-		if s.typed {
-			w.kw("type", `"object"`)
+		if s.typed != "" {
+			w.kw("type", s.typed)
 		}
 		w.b.WriteString(strconv.Quote(s.union) + ":[")
 		for i, a := range s.alts {
