@@ -114,9 +114,9 @@ type gSchema struct {
 	items    *gSchema   // every item, or those past prefix
 	prefix   []*gSchema // of a tuple
 	noMore   bool       // a tuple with nothing past its prefix
-	minItems int        // -1: none
-	maxItems int
-	minLen   int // -1: none
+	minItems int        // -1: none; of an object, minProperties
+	maxItems int        // of an object, maxProperties
+	minLen   int        // -1: none
 	maxLen   int
 	lower    string // minimum or exclusiveMinimum, as lowerKw says
 	lowerKw  string
@@ -150,7 +150,7 @@ func (g *generator) schema(depth int) *gSchema {
 		k = kString
 	}
 	s := &gSchema{kind: k, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
-	if k >= kString && k <= kNull && g.src.odds(5) {
+	if (k >= kString && k <= kNull || k == kEnum || k == kConst) && g.src.odds(5) {
 		s.also = []string{"string", "integer", "number", "boolean", "null", "object", "array"}[g.src.pick(7)]
 	}
 	switch k {
@@ -204,6 +204,12 @@ func (g *generator) bounds(s *gSchema) {
 
 func (g *generator) object(s *gSchema, depth int) {
 	s.closed = g.src.pick(3) != 0
+	if g.src.odds(8) {
+		s.minItems = g.src.pick(3)
+	}
+	if g.src.odds(8) {
+		s.maxItems = g.src.pick(3)
+	}
 	for n := g.src.pick(5); n > 0; n-- {
 		name := genNames[g.src.pick(len(genNames))]
 		if s.prop(name) != nil {
@@ -491,8 +497,10 @@ func (w *schemaWriter) keywords(s *gSchema) {
 	case kArray:
 		w.array(s)
 	case kEnum:
+		w.also(s)
 		w.kw("enum", w.text(s.values))
 	case kConst:
+		w.also(s)
 		if w.dialect == gDraft4 {
 			w.kw("enum", w.text(s.values))
 		} else {
@@ -525,6 +533,13 @@ func (w *schemaWriter) keywords(s *gSchema) {
 func (w *schemaWriter) beside(s *gSchema) {
 	if s.beside != nil {
 		w.keywords(s.beside)
+	}
+}
+
+// also writes the type beside an enum or const.
+func (w *schemaWriter) also(s *gSchema) {
+	if s.also != "" {
+		w.kw("type", strconv.Quote(s.also))
 	}
 }
 
@@ -585,6 +600,8 @@ func (w *schemaWriter) object(s *gSchema) {
 	if s.closed {
 		w.kw("additionalProperties", "false")
 	}
+	w.count("minProperties", s.minItems)
+	w.count("maxProperties", s.maxItems)
 }
 
 func (w *schemaWriter) array(s *gSchema) {
