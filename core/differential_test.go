@@ -48,7 +48,7 @@ type outcome int
 
 const (
 	schemaRefused outcome = iota // by the oracle's metaschema: nothing to compare
-	notCompared                  // by the oracle: see judge
+	notCompared                  // with the oracle: see judge
 	refused                      // by every judge
 	accepted                     // by the explaining pass and the oracle, not the quick pass
 	quickAccepted                // by every judge
@@ -83,8 +83,10 @@ func judge(c genCase) (outcome, string) {
 		return refused, "the quick pass accepts, the explaining pass refuses: " + strings.Join(Messages(vs, nil), "; ")
 	case (vs == nil) != (validate == nil):
 		return refused, fmt.Sprintf("the explaining pass refuses: %v; Validate refuses: %v", Messages(vs, nil), Messages(validate, nil))
+	case !json.Valid(args) && vs == nil:
+		return notCompared, "the explaining pass accepts malformed arguments"
 	case !json.Valid(args):
-		return notCompared, "the generator made malformed arguments"
+		return notCompared, ""
 	case c.oracleBlind || !plainJSON(args, maxDepth) || !modestNumbers(args):
 		return notCompared, ""
 	}
@@ -260,10 +262,10 @@ func modestNumbers(data []byte) bool {
 }
 
 // TestDifferentialRandom runs the fuzz target's generator on inputs from a seeded PRNG:
-// a thousand cases in the quick tier, twenty thousand in the full tier (half a minute on a
+// five hundred cases in the quick tier, twenty thousand in the full tier (half a minute on a
 // busy 2-core machine, a few minutes under the race detector).
 func TestDifferentialRandom(t *testing.T) {
-	n := 1000
+	n := 500
 	if tier.Enabled() {
 		n = 20000
 	}

@@ -412,7 +412,29 @@ func generate(data []byte) genCase {
 	a := &argsWriter{src: g.src, defs: g.defs, gen: g}
 	a.value(root, 0)
 	a.space()
-	return genCase{[]byte(w.b.String()), []byte(a.b.String()), maxDepth, w.oracleBlind}
+	args := []byte(a.b.String())
+	if g.src.odds(16) {
+		args = g.mangle(args)
+	}
+	return genCase{[]byte(w.b.String()), args, maxDepth, w.oracleBlind}
+}
+
+// mangle cuts the arguments short, or puts a byte of JSON's syntax somewhere in them, which
+// mostly leaves them malformed.
+func (g *generator) mangle(args []byte) []byte {
+	i := (g.src.pick(256)<<8 | g.src.pick(256)) % (len(args) + 1)
+	const syntax = `"{}[],:\ 0-.eu`
+	c := syntax[g.src.pick(len(syntax))]
+	switch g.src.pick(3) {
+	case 0:
+		return args[:i]
+	case 1:
+		return append(args[:i:i], append([]byte{c}, args[i:]...)...)
+	}
+	if i < len(args) {
+		args[i] = c
+	}
+	return args
 }
 
 // schemaWriter writes a schema in one dialect's spelling.
