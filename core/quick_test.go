@@ -20,8 +20,8 @@ const (
 	quickOpenShapes = `{"properties":{"s":{"anyOf":[{"type":"object","properties":{"kind":{"enum":["a","b"]}}},{"type":"object","properties":{"kind":{"enum":["c"]}}}]}}}`
 	quickOpenEnded  = `{"oneOf":[{"type":"object","properties":{"a":{}},"additionalProperties":false},
 {"type":"object","properties":{"b":{}},"additionalProperties":false}]}`
-	quickTyped      = `{"properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer","maximum":9}]}}}`
-	quickFilter     = `{"type":"object","properties":{"filter":{"$ref":"#/$defs/condition"}},"required":["filter"],
+	quickTyped  = `{"properties":{"a":{"oneOf":[{"type":"string"},{"type":"integer","maximum":9}]}}}`
+	quickFilter = `{"type":"object","properties":{"filter":{"$ref":"#/$defs/condition"}},"required":["filter"],
 "$defs":{"condition":{"oneOf":[
 {"type":"object","properties":{"field":{"type":"string","pattern":"^[a-z_]{1,32}$"},"op":{"enum":["eq","ne","lt","gt","contains"]},
 "value":{"type":["string","number","boolean"]}},"required":["field","op","value"],"additionalProperties":false},
