@@ -8,11 +8,11 @@ import (
 	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
-// TestCountsSurviveRetiredNames: with more names in use than the guard keeps counters for,
+// TestConcurrentCountsSurviveRetiredNames: with more names in use than the guard keeps counters for,
 // 8 goroutines call rotating names (a quarter as many calls under the race detector), each call's counters picked up, as an adapter does,
 // before the check that counts it; every call is counted, in its name's entry or in the
 // retired one, whatever retirement ran in between.
-func TestCountsSurviveRetiredNames(t *testing.T) {
+func TestConcurrentCountsSurviveRetiredNames(t *testing.T) {
 	tier.Full(t)
 	const workers, perWorker, rotating = 8, 40_000 * largest / (1 << 20), 10_000
 	g := New()

@@ -3,6 +3,6 @@
 package core
 
 // largest is the size of the largest arguments TestApplicatorWorkIsLinear builds, and scales
-// the calls of TestCountsSurviveRetiredNames: the race detector makes them many times
+// the calls of TestConcurrentCountsSurviveRetiredNames: the race detector makes them many times
 // slower, and the slope shows at 256 KB.
 const largest = 1 << 20
