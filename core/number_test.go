@@ -104,11 +104,11 @@ var longDivisors = []struct {
 	{"1.0000000000000000000001", false},
 }
 
-// validatedPerByte is what a validation of args allocates, past the first, per byte of
-// args, and the violations it finds.
+// validatedPerByte is what one validation of args allocates, per byte of args, and the
+// violations it finds.
 func validatedPerByte(v *Validator, args []byte) (float64, []Violation) {
 	var vs []Violation
-	return allocatedPerByte(func() { vs = v.Validate(args) }, len(args)), vs
+	return float64(allocated(func() { vs = v.Validate(args) })) / float64(len(args)), vs
 }
 
 // onesArgs builds {"a":[1,1,…]} of about size bytes.

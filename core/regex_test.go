@@ -159,11 +159,16 @@ func TestValidRegexMemory(t *testing.T) {
 // allocatedPerByte measures the bytes f allocates on its second run, per byte of an input of n bytes.
 func allocatedPerByte(f func(), n int) float64 {
 	f()
+	return float64(allocated(f)) / float64(n)
+}
+
+// allocated measures the bytes one run of f allocates.
+func allocated(f func()) uint64 {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	f()
 	runtime.ReadMemStats(&after)
-	return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+	return after.TotalAlloc - before.TotalAlloc
 }
 
 // TestValidRegexDeepButShort: strings with more open groups than kept inline cost next to
