@@ -42,9 +42,9 @@ var (
 )
 
 const (
-	// nominalSession is what a session costs on a busy two-core machine, to turn
+	// nominalSession is about what a session of each framework costs on two cores, to turn
 	// -soak.duration into sessions: the soak is paced by sessions, never by the clock.
-	nominalSession = 25 * time.Millisecond
+	nominalSession = 15 * time.Millisecond
 	longest        = 10 * time.Minute
 	// workers is how many clients have a session open at once.
 	workers = 6
@@ -140,6 +140,8 @@ const (
 	replacedText  = "This tool changed while the call was on its way, so it was not run. Please call it again."
 )
 
+// soak runs sessions sessions through the server start makes, six at a time, and judges
+// what the server did and held.
 func soak(t *testing.T, sessions int, start func(*harness) framework) {
 	before := runtime.NumGoroutine()
 	h := newHarness(t)
@@ -185,24 +187,21 @@ func soak(t *testing.T, sessions int, start func(*harness) framework) {
 // returned function is called, which returns how many times it did.
 func (h *harness) registerContinually() (stop func() int) {
 	var stopping atomic.Bool
-	var count atomic.Int64
+	count := 0
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		rng := rand.New(rand.NewPCG(1, 2))
-		for v := 1; ; v++ {
+		for !stopping.Load() {
 			time.Sleep(time.Duration(50+rng.IntN(200)) * time.Millisecond)
-			if stopping.Load() {
-				return
-			}
-			h.srv.register(v % 4)
-			count.Add(1)
+			count++
+			h.srv.register(count % 4)
 		}
 	}()
 	return func() int {
 		stopping.Store(true)
 		<-finished
-		return int(count.Load())
+		return count
 	}
 }
 
