@@ -173,6 +173,9 @@ func soak(t *testing.T, sessions int, start func(*harness) framework) {
 	for d := range ticks {
 		curve = append(curve, h.sample(began, d))
 	}
+	if last := curve[len(curve)-1].sessions; last != int64(sessions) {
+		curve = append(curve, h.sample(began, int64(sessions))) // every session over
+	}
 	n := stopRegistering()
 	stop()
 
