@@ -37,6 +37,9 @@ func newMCPGo(h *harness) *mcpgoServer {
 	m.srv = server.NewMCPServer("soak", "1.0.0", server.WithToolCapabilities(true),
 		server.WithHooks(hooks), server.WithToolHandlerMiddleware(m.g.Middleware()))
 	m.register(0)
+	if err := m.g.CheckServer(m.srv); err != nil { // and the guard hears of sessions' ends
+		h.t.Fatal(err)
+	}
 	m.http = server.NewStreamableHTTPServer(m.srv, server.WithSessionIdleTTL(idleTTL),
 		server.WithStreamableHTTPLogger(slog.New(slog.DiscardHandler)),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
