@@ -407,7 +407,6 @@ func slope(curve []sample) float64 {
 	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
 }
 
-
 // checkGoroutines fails when more goroutines run than before the soak, once those ending
 // have had time to end: up to 1,000 rounds of yielding and a short sleep.
 func checkGoroutines(t *testing.T, before int) {
