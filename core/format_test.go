@@ -2,7 +2,9 @@ package core
 
 import (
 	"fmt"
+	"go/version"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -112,6 +114,9 @@ func TestFormatsAgreeWithEngine(t *testing.T) {
 		valid, failed := 0, 0
 		for _, s := range append(seeds, generatedFormatStrings(format, n)...) {
 			got, want := ours(s), theirs(s)
+			if got != want && laxHost(format, s) {
+				continue
+			}
 			if got != want && failed < 10 {
 				t.Errorf("%s %q: ours %v, the engine's %v", format, s, got, want)
 				failed++
@@ -122,6 +127,25 @@ func TestFormatsAgreeWithEngine(t *testing.T) {
 		}
 		t.Logf("%s: %d strings, %d valid", format, n+len(seeds), valid)
 	}
+}
+
+// laxHost reports whether the engine's verdict on s depends on the Go it runs on: net/url
+// before Go 1.26 reads a host with a bracket not at its start, or with a colon before the
+// port's, as a host, where RFC 3986 and later Go refuse it, and so do our checks whatever
+// Go builds them.
+func laxHost(format, s string) bool {
+	if version.Compare(runtime.Version(), "go1.26") >= 0 || !strings.Contains(format, "ri") {
+		return false
+	}
+	_, rest, ok := strings.Cut(s, "//")
+	if !ok {
+		return false
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	return strings.LastIndexByte(host, '[') > 0 || strings.Count(host, ":") > 1 && !strings.HasPrefix(host, "[")
 }
 
 // formatSamples gives, for each asserted format, a short string of the format and a short
