@@ -16,6 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // weatherServer is the seed's server: one tool, weather, wrapped by the middleware. calls
@@ -610,5 +611,32 @@ func TestReportOnly(t *testing.T) {
 	want[1].Repaired, want[1].Retries = 1, 1
 	if !reflect.DeepEqual(enforce.stats, want) {
 		t.Errorf("enforcing stats %+v, want %+v", enforce.stats, want)
+	}
+}
+
+// TestRepairsAfterAbandonedSessions: more sessions than the guard remembers end with a
+// refusal and are never reported ended; a later session's repair is still counted.
+func TestRepairsAfterAbandonedSessions(t *testing.T) {
+	tier.Full(t)
+	g := New()
+	srv, _ := weatherServer(t, g)
+	for i := range 12_000 {
+		s := &toolSession{id: "gone-" + strconv.Itoa(i), ch: make(chan mcp.JSONRPCNotification, 1)}
+		if err := srv.RegisterSession(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		invoke(t, srv, s, "weather", map[string]any{"days": 1})
+	}
+	live := &toolSession{id: "live", ch: make(chan mcp.JSONRPCNotification, 1)}
+	if err := srv.RegisterSession(context.Background(), live); err != nil {
+		t.Fatal(err)
+	}
+	invoke(t, srv, live, "weather", map[string]any{"days": 1})
+	invoke(t, srv, live, "weather", map[string]any{"location": "Paris"})
+	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 {
+		t.Errorf("stats %+v, want the live session's repair counted", st)
+	}
+	if held := g.Core().SessionsAwaitingRepair(); held > 10_000 {
+		t.Errorf("%d sessions awaiting repair, want at most 10,000", held)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvalidate/mcpvalidate/core"
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
@@ -565,3 +567,58 @@ func waiting() (n int) {
 	watched.Range(func(any, any) bool { n++; return true })
 	return n
 }
+
+// TestRepairsAfterAbandonedSessions: more sessions than the guard remembers end with a
+// refusal and stay open, never heard from again; a later session's repair is still
+// counted.
+func TestRepairsAfterAbandonedSessions(t *testing.T) {
+	tier.Full(t)
+	g := core.New()
+	srv := newServer()
+	tool := weatherTool()
+	srv.AddTool(tool, Handler(g, tool, forecast(new(atomic.Int64))))
+	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"}, nil)
+	for i := range 10_500 {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), &namedTransport{st, "gone-" + strconv.Itoa(i)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := client.Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cs.Close()
+			ss.Wait()
+		})
+		call(t, cs, "weather", `{"days": 1}`)
+	}
+	live := connect(t, srv)
+	call(t, live, "weather", `{"days": 1}`)
+	call(t, live, "weather", `{"location": "Rome"}`)
+	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 {
+		t.Errorf("stats %+v, want the live session's repair counted", st)
+	}
+	if held := g.SessionsAwaitingRepair(); held > 10_000 {
+		t.Errorf("%d sessions awaiting repair, want at most 10,000", held)
+	}
+}
+
+// namedTransport gives its connection a session ID, as go-sdk's HTTP transports do.
+type namedTransport struct {
+	mcp.Transport
+	id string
+}
+
+func (t *namedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	return namedConnection{c, t.id}, err
+}
+
+type namedConnection struct {
+	mcp.Connection
+	id string
+}
+
+func (c namedConnection) SessionID() string { return c.id }
