@@ -496,20 +496,6 @@ func (g *Guard) checkTool(call *core.Call, req mcp.CallToolRequest, s *core.Sche
 
 var outsideServer = core.Unusable(errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?"))
 
-func findTool(srv *server.MCPServer, session server.ClientSession, name string) (server.ServerTool, bool) {
-	if s, ok := session.(server.SessionWithTools); ok {
-		if st, ok := s.GetSessionTools()[name]; ok {
-			return st, true
-		}
-	}
-	if srv != nil {
-		if st := srv.GetTool(name); st != nil {
-			return *st, true
-		}
-	}
-	return server.ServerTool{}, false
-}
-
 // call names the call's session; the client's name and version only for observers.
 func (g *Guard) call(session server.ClientSession, tool string) core.Call {
 	call := core.Call{Tool: tool}

@@ -336,51 +336,65 @@ func TestMiddlewareListFallback(t *testing.T) {
 
 // TestRegistrationChurnUnderCalls registers the tool again and again, strict and loose,
 // globally and per session, and deletes it, while other goroutines call it with an amount
-// only the loose schema allows. Run with -race.
+// only the loose schema allows; with a session of the test's own and with one of mcp-go's
+// streamable HTTP transport, whose tools the adapter reads where mcp-go keeps them. Run
+// with -race.
 func TestRegistrationChurnUnderCalls(t *testing.T) {
-	var strict transfers
-	srv := server.NewMCPServer("bank", "1", server.WithToolHandlerMiddleware(Middleware()))
-	session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
-	if err := srv.RegisterSession(context.Background(), session); err != nil {
-		t.Fatal(err)
-	}
-	srv.AddTool(transferTool(strictTransfer), strict.handler(100))
-	invoke(t, srv, nil, "transfer", map[string]any{"amount": 5, "to": "bob"})
-	const changes, callers, calls = 2000, 2, 2000
-	var wg sync.WaitGroup
-	for w := range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var s server.ClientSession
-			if w == 1 {
-				s = session
+	sessions := map[string]func(testing.TB, *server.MCPServer) server.ClientSession{
+		"own": func(t testing.TB, srv *server.MCPServer) server.ClientSession {
+			s := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
+			if err := srv.RegisterSession(context.Background(), s); err != nil {
+				t.Fatal(err)
 			}
-			for range calls {
-				invoke(t, srv, s, "transfer", attack)
-			}
-		}()
+			return s
+		},
+		"streamable HTTP": streamableSession,
 	}
-	for i := range changes {
-		switch i % 5 {
-		case 0:
+	for name, open := range sessions {
+		t.Run(name, func(t *testing.T) {
+			var strict transfers
+			srv := server.NewMCPServer("bank", "1", server.WithToolHandlerMiddleware(Middleware()))
+			session := open(t, srv)
+			id := session.SessionID()
 			srv.AddTool(transferTool(strictTransfer), strict.handler(100))
-		case 1:
-			srv.AddTool(transferTool(looseTransfer), looseHandler)
-		case 2:
-			_ = srv.AddSessionTool("s1", transferTool(strictTransfer), strict.handler(100))
-		case 3:
-			_ = srv.AddSessionTool("s1", transferTool(looseTransfer), looseHandler)
-			srv.DeleteSessionTools("s1", "transfer")
-		case 4:
-			srv.DeleteTools("transfer")
-		}
+			invoke(t, srv, nil, "transfer", map[string]any{"amount": 5, "to": "bob"})
+			const changes, callers, calls = 2000, 2, 2000
+			var wg sync.WaitGroup
+			for w := range callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var s server.ClientSession
+					if w == 1 {
+						s = session
+					}
+					for range calls {
+						invoke(t, srv, s, "transfer", attack)
+					}
+				}()
+			}
+			for i := range changes {
+				switch i % 5 {
+				case 0:
+					srv.AddTool(transferTool(strictTransfer), strict.handler(100))
+				case 1:
+					srv.AddTool(transferTool(looseTransfer), looseHandler)
+				case 2:
+					_ = srv.AddSessionTool(id, transferTool(strictTransfer), strict.handler(100))
+				case 3:
+					_ = srv.AddSessionTool(id, transferTool(looseTransfer), looseHandler)
+					_ = srv.DeleteSessionTools(id, "transfer")
+				case 4:
+					srv.DeleteTools("transfer")
+				}
+			}
+			wg.Wait()
+			if n := strict.unchecked.Load(); n != 0 {
+				t.Fatalf("a strict handler ran %d times on an amount its schema refuses", n)
+			}
+			t.Logf("%d registrations changed under %d calls", changes, callers*calls)
+		})
 	}
-	wg.Wait()
-	if n := strict.unchecked.Load(); n != 0 {
-		t.Fatalf("a strict handler ran %d times on an amount its schema refuses", n)
-	}
-	t.Logf("%d registrations changed under %d calls", changes, callers*calls)
 }
 
 // TestPropertyOrderKey: from mcp-go v1.1.0 a schema lists its properties in PropertyOrder's

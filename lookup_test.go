@@ -1,0 +1,246 @@
+package mcpvalidate
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// streamableSession opens a session on srv as mcp-go's streamable HTTP transport does, with
+// an initialize request, and returns it.
+func streamableSession(t testing.TB, srv *server.MCPServer) server.ClientSession {
+	t.Helper()
+	var opened atomic.Pointer[server.ClientSession]
+	hooks := srv.GetHooks()
+	if hooks == nil {
+		hooks = &server.Hooks{}
+		server.WithHooks(hooks)(srv)
+	}
+	hooks.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) { opened.Store(&s) })
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26",` +
+		`"clientInfo":{"name":"test-client","version":"0.1"},"capabilities":{}}}`
+	req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	rec := httptest.NewRecorder()
+	server.NewStreamableHTTPServer(srv).ServeHTTP(rec, req)
+	s := opened.Load()
+	if s == nil {
+		t.Fatalf("no session registered: %d %s", rec.Code, rec.Body)
+	}
+	return *s
+}
+
+// sseSession opens a session on srv as mcp-go's SSE transport does, with a stream that stays
+// open until the test ends, and returns it.
+func sseSession(t testing.TB, srv *server.MCPServer) server.ClientSession {
+	t.Helper()
+	opened := make(chan server.ClientSession, 1)
+	hooks := srv.GetHooks()
+	if hooks == nil {
+		hooks = &server.Hooks{}
+		server.WithHooks(hooks)(srv)
+	}
+	hooks.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) { opened <- s })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		server.NewSSEServer(srv).ServeHTTP(httptest.NewRecorder(), httptest.NewRequestWithContext(ctx, "GET", "/sse", nil))
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case s := <-opened:
+		return s
+	case <-done:
+		t.Fatal("the SSE stream ended without a session")
+		return nil
+	}
+}
+
+// sessionTools returns n tools named s0, s1, … with the weather schema and the handler h.
+func sessionTools(n int, h server.ToolHandlerFunc) []server.ServerTool {
+	tools := make([]server.ServerTool, n)
+	for i := range tools {
+		tools[i] = server.ServerTool{Tool: mcp.NewToolWithRawSchema("s"+strconv.Itoa(i), "", json.RawMessage(weatherSchema)), Handler: h}
+	}
+	return tools
+}
+
+// bytesPerRun is testing.AllocsPerRun for bytes: the bytes f allocates, averaged over runs
+// after one run to warm up.
+func bytesPerRun(runs int, f func()) float64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(runs)
+}
+
+// TestToolLookupCost: finding the called tool costs a call what it costs a pass-through
+// middleware, whatever number of tools its streamable HTTP session holds, for a server
+// tool and for a session tool alike.
+func TestToolLookupCost(t *testing.T) {
+	for _, n := range []int{0, 100, 1000} {
+		for _, tool := range []string{"weather", "s0"} {
+			if tool == "s0" && n == 0 {
+				continue
+			}
+			t.Run(strconv.Itoa(n)+"/"+tool, func(t *testing.T) {
+				cost := func(mw server.ToolHandlerMiddleware) (allocs, bytes float64) {
+					var calls atomic.Int64
+					srv, _ := weatherServer(t, nil, server.WithToolHandlerMiddleware(mw))
+					session := streamableSession(t, srv)
+					if err := srv.AddSessionTools(session.SessionID(), sessionTools(n, forecast(&calls))...); err != nil {
+						t.Fatal(err)
+					}
+					ctx := srv.WithContext(context.Background(), session)
+					msg := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"location":"Paris","days":2}}}`)
+					if out, _ := json.Marshal(srv.HandleMessage(ctx, msg)); !strings.Contains(string(out), "Sunny in Paris") {
+						t.Fatalf("the call was not answered by its handler: %s", out)
+					}
+					call := func() { srv.HandleMessage(ctx, msg) }
+					return testing.AllocsPerRun(50, call), bytesPerRun(50, call)
+				}
+				passAllocs, passBytes := cost(passthrough)
+				allocs, bytes := cost(Middleware())
+				t.Logf("pass-through %.0f allocs %.0f B, mcpvalidate %.0f allocs %.0f B", passAllocs, passBytes, allocs, bytes)
+				if allocs > 1.1*passAllocs || bytes > 1.1*passBytes {
+					t.Errorf("a call allocates %.0f times, %.0f bytes; a pass-through's %.0f times, %.0f bytes: want within 1.1×",
+						allocs, bytes, passAllocs, passBytes)
+				}
+			})
+		}
+	}
+}
+
+// TestSessionLayouts: the tools of mcp-go's streamable HTTP and SSE sessions are read where
+// those sessions keep them, without allocating, and what is read is what GetSessionTools
+// answers, session by session, as tools come and go; any other session type is asked
+// GetSessionTools.
+func TestSessionLayouts(t *testing.T) {
+	type streamableHttpSession struct{ tools *struct{} } // mcp-go's name, not its type
+	cases := []struct {
+		name string
+		open func(testing.TB, *server.MCPServer) server.ClientSession
+		kind storeKind
+	}{
+		{"streamable HTTP", streamableSession, sharedStore},
+		{"SSE", sseSession, ownStore},
+		{"other", func(_ testing.TB, srv *server.MCPServer) server.ClientSession {
+			s := &toolSession{id: "other-" + strconv.Itoa(int(otherSessions.Add(1))), ch: make(chan mcp.JSONRPCNotification, 10)}
+			if err := srv.RegisterSession(context.Background(), s); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}, unknownStore},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := server.NewMCPServer("weather", "1")
+			a, b := c.open(t, srv), c.open(t, srv)
+			if got := layoutOf(reflect.TypeOf(a)).kind; got != c.kind {
+				t.Fatalf("layout %d, want %d: has mcp-go changed where its sessions keep their tools?", got, c.kind)
+			}
+			agree := func(when string) {
+				t.Helper()
+				for _, s := range []server.ClientSession{a, b} {
+					all := s.(server.SessionWithTools).GetSessionTools()
+					for _, name := range []string{"s0", "s1", "s2", "absent"} {
+						st, ok := sessionTool(s.(server.SessionWithTools), name)
+						want, wantOK := all[name]
+						if ok != wantOK || funcPointer(st.Handler) != funcPointer(want.Handler) || st.Tool.Name != want.Tool.Name {
+							t.Errorf("%s: %s of session %s: found %v %q, want %v %q", when, name, s.SessionID(), ok, st.Tool.Name, wantOK, want.Tool.Name)
+						}
+					}
+				}
+			}
+			agree("none")
+			if err := srv.AddSessionTools(a.SessionID(), sessionTools(2, forecast(new(atomic.Int64)))...); err != nil {
+				t.Fatal(err)
+			}
+			agree("two in a")
+			if err := srv.AddSessionTools(b.SessionID(), sessionTools(3, forecast(new(atomic.Int64)))[2]); err != nil {
+				t.Fatal(err)
+			}
+			agree("one in b")
+			if err := srv.DeleteSessionTools(a.SessionID(), "s0"); err != nil {
+				t.Fatal(err)
+			}
+			agree("one deleted from a")
+			if c.kind == unknownStore {
+				return
+			}
+			if n := testing.AllocsPerRun(100, func() { sessionTool(a.(server.SessionWithTools), "s1") }); n != 0 {
+				t.Errorf("reading a session tool allocates %v times", n)
+			}
+		})
+	}
+	if layoutOf(reflect.TypeOf(&streamableHttpSession{tools: nil})).kind != unknownStore || layoutOf(reflect.TypeFor[toolSession]()).kind != unknownStore {
+		t.Error("a type that only looks like mcp-go's session is read as one")
+	}
+}
+
+var otherSessions atomic.Int64
+
+// TestToolLookupFallback: where reflect does not find mcp-go's registries, the adapter asks
+// mcp-go's methods, and a session tool still shadows the server's tool of its name.
+func TestToolLookupFallback(t *testing.T) {
+	srv, calls := weatherServer(t, New())
+	session := streamableSession(t, srv)
+	typ := reflect.TypeOf(session)
+	saved := serverTools
+	sessionLayouts.Store(typ, sessionLayout{})
+	serverTools.ok = false
+	defer func() {
+		serverTools = saved
+		sessionLayouts.Delete(typ)
+	}()
+	loose := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(`{"type":"object"}`))
+	if err := srv.AddSessionTool(session.SessionID(), loose, forecast(calls)); err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr := invoke(t, srv, nil, "weather", map[string]any{"location": "Paris"}); isErr {
+		t.Errorf("the server's tool refused a valid call: %q", text)
+	}
+	if text, isErr := invoke(t, srv, nil, "weather", map[string]any{"days": 1}); !isErr {
+		t.Errorf("the server's tool accepted a call without location: %q", text)
+	}
+	if text, isErr := invoke(t, srv, session, "weather", map[string]any{"days": 1}); isErr {
+		t.Errorf("the session's tool refused a call its schema allows: %q", text)
+	}
+}
+
+// valueSession is a session type that is not a pointer.
+type valueSession struct{ tools map[string]server.ServerTool }
+
+func (valueSession) SessionID() string                                   { return "value" }
+func (valueSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return nil }
+func (valueSession) Initialize()                                         {}
+func (valueSession) Initialized() bool                                   { return true }
+func (s valueSession) GetSessionTools() map[string]server.ServerTool     { return s.tools }
+func (valueSession) SetSessionTools(map[string]server.ServerTool)        {}
+
+// TestValueSession: a session that is not a pointer is asked GetSessionTools.
+func TestValueSession(t *testing.T) {
+	s := valueSession{tools: map[string]server.ServerTool{"s0": sessionTools(1, nil)[0]}}
+	if st, ok := sessionTool(s, "s0"); !ok || st.Tool.Name != "s0" {
+		t.Errorf("found %v %q, want the session's s0", ok, st.Tool.Name)
+	}
+	if _, ok := sessionTool(s, "s1"); ok {
+		t.Error("found a tool the session does not have")
+	}
+}
