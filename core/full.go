@@ -78,6 +78,9 @@ func compileFull(schema []byte, tree any, cfg config) (f *fullEngine, err error)
 	if err != nil {
 		return nil, &SchemaError{Location: "#", Reason: "not valid JSON: " + err.Error()}
 	}
+	if root, ok := doc.(map[string]any); ok && refOverridesDrafts6And7(root["$schema"]) {
+		dropRefSiblings(root)
+	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noRemote{})
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -113,6 +116,47 @@ func compileFull(schema []byte, tree any, cfg config) (f *fullEngine, err error)
 		}
 	}
 	return &fullEngine{schema: sch, tree: tree}, nil
+}
+
+// refOverridesDrafts6And7 reports whether the dialect $schema names is draft-06 or
+// draft-07: there a $ref overrides the keywords beside it, and the engine applies those
+// the two drafts added (refSiblings) all the same.
+func refOverridesDrafts6And7(schema any) bool {
+	uri, _ := schema.(string)
+	d, ok := dialectOf(uri)
+	return ok && (d == draft6 || d == draft7)
+}
+
+// refSiblings are the keywords draft-06 and draft-07 added, which the engine applies
+// beside a $ref; it ignores those of draft-04 there, as the drafts say of every keyword.
+var refSiblings = []string{"const", "contains", "propertyNames", "if", "then", "else"}
+
+// dropRefSiblings deletes refSiblings beside every $ref in the draft-06 or draft-07
+// schema v, where the drafts ignore them: schemas are found where those drafts put them.
+func dropRefSiblings(v any) {
+	switch v := v.(type) {
+	case []any: // items, allOf, anyOf, oneOf
+		for _, s := range v {
+			dropRefSiblings(s)
+		}
+	case map[string]any:
+		if _, ok := v["$ref"]; ok {
+			for _, k := range refSiblings {
+				delete(v, k)
+			}
+		}
+		for _, k := range []string{"items", "additionalItems", "additionalProperties", "contains", "not",
+			"propertyNames", "if", "then", "else", "allOf", "anyOf", "oneOf"} {
+			dropRefSiblings(v[k])
+		}
+		for _, k := range []string{"properties", "patternProperties", "definitions", "dependencies"} {
+			if m, ok := v[k].(map[string]any); ok {
+				for _, s := range m {
+					dropRefSiblings(s)
+				}
+			}
+		}
+	}
 }
 
 // refCycle finds a $ref loop in the engine's error tree.

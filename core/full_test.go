@@ -226,3 +226,36 @@ func TestRatText(t *testing.T) {
 		}
 	}
 }
+
+// TestFullEngineIgnoresRefSiblings: in draft-06 and draft-07 a $ref overrides the keywords
+// beside it, under WithFullEngine as in the subset, whichever keyword sits there and
+// wherever the $ref is.
+func TestFullEngineIgnoresRefSiblings(t *testing.T) {
+	for _, draft := range []string{"draft-06", "draft-07"} {
+		for _, sibling := range []string{`"const":"x"`, `"propertyNames":false`, `"contains":false`,
+			`"if":true,"then":false`, `"enum":["x"]`} {
+			schema := `{"$schema":"http://json-schema.org/` + draft + `/schema#","definitions":{"s":{"type":["string","array","object"]}},
+"properties":{"k":{"$ref":"#/definitions/s",` + sibling + `}},"items":[{"allOf":[{"$ref":"#/definitions/s",` + sibling + `}]}]}`
+			for _, args := range []string{`{"k":"y"}`, `{"k":["y"]}`, `{"k":{"y":1}}`} {
+				subset, full := compiled(t, schema), compiled(t, schema, WithFullEngine())
+				if a, b := subset.Validate([]byte(args)), full.Validate([]byte(args)); a != nil || b != nil {
+					t.Errorf("%s, %s, %s: subset %v, full engine %v; want both to accept", draft, sibling, args, Messages(a, nil), Messages(b, nil))
+				}
+			}
+		}
+	}
+	// In 2019-09 and later, keywords beside $ref apply, in both engines.
+	schema := `{"properties":{"k":{"$ref":"#/$defs/s","const":"x"}},"$defs":{"s":{"type":"string"}}}`
+	if vs := compiled(t, schema, WithFullEngine()).Validate([]byte(`{"k":"y"}`)); vs == nil {
+		t.Error("2020-12: the full engine ignores a const beside $ref")
+	}
+}
+
+func compiled(t *testing.T, schema string, opts ...Option) *Validator {
+	t.Helper()
+	v, err := Compile([]byte(schema), opts...)
+	if err != nil {
+		t.Fatalf("%s: %v", schema, err)
+	}
+	return v
+}
