@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate"
@@ -16,138 +13,6 @@ import (
 
 // maxArgsDepth is how deeply Validate lets arguments nest by default.
 const maxArgsDepth = 64
-
-// plainJSON reports whether well-formed JSON nests at most maxDepth arrays and objects
-// deep and has no member name twice in one object. Validate refuses the others on purpose,
-// while the oracle decodes duplicates last-wins and has no depth limit.
-func plainJSON(data []byte, maxDepth int) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	type frame struct {
-		names map[string]bool // nil for an array
-		key   bool            // the next token of this object is a member name
-	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return true
-		}
-		if err != nil {
-			return false
-		}
-		if n := len(stack); n > 0 && stack[n-1].key {
-			if name, ok := tok.(string); ok {
-				top := stack[n-1]
-				if top.names[name] {
-					return false
-				}
-				top.names[name], top.key = true, false
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &frame{names: map[string]bool{}, key: true})
-			if len(stack) > maxDepth {
-				return false
-			}
-			continue
-		case json.Delim('['):
-			stack = append(stack, &frame{})
-			if len(stack) > maxDepth {
-				return false
-			}
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-		}
-		// A value has ended: the object holding it expects a member name next.
-		if n := len(stack); n > 0 && stack[n-1].names != nil {
-			stack[n-1].key = true
-		}
-	}
-}
-
-// maxOracleExponent bounds the decimal exponents the oracle is asked to judge. It holds
-// numbers as exact big.Rat values: math/big refuses exponents beyond 1e6 (the oracle then
-// panics or misjudges), and those near that bound cost it tens of milliseconds each.
-const maxOracleExponent = 10000
-
-// modestNumbers reports whether every number in well-formed JSON has a decimal exponent,
-// counting its digits, within maxOracleExponent.
-func modestNumbers(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return true
-		}
-		if err != nil {
-			return false
-		}
-		num, ok := tok.(json.Number)
-		if !ok {
-			continue
-		}
-		mantissa, exp, _ := strings.Cut(strings.ToLower(string(num)), "e")
-		var e int64
-		if exp != "" {
-			if e, err = strconv.ParseInt(exp, 10, 64); err != nil {
-				return false
-			}
-		}
-		if e < -maxOracleExponent || e > maxOracleExponent || int64(len(mantissa))+max(e, -e) > maxOracleExponent {
-			return false
-		}
-	}
-}
-
-func TestModestNumbers(t *testing.T) {
-	cases := []struct {
-		data string
-		want bool
-	}{
-		{`[1, -2.5, 1e2, 1E-300, 1e+400, 18446744073709551616]`, true},
-		{`{"a":[1e9999]}`, true},
-		{`{"a":[1e10001]}`, false},
-		{`-1.5E-99999999`, false},
-		{`1e99999999999999999999`, false},
-		{`"1e99999999"`, true},
-	}
-	for _, c := range cases {
-		if got := modestNumbers([]byte(c.data)); got != c.want {
-			t.Errorf("modestNumbers(%s) = %v, want %v", c.data, got, c.want)
-		}
-	}
-}
-
-func TestPlainJSON(t *testing.T) {
-	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
-	cases := []struct {
-		data string
-		want bool
-	}{
-		{`{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}`, true},
-		{`{"a":1,"a":2}`, false},
-		{`{"x":{"a":[],"b":{},"a":null}}`, false},
-		{`[{"a":1},{"a":1}]`, true},
-		{`{"a\u0062":1,"ab":2}`, false},
-		{`{"a":"a","b":"b"}`, true},
-		{`{}`, true},
-		{`"a"`, true},
-		{deep(maxArgsDepth), true},
-		{deep(maxArgsDepth + 1), false},
-		{`{"a":` + deep(maxArgsDepth-1) + `}`, true},
-		{`{"a":` + deep(maxArgsDepth) + `}`, false},
-	}
-	for _, c := range cases {
-		if got := plainJSON([]byte(c.data), maxArgsDepth); got != c.want {
-			t.Errorf("plainJSON(%.80s) = %v, want %v", c.data, got, c.want)
-		}
-	}
-}
 
 type fuzzTarget struct {
 	name   string
@@ -186,12 +51,12 @@ func FuzzAgainstOracle(f *testing.F) {
 		targets = append(targets, fuzzTarget{name: c.name, ours: mustCompile(f, c.schema), oracle: oracle})
 	}
 	f.Fuzz(func(t *testing.T, i uint, data []byte) {
-		if !json.Valid(data) || !plainJSON(data, maxArgsDepth) {
+		if !json.Valid(data) || !suite.PlainJSON(data, maxArgsDepth) {
 			return
 		}
 		target := targets[i%uint(len(targets))]
 		vs := target.ours.Validate(data) // before the number filter: it must not panic on any number
-		if !modestNumbers(data) {
+		if !suite.ModestNumbers(data) {
 			return
 		}
 		ve, err := oracleValidate(target.oracle, data)
@@ -289,7 +154,7 @@ func FuzzNoPanic(f *testing.F) {
 		dec := json.NewDecoder(bytes.NewReader(args))
 		dec.UseNumber()
 		var exact any
-		if dec.Decode(&exact) != nil || !plainJSON(args, 1<<30) {
+		if dec.Decode(&exact) != nil || !suite.PlainJSON(args, 1<<30) {
 			return
 		}
 		if vvs := v.ValidateValue(exact); (vvs == nil) != (vs == nil) {

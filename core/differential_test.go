@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mcpvalidate/mcpvalidate/internal/suite"
 	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -18,7 +17,7 @@ import (
 // FuzzDifferential generates a schema and arguments from its input (see generate) and holds
 // three judges to one verdict: the quick pass never accepts what the explaining pass
 // refuses, and the explaining pass, Validate and the full engine's library agree, but on
-// arguments we refuse on purpose (see plainJSON) or whose numbers the library cannot take.
+// arguments we refuse on purpose (see suite.PlainJSON) or whose numbers the library cannot take.
 func FuzzDifferential(f *testing.F) {
 	for _, data := range differentialSeeds {
 		f.Add([]byte(data))
@@ -88,7 +87,7 @@ func judge(c genCase) (outcome, string) {
 			return notCompared, "the explaining pass accepts malformed arguments"
 		}
 		return notCompared, ""
-	case c.oracleBlind || !plainJSON(args, maxDepth) || !modestNumbers(args):
+	case c.oracleBlind || !suite.PlainJSON(args, maxDepth) || !suite.ModestNumbers(args):
 		return notCompared, ""
 	}
 	ve, err := oracleValidate(oracle, args)
@@ -182,85 +181,6 @@ func oracleValidate(sch *jsonschema.Schema, args []byte) (*jsonschema.Validation
 		return nil, err
 	}
 	return ve, nil
-}
-
-// plainJSON reports whether well-formed JSON nests at most maxDepth arrays and objects
-// deep and has no member name twice in one object. We refuse the others on purpose, while
-// the oracle decodes duplicates last-wins and has no depth limit.
-func plainJSON(data []byte, maxDepth int) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	type frame struct {
-		names map[string]bool // nil for an array
-		key   bool            // the next token of this object is a member name
-	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return true
-		}
-		if err != nil {
-			return false
-		}
-		if n := len(stack); n > 0 && stack[n-1].key {
-			if name, ok := tok.(string); ok {
-				top := stack[n-1]
-				if top.names[name] {
-					return false
-				}
-				top.names[name], top.key = true, false
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			f := &frame{}
-			if tok == json.Delim('{') {
-				f = &frame{names: map[string]bool{}, key: true}
-			}
-			if stack = append(stack, f); len(stack) > maxDepth {
-				return false
-			}
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-		}
-		// A value has ended: the object holding it expects a member name next.
-		if n := len(stack); n > 0 && stack[n-1].names != nil {
-			stack[n-1].key = true
-		}
-	}
-}
-
-// modestNumbers reports whether every number in well-formed JSON has a decimal exponent,
-// counting its digits, within the oracle's reach (engineExpLimit): it holds numbers as
-// exact big.Rat values, and math/big refuses or crawls beyond.
-func modestNumbers(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return true
-		}
-		if err != nil {
-			return false
-		}
-		num, ok := tok.(json.Number)
-		if !ok {
-			continue
-		}
-		mantissa, exp, _ := strings.Cut(strings.ToLower(string(num)), "e")
-		var e int64
-		if exp != "" {
-			if e, err = strconv.ParseInt(exp, 10, 64); err != nil {
-				return false
-			}
-		}
-		if e < -engineExpLimit || e > engineExpLimit || int64(len(mantissa))+max(e, -e) > engineExpLimit {
-			return false
-		}
-	}
 }
 
 // TestDifferentialRandom runs the fuzz target's generator on inputs from a seeded PRNG:
