@@ -3,6 +3,7 @@ package core
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate/internal/tier"
@@ -97,4 +98,24 @@ func TestRepairsConcurrent(t *testing.T) {
 	if held := g.repairs.held.Load(); held < 0 || held > workers*50 {
 		t.Errorf("%d sessions held", held)
 	}
+}
+
+// BenchmarkAcceptedWithRefusalsPending: accepted calls from many sessions on every core,
+// while a thousand other sessions have refusals awaiting repair, as on a live server.
+func BenchmarkAcceptedWithRefusalsPending(b *testing.B) {
+	g := New()
+	s := repairSchema(g)
+	for i := range 1000 {
+		repairCase(g, s, "stuck-"+strconv.Itoa(i), "t", false)
+	}
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		call := Call{Tool: "t", Session: "live-" + strconv.FormatInt(next.Add(1), 10)}
+		args := []byte(`{"n":1}`)
+		for pb.Next() {
+			c := call
+			g.Check(&c, s, args, nil)
+		}
+	})
 }
