@@ -141,7 +141,7 @@ const badResultText = "The tool failed on the server's side: its result does not
 var badReadingData = map[string]any{
 	"of": "result", "notShown": 0.0,
 	"violations": []any{map[string]any{"pointer": "/celsius", "kind": "type", "keyword": "type",
-		"types": []any{"number"}, "got": "null", "message": "property 'celsius' must be number"}},
+		"types": []any{"number"}, "got": "null", "message": "property 'structuredContent.celsius' must be number"}},
 }
 
 // wantTools are the tools both servers list, as tools/list describes them; a schema "" is

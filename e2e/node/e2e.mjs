@@ -71,7 +71,7 @@ const BAD_READING = {
     "The server's operator has been told.",
   data: {
     of: 'result',
-    violations: [{ pointer: '/celsius', kind: 'type', keyword: 'type', types: ['number'], got: 'null', message: "property 'celsius' must be number" }],
+    violations: [{ pointer: '/celsius', kind: 'type', keyword: 'type', types: ['number'], got: 'null', message: "property 'structuredContent.celsius' must be number" }],
     notShown: 0,
   },
 };
