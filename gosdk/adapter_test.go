@@ -12,7 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
+	"testing/synctest"
 	"weak"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -532,35 +532,37 @@ func TestStructuredContentOfAnyType(t *testing.T) {
 // TestSessionEndForgetsRefusals: a session's refusals awaiting repair are forgotten when
 // the session ends, and the guard waits on no session that has ended.
 func TestSessionEndForgetsRefusals(t *testing.T) {
-	g := core.New()
-	srv := newServer()
-	tool := weatherTool()
-	srv.AddTool(tool, Handler(g, tool, forecast(new(atomic.Int64))))
-	const sessions = 50
-	for range sessions {
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(context.Background(), st, nil)
-		if err != nil {
-			t.Fatal(err)
+	// In a bubble, synctest.Wait returns once the guard's goroutines that wait on the
+	// sessions have heard their ends and finished.
+	synctest.Test(t, func(t *testing.T) {
+		g := core.New()
+		srv := newServer()
+		tool := weatherTool()
+		srv.AddTool(tool, Handler(g, tool, forecast(new(atomic.Int64))))
+		const sessions = 50
+		for range sessions {
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(context.Background(), st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"}, nil).Connect(context.Background(), ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call(t, cs, "weather", `{"days": 1}`)
+			call(t, cs, "weather", `{"days": 2}`)
+			cs.Close()
+			ss.Wait()
 		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"}, nil).Connect(context.Background(), ct, nil)
-		if err != nil {
-			t.Fatal(err)
+		synctest.Wait()
+		if held, w := g.SessionsAwaitingRepair(), waiting(); held != 0 || w != 0 {
+			t.Errorf("after %d sessions ended: %d awaiting repair, %d waited on; want none", sessions, held, w)
 		}
-		call(t, cs, "weather", `{"days": 1}`)
-		call(t, cs, "weather", `{"days": 2}`)
-		cs.Close()
-		ss.Wait()
-	}
-	for i := 0; i < 1000 && (g.SessionsAwaitingRepair() > 0 || waiting() > 0); i++ {
-		time.Sleep(time.Millisecond) // the guard forgets on its own goroutine, once Wait returns
-	}
-	if held, w := g.SessionsAwaitingRepair(), waiting(); held != 0 || w != 0 {
-		t.Errorf("after %d sessions ended: %d awaiting repair, %d waited on; want none", sessions, held, w)
-	}
-	if st := g.Stats()[0]; st.Refused != 2*sessions || st.Repaired != 0 {
-		t.Errorf("stats %+v", st)
-	}
+		if st := g.Stats()[0]; st.Refused != 2*sessions || st.Repaired != 0 {
+			t.Errorf("stats %+v", st)
+		}
+	})
 }
 
 func waiting() (n int) {
