@@ -1,6 +1,6 @@
 package mcpvalidate
 
-// What the tests of the mcp-go adapter expect, as the contract states it: the seed's schema,
+// What the tests of the mcp-go adapter expect, as the contract states it: the weather schema,
 // the texts a refusal opens with or is, and the bounds on what a refusal and the counters
 // hold. They are written here, not read from the core, so that a change there shows here.
 

@@ -19,7 +19,7 @@ import (
 	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
-// weatherServer is the seed's server: one tool, weather, wrapped by the middleware. calls
+// weatherServer is the weather server: one tool, weather, wrapped by the middleware. calls
 // counts how often the tool function ran.
 func weatherServer(t testing.TB, g *Guard, extra ...server.ServerOption) (*server.MCPServer, *atomic.Int64) {
 	t.Helper()

@@ -12,10 +12,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// seedRefused is the seed contract's first example: four violations.
+// seedRefused is the contract's first example: four violations.
 const seedRefused = `{"days": 2.5, "units": "k", "x": 1}`
 
-// seedSchema is the weather tool of the seed contract.
+// seedSchema is the weather tool of the contract.
 const seedSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},"units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`
 
 const rowsSchema = `{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object",
@@ -118,7 +118,7 @@ func BenchmarkCompare(b *testing.B) {
 
 var answers []mcpvalidate.Violation
 
-// BenchmarkRefusalFloor measures what returning a refusal of the seed's first example costs
+// BenchmarkRefusalFloor measures what returning a refusal of the contract's first example costs
 // before anything is validated: a fresh copy of its violations, with their paths in one
 // block, as the caller receives them. Against BenchmarkCompare/small-invalid/santhosh, it
 // shows how fast any refusal that returns a []Violation can be.

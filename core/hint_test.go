@@ -160,7 +160,7 @@ func TestHintWorkIsBounded(t *testing.T) {
 	}
 }
 
-// The default wording is the seed contract's, hints or not.
+// The default wording is the contract's, hints or not.
 func TestHintsLeaveTheDefaultWording(t *testing.T) {
 	got := check(t, weatherSchema, `{"days": "2", "units": "C", "locaton": 1}`)
 	want := "missing required property 'location' | property 'days' must be integer | property 'units' must be one of ['c', 'f'] | unexpected property 'locaton'"

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// BenchmarkRefusalText: the cost of a refusal's text, validation aside: the seed's four
+// BenchmarkRefusalText: the cost of a refusal's text, validation aside: the weather tool's four
 // violations, and the 20 violations (and a closing count) of 960 KB of arguments that
 // nest 60 objects under 16,000-character names around an array of 30 numbers.
 func BenchmarkRefusalText(b *testing.B) {

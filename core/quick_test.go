@@ -9,7 +9,7 @@ import (
 
 const quickClosed = `{"type":"object","properties":{"a":{"type":"string"},"n":{"type":"integer","minimum":0,"maximum":9}},"required":["a"],"additionalProperties":false}`
 
-// quickTyped holds a oneOf told apart by type, and quickFilter the seed's recursive filter
+// quickTyped holds a oneOf told apart by type, and quickFilter the recursive filter
 // tree, a oneOf told apart by the first letter of the object's first member.
 const (
 	quickShapes = `{"properties":{"s":{"type":"object","oneOf":[

@@ -25,7 +25,7 @@ import (
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
 "units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`
 
-// seedCalls are the seed's calls and the answers the contract gives them, the same as the
+// seedCalls are the weather tool's reference calls and the answers the contract gives them, the same as the
 // mcp-go adapter's (TestSeedToolCalls).
 var seedCalls = []struct {
 	name, args string
@@ -138,7 +138,7 @@ type weatherOut struct {
 	Forecast string `json:"forecast"`
 }
 
-// typedWeather is the seed's tool as a typed tool, its schema given with the enum that
+// typedWeather is the weather tool as a typed tool, its schema given with the enum that
 // inference cannot write.
 func typedWeather(t *testing.T) *mcp.Tool {
 	t.Helper()

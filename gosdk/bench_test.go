@@ -12,7 +12,7 @@ import (
 	"github.com/mcpvalidate/mcpvalidate/core"
 )
 
-// benchWeatherSchema is the seed's weather tool's input schema.
+// benchWeatherSchema is the weather tool's input schema.
 const benchWeatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
 "units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`
 

@@ -1,6 +1,6 @@
 // Command gosdk-weather is examples/weather on the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk) instead of mcp-go: an MCP server with two tools
-// whose calls are validated by mcpvalidate before the handlers run: weather, the seed's
+// whose calls are validated by mcpvalidate before the handlers run: weather, the
 // forecast, and station, a station's current reading, whose results are also checked
 // against its output schema. The tools, their schemas and their answers are those of
 // examples/weather, character for character; the tools are registered raw, with
@@ -73,7 +73,7 @@ func main() {
 	}
 }
 
-// newServer builds the seed's server, each handler wrapped in one call: the weather tool,
+// newServer builds the server, each handler wrapped in one call: the weather tool,
 // and station, which it returns too.
 func newServer(guard *core.Guard) (*mcp.Server, []*mcp.Tool) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "1.0.0"}, nil)

@@ -1,5 +1,5 @@
 // Command weather is an MCP server with two tools whose calls are validated by mcpvalidate
-// before the handlers run: weather, the seed's forecast, and station, a station's current
+// before the handlers run: weather, the forecast, and station, a station's current
 // reading, whose results are also checked against its output schema. It serves stdio by
 // default, or streamable HTTP at /mcp with -http 127.0.0.1:PORT. With -report-only, no call
 // or result is refused: those that would be are logged to stderr, the first step of
@@ -60,7 +60,7 @@ func main() {
 	}
 }
 
-// newServer builds the seed's server, wrapped in one line: the weather tool, and station.
+// newServer builds the server, wrapped in one line: the weather tool, and station.
 func newServer(guard *mcpvalidate.Guard) *server.MCPServer {
 	srv := server.NewMCPServer("weather", "1.0.0",
 		server.WithToolHandlerMiddleware(guard.Middleware()))
