@@ -819,7 +819,7 @@ func TestDecodedAndAbsentArguments(t *testing.T) {
 	// Over the wire, a call without "arguments" is validated as {}.
 	srv, calls := weatherServer(t, g)
 	out, _ := json.Marshal(srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather"}}`)))
-	sameRefusal(t, string(out), "Invalid arguments: missing required property 'location'", false)
+	sameRefusal(t, string(out), "Invalid arguments: missing required property 'location'", false, false)
 	if calls.Load() != 0 {
 		t.Error("the tool ran")
 	}

@@ -38,8 +38,9 @@
 // A refused call's text is "Invalid arguments: " followed by the messages of its
 // violations, joined by "; ", within 8 KB. [WithFormatter] chooses their style:
 // [DefaultFormat], [GatewayFormat], [DetailedFormat] (which also says what was sent and,
-// with [WithHints], which name or value was meant), or a [Formatter] of your own. The result's _meta carries
-// the same violations as data under [MetaKey], for clients that read them.
+// with [WithHints], which name or value was meant), or a [Formatter] of your own. Under
+// [WithViolationMeta] the result's _meta carries the same violations as data, under
+// [MetaKey], for clients that read them.
 //
 // A tool whose schema does not compile is never called: each call is refused with a text
 // that asks the model not to retry, and the operator is told (outcome [SchemaBroken]).

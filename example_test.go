@@ -52,12 +52,14 @@ func ExampleMiddleware() {
 	out, _ := json.Marshal(resp)
 	fmt.Println(string(out))
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"com.github.mcpvalidate/violations":{"of":"arguments","violations":[{"pointer":"/days","kind":"type","keyword":"type","types":["integer"],"got":"string","message":"property 'days' must be integer"}],"notShown":0}},"content":[{"type":"text","text":"Invalid arguments: property 'days' must be integer"}],"isError":true}}
+	// {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Invalid arguments: property 'days' must be integer"}],"isError":true}}
 }
 
-// A client reads a refusal's violations as data from the result's _meta.
-func ExampleMetaKey() {
-	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(mcpvalidate.Middleware()))
+// Under WithViolationMeta a client reads a refusal's violations as data from the result's
+// _meta.
+func ExampleWithViolationMeta() {
+	guard := mcpvalidate.New(mcpvalidate.WithViolationMeta())
+	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
 	srv.AddTool(mcp.NewTool("order",
 		mcp.WithString("sku", mcp.Required()),
 		mcp.WithNumber("quantity", mcp.Min(1)),

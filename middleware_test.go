@@ -101,9 +101,10 @@ func toolError(text string, modern bool) string {
 	return `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":` + jsonString(text) + `}],"isError":true}}`
 }
 
-// sameRefusal compares a refusal with the contract's result for text, once the violations
-// it carries as data in _meta are taken out; their messages must make the text.
-func sameRefusal(t *testing.T, got, text string, modern bool) {
+// sameRefusal compares a refusal with the contract's result for text. Under
+// WithViolationMeta the refusal also carries its violations as data in _meta, whose
+// messages must make the text; once taken out, the rest is the contract's.
+func sameRefusal(t *testing.T, got, text string, modern, withMeta bool) {
 	t.Helper()
 	var g map[string]any
 	if err := json.Unmarshal([]byte(got), &g); err != nil {
@@ -112,21 +113,23 @@ func sameRefusal(t *testing.T, got, text string, modern bool) {
 	res, _ := g["result"].(map[string]any)
 	meta, _ := res["_meta"].(map[string]any)
 	ours, ok := meta[MetaKey].(map[string]any)
-	if !ok {
-		t.Fatalf("no %s in %s", MetaKey, got)
+	if ok != withMeta {
+		t.Fatalf("%s in _meta: %v, want %v: %s", MetaKey, ok, withMeta, got)
 	}
-	var msgs []string
-	vs, _ := ours["violations"].([]any)
-	for _, v := range vs {
-		m, _ := v.(map[string]any)["message"].(string)
-		msgs = append(msgs, m)
-	}
-	if joined := refusalPrefix + strings.Join(msgs, "; "); ours["of"] != "arguments" || joined != text {
-		t.Errorf("_meta says %v of %v, the text %q", msgs, ours["of"], text)
-	}
-	delete(meta, MetaKey)
-	if len(meta) == 0 {
-		delete(res, "_meta")
+	if withMeta {
+		var msgs []string
+		vs, _ := ours["violations"].([]any)
+		for _, v := range vs {
+			m, _ := v.(map[string]any)["message"].(string)
+			msgs = append(msgs, m)
+		}
+		if joined := refusalPrefix + strings.Join(msgs, "; "); ours["of"] != "arguments" || joined != text {
+			t.Errorf("_meta says %v of %v, the text %q", msgs, ours["of"], text)
+		}
+		delete(meta, MetaKey)
+		if len(meta) == 0 {
+			delete(res, "_meta")
+		}
 	}
 	rest, _ := json.Marshal(g)
 	sameJSON(t, string(rest), toolError(text, modern))
@@ -154,19 +157,25 @@ func TestSeedToolCalls(t *testing.T) {
 		{"valid", `{"location": "Paris", "days": 2}`, "Sunny in Paris", false},
 	}
 	for _, modern := range protocols() {
-		for _, c := range cases {
-			t.Run(fmt.Sprintf("%s/modern=%v", c.name, modern), func(t *testing.T) {
-				srv, calls := weatherServer(t, New())
-				got := call(t, srv, modern, "weather", c.args)
-				if c.isError {
-					sameRefusal(t, got, c.want, modern)
-				} else {
-					sameJSON(t, got, toolText(c.want, modern))
-				}
-				if ran := calls.Load() == 1; ran == c.isError {
-					t.Errorf("tool function ran %d times; invalid=%v", calls.Load(), c.isError)
-				}
-			})
+		for _, withMeta := range []bool{false, true} {
+			for _, c := range cases {
+				t.Run(fmt.Sprintf("%s/modern=%v/meta=%v", c.name, modern, withMeta), func(t *testing.T) {
+					g := New()
+					if withMeta {
+						g = New(WithViolationMeta())
+					}
+					srv, calls := weatherServer(t, g)
+					got := call(t, srv, modern, "weather", c.args)
+					if c.isError {
+						sameRefusal(t, got, c.want, modern, withMeta)
+					} else {
+						sameJSON(t, got, toolText(c.want, modern))
+					}
+					if ran := calls.Load() == 1; ran == c.isError {
+						t.Errorf("tool function ran %d times; invalid=%v", calls.Load(), c.isError)
+					}
+				})
+			}
 		}
 	}
 }
@@ -491,6 +500,7 @@ func BenchmarkToolCall(b *testing.B) {
 		{"mcpvalidate", []server.ServerOption{server.WithToolHandlerMiddleware(Middleware())}, valid, false},
 		{"builtin", []server.ServerOption{server.WithInputSchemaValidation()}, valid, false},
 		{"mcpvalidate-invalid", []server.ServerOption{server.WithToolHandlerMiddleware(Middleware())}, invalid, true},
+		{"mcpvalidate-invalid-meta", []server.ServerOption{server.WithToolHandlerMiddleware(New(WithViolationMeta()).Middleware())}, invalid, true},
 		{"builtin-invalid", []server.ServerOption{server.WithInputSchemaValidation()}, invalid, true},
 		{"output-passthrough", []server.ServerOption{server.WithToolHandlerMiddleware(passthrough)}, reading, false},
 		{"output-valid", []server.ServerOption{outputs}, reading, false},

@@ -50,6 +50,10 @@ func WithFormatter(f Formatter) Option { return core.WithFormatter(f) }
 // [core.WithHints].
 func WithHints() Option { return core.WithHints() }
 
+// WithViolationMeta makes each refusal carry its violations as data in the result's
+// _meta, under [MetaKey]. See [core.WithViolationMeta].
+func WithViolationMeta() Option { return core.WithViolationMeta() }
+
 // WithCacheBudget bounds the memory, in bytes, that a guard's compiled schemas may hold
 // (default [DefaultCacheBudget], 64 MiB). See [core.WithCacheBudget].
 func WithCacheBudget(bytes int64) Option { return core.WithCacheBudget(bytes) }

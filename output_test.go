@@ -90,7 +90,7 @@ func TestOutputValidation(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var events []Event
-			g := New(WithOutputValidation(), WithObserver(func(e Event) { events = append(events, e) }))
+			g := New(WithOutputValidation(), WithViolationMeta(), WithObserver(func(e Event) { events = append(events, e) }))
 			srv, ran := readingServer(t, g, c.result)
 			res := callResult(t, srv, "reading", `{"station":"Orly"}`)
 			if ran.Load() != 1 {
@@ -210,7 +210,7 @@ func TestOutputSchemaFromAStruct(t *testing.T) {
 // A handler bound with Handler under the middleware has its result checked once.
 func TestBoundHandlerResultCheckedOnce(t *testing.T) {
 	var events []Event
-	g := New(WithOutputValidation(), WithObserver(func(e Event) { events = append(events, e) }))
+	g := New(WithOutputValidation(), WithViolationMeta(), WithObserver(func(e Event) { events = append(events, e) }))
 	tool := mcp.NewTool("reading", mcp.WithRawOutputSchema(json.RawMessage(readingSchema)))
 	h := g.Handler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return structured(map[string]any{"celsius": "warm"})(), nil
@@ -386,7 +386,7 @@ func TestRefusalMeta(t *testing.T) {
 		"vars":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"a/b~c":{"type":"boolean"},
 		"tags":{"type":"array","uniqueItems":true},"scale":{"type":"integer"}},
 		"dependentRequired":{"units":["scale"]},"required":["station"],"additionalProperties":false}`
-	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(WithFormatter(GatewayFormat)).Middleware()))
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(WithFormatter(GatewayFormat), WithViolationMeta()).Middleware()))
 	srv.AddTool(mcp.NewToolWithRawSchema("t", "", json.RawMessage(schema)), looseHandler)
 	res := callResult(t, srv, "t", `{"units":"k","code":"ab","days":15,"vars":1,"a/b~c":"yes","tags":[1,1],"x":null}`)
 	got, _ := json.Marshal(res["_meta"].(map[string]any)[MetaKey])
@@ -410,7 +410,7 @@ func TestRefusalMeta(t *testing.T) {
 
 // The data stays within a refusal's bound: violations that do not fit whole are counted.
 func TestRefusalMetaIsBounded(t *testing.T) {
-	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(WithMaxViolations(1000)).Middleware()))
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(WithMaxViolations(1000), WithViolationMeta()).Middleware()))
 	srv.AddTool(mcp.NewToolWithRawSchema("t", "", json.RawMessage(`{"type":"object","additionalProperties":false}`)), looseHandler)
 	var args strings.Builder
 	args.WriteString(`{"` + strings.Repeat("n", 20_000) + `":1`)

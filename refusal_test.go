@@ -229,3 +229,43 @@ func TestLogLineShowsNamesVisibly(t *testing.T) {
 		t.Errorf("a log line of %d bytes", log.Len())
 	}
 }
+
+// TestRefusalCostsNoMoreThanBuiltin: a refused call, answered and marshalled as mcp-go
+// sends it, allocates no more (in count and in bytes) than the same call refused by
+// mcp-go's own input validation. Its violations as data, which mcp-go copies through three
+// nested marshals, are what WithViolationMeta adds.
+func TestRefusalCostsNoMoreThanBuiltin(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector drops sync.Pool's items")
+	}
+	msg := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather","arguments":{"days": 2.5, "units": "k", "x": 1}}}`)
+	cost := func(opt server.ServerOption) (allocs, bytes float64) {
+		srv, calls := weatherServer(t, nil, opt)
+		send := func() {
+			out, err := json.Marshal(srv.HandleMessage(context.Background(), msg))
+			if err != nil || !strings.Contains(string(out), `"isError":true`) {
+				t.Fatalf("not refused: %s %v", out, err)
+			}
+		}
+		send()
+		const runs = 200
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			send()
+		}
+		runtime.ReadMemStats(&after)
+		if calls.Load() != 0 {
+			t.Fatal("the tool ran")
+		}
+		return testing.AllocsPerRun(runs, send), float64(after.TotalAlloc-before.TotalAlloc) / runs
+	}
+	builtinAllocs, builtinBytes := cost(server.WithInputSchemaValidation())
+	allocs, bytes := cost(server.WithToolHandlerMiddleware(Middleware()))
+	metaAllocs, metaBytes := cost(server.WithToolHandlerMiddleware(New(WithViolationMeta()).Middleware()))
+	t.Logf("per refused call: builtin %.0f allocations, %.0f B; mcpvalidate %.0f, %.0f B; with its data %.0f, %.0f B",
+		builtinAllocs, builtinBytes, allocs, bytes, metaAllocs, metaBytes)
+	if allocs > builtinAllocs || bytes > builtinBytes {
+		t.Errorf("a refusal allocates %.0f times, %.0f B; mcp-go's own %.0f times, %.0f B", allocs, bytes, builtinAllocs, builtinBytes)
+	}
+}

@@ -79,5 +79,6 @@ func DetailedFormat(v Violation) string { return core.DetailedFormat(v) }
 // parameter: `location`". See [core.GatewayFormat].
 func GatewayFormat(v Violation) string { return core.GatewayFormat(v) }
 
-// MetaKey is the _meta key under which a refusal carries its violations as data.
+// MetaKey is the _meta key under which a refusal carries its violations as data, under
+// [WithViolationMeta].
 const MetaKey = core.MetaKey

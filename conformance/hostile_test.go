@@ -1225,7 +1225,7 @@ type handlerSaw struct {
 func newHostileServer(t testing.TB, g *mcpvalidate.Guard) *hostileServer {
 	t.Helper()
 	if g == nil {
-		g = mcpvalidate.New()
+		g = mcpvalidate.New(mcpvalidate.WithViolationMeta())
 	}
 	h := &hostileServer{guard: g, validators: map[string]*mcpvalidate.Validator{}}
 	h.srv = server.NewMCPServer("hostile", "1.0.0", server.WithToolCapabilities(true),

@@ -44,7 +44,7 @@ func TestResultWording(t *testing.T) {
 	styles := map[string]Formatter{"default": DefaultFormat, "detailed": DetailedFormat, "gateway": GatewayFormat}
 	for name, style := range styles {
 		var log strings.Builder
-		g := New(WithOutputValidation(), WithFormatter(style), WithHints(), WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+		g := New(WithOutputValidation(), WithViolationMeta(), WithFormatter(style), WithHints(), WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
 		v, _ := g.ResultValidator(&Call{Tool: "t"}, g.Bind("t", nil, []byte(schema), nil))
 		for _, c := range contents {
 			var content []byte

@@ -30,10 +30,10 @@ import (
 const MetaKey = "com.github.mcpvalidate/violations"
 
 // Meta renders the verdict's violations as the value of [MetaKey], or nil when it has
-// none. It gives the violations whose messages the verdict shows, as long as each fits
-// whole.
+// none or the guard was made without [WithViolationMeta]. It gives the violations whose
+// messages the verdict shows, as long as each fits whole.
 func (vd Verdict) Meta() json.RawMessage {
-	if len(vd.vs) == 0 {
+	if len(vd.vs) == 0 || !vd.meta {
 		return nil
 	}
 	scratch := metaScratch.Get().(*[]byte)

@@ -24,7 +24,7 @@ func TestMetaEscapesNames(t *testing.T) {
 		{"q\"\\", `q\"\\`},                                   // quotes and backslashes
 		{strings.Repeat("n", 100), strings.Repeat("n", 100)}, // long names whole
 	}
-	g := New()
+	g := New(WithViolationMeta())
 	s := g.Bind("t", nil, []byte(`{"type":"object","additionalProperties":false}`), nil)
 	for _, c := range cases {
 		args, _ := json.Marshal(map[string]int{c.name: 1})
@@ -47,7 +47,7 @@ func TestMetaEscapesNames(t *testing.T) {
 
 // TestMetaEscapesRequiringName: the member that requires a missing one is escaped too.
 func TestMetaEscapesRequiringName(t *testing.T) {
-	g := New()
+	g := New(WithViolationMeta())
 	s := g.Bind("t", nil, []byte(`{"dependentRequired":{"a\u202eb":["c"]}}`), nil)
 	vd := g.Check(&Call{Tool: "t"}, s, []byte(`{"a\u202eb":1}`), nil)
 	if meta := string(vd.Meta()); !strings.Contains(meta, `"name":"a\u202eb"`) {
@@ -61,7 +61,7 @@ func TestMetaAllocatesItsSize(t *testing.T) {
 	if raceDetector {
 		t.Skip("the race detector drops sync.Pool's items")
 	}
-	g := New()
+	g := New(WithViolationMeta())
 	s := g.Bind("weather", nil, []byte(weatherSchema), nil)
 	vd := g.Check(&Call{Tool: "weather"}, s, []byte(`{"days": 2.5, "units": "k", "x": 1}`), nil)
 	size := len(vd.Meta())
@@ -73,5 +73,20 @@ func TestMetaAllocatesItsSize(t *testing.T) {
 	})
 	if r.AllocsPerOp() != 1 || r.AllocedBytesPerOp() > int64(size+size/8) {
 		t.Errorf("Meta of %d bytes allocates %d times, %d bytes", size, r.AllocsPerOp(), r.AllocedBytesPerOp())
+	}
+}
+
+// TestMetaIsOptIn: without WithViolationMeta a refusal, of arguments or of a result, has
+// its text and no data.
+func TestMetaIsOptIn(t *testing.T) {
+	for _, opts := range [][]Option{nil, {WithReportOnly()}, {WithFormatter(DetailedFormat), WithHints()}} {
+		g := New(append(opts, WithOutputValidation())...)
+		vd := g.Check(&Call{Tool: "weather"}, g.Bind("in", nil, []byte(weatherSchema), nil), []byte(`{"days": 2.5}`), nil)
+		v, _ := g.ResultValidator(&Call{Tool: "weather"}, g.Bind("out", nil, []byte(`{"type":"object","required":["t"]}`), nil))
+		rd := g.CheckResult(&Call{Tool: "weather"}, v, []byte(`{}`))
+		if !vd.Found() || !rd.Found() || vd.Meta() != nil || rd.Meta() != nil {
+			t.Errorf("%d options: arguments found %v with data %s; result found %v with data %s",
+				len(opts), vd.Found(), vd.Meta(), rd.Found(), rd.Meta())
+		}
 	}
 }

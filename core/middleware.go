@@ -151,6 +151,7 @@ type Verdict struct {
 	of       judged      // what the violations are of
 	vs       []Violation // why; none when the schema is broken or the tool changed
 	enforced bool        // the guard refuses what it finds: not WithReportOnly
+	meta     bool        // WithViolationMeta
 	// shown are the messages of the first violations, as many as a refusal's text has room
 	// for (a result's text lists none: the model did nothing wrong).
 	shown []string
@@ -177,7 +178,7 @@ func (v Verdict) Refused() bool { return v.text != "" && v.enforced }
 func (v Verdict) Text() string { return v.text }
 
 func (g *Guard) verdict(text string, of judged, vs []Violation, shown []string) Verdict {
-	return Verdict{text: text, of: of, vs: vs, shown: shown, enforced: !g.cfg.reportOnly}
+	return Verdict{text: text, of: of, vs: vs, shown: shown, enforced: !g.cfg.reportOnly, meta: g.cfg.meta}
 }
 
 // Check validates one call's arguments against s: the raw bytes args, or when there are

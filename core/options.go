@@ -17,6 +17,7 @@ type config struct {
 	reportOnly    bool
 	outputs       bool
 	hints         bool // find what DetailedFormat tells besides the default style (hint.go)
+	meta          bool // refusals carry their violations as data (meta.go)
 }
 
 const (
@@ -91,6 +92,13 @@ func WithFormatter(f Formatter) Option {
 // bounded amount of work per refusal. Given to [Compile], it makes [Validator.Validate]
 // do the same.
 func WithHints() Option { return func(c *config) { c.hints = true } }
+
+// WithViolationMeta makes each refusal, of arguments or of a result, carry its violations
+// as data in the result's _meta, under [MetaKey], for clients that act on them rather than
+// read the text: each violation's JSON Pointer, kind, keyword and what the schema asks,
+// never a value that was sent. It is off by default because the data is several times
+// the size of the text, and a refusal should cost no more than the framework's own.
+func WithViolationMeta() Option { return func(c *config) { c.meta = true } }
 
 // WithCacheBudget bounds the memory, in bytes, that a guard's compiled schemas may hold
 // (default [DefaultCacheBudget], 64 MiB). A schema is compiled once per distinct text and

@@ -97,19 +97,19 @@ func TestHandlerAnswersTheSeedCalls(t *testing.T) {
 			if ran := calls.Load() > before; ran == c.isError {
 				t.Errorf("handler ran: %v, for a call whose refusal is %v", ran, c.isError)
 			}
-			if _, hasMeta := res.Meta[core.MetaKey]; hasMeta != c.isError {
-				t.Errorf("_meta %v", res.Meta)
+			if _, hasMeta := res.Meta[core.MetaKey]; hasMeta {
+				t.Errorf("_meta %v without WithViolationMeta", res.Meta)
 			}
 		})
 	}
 }
 
-// TestRefusalCarriesViolationsAsData: a refusal's _meta holds the violations the text
-// lists, with their JSON Pointers.
+// TestRefusalCarriesViolationsAsData: under WithViolationMeta, a refusal's _meta holds the
+// violations the text lists, with their JSON Pointers.
 func TestRefusalCarriesViolationsAsData(t *testing.T) {
 	srv := newServer()
 	tool := weatherTool()
-	srv.AddTool(tool, Handler(core.New(), tool, forecast(new(atomic.Int64))))
+	srv.AddTool(tool, Handler(core.New(core.WithViolationMeta()), tool, forecast(new(atomic.Int64))))
 	res := call(t, connect(t, srv), "weather", `{"location": "Paris", "days": "two"}`)
 	b, err := json.Marshal(res.Meta[core.MetaKey])
 	if err != nil {

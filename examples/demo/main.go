@@ -133,7 +133,7 @@ func main() {
 // run replays the script and prints the session; it fails when an answer is not the one
 // the script expects.
 func run(out io.Writer) error {
-	guard := mcpvalidate.New(mcpvalidate.WithFormatAssertion(), mcpvalidate.WithOutputValidation())
+	guard := mcpvalidate.New(mcpvalidate.WithFormatAssertion(), mcpvalidate.WithOutputValidation(), mcpvalidate.WithViolationMeta())
 	srv := newServer(guard)
 	if err := guard.CheckServer(srv); err != nil {
 		return err

@@ -37,7 +37,9 @@ func main() {
 	detailed := flag.Bool("detailed", false, "refusals also say what was sent: its type, the name or value meant")
 	flag.Parse()
 
-	opts := []core.Option{core.WithOutputValidation(), core.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
+	// Refusals carry their violations as data too, for clients that act on them.
+	opts := []core.Option{core.WithOutputValidation(), core.WithViolationMeta(),
+		core.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
 	if *reportOnly {
 		opts = append(opts, core.WithReportOnly())
 	}

@@ -29,7 +29,9 @@ func main() {
 	detailed := flag.Bool("detailed", false, "refusals also say what was sent: its type, the name or value meant")
 	flag.Parse()
 
-	opts := []mcpvalidate.Option{mcpvalidate.WithOutputValidation(), mcpvalidate.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
+	// Refusals carry their violations as data too, for clients that act on them.
+	opts := []mcpvalidate.Option{mcpvalidate.WithOutputValidation(), mcpvalidate.WithViolationMeta(),
+		mcpvalidate.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
 	if *reportOnly {
 		opts = append(opts, mcpvalidate.WithReportOnly())
 	}
