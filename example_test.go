@@ -120,7 +120,8 @@ func ExampleGuard_Stats() {
 		fmt.Println(r.Content[0].(mcp.TextContent).Text)
 	}
 	st := guard.Stats()[0]
-	fmt.Printf("%s: %d accepted, %d refused, %.1f calls per accepted call\n", st.Tool, st.Accepted, st.Refused, st.CallsPerAccepted())
+	calls, _ := st.CallsPerAccepted()
+	fmt.Printf("%s: %d accepted, %d refused, %.1f calls per accepted call\n", st.Tool, st.Accepted, st.Refused, calls)
 	// Output:
 	// Invalid arguments: Missing required parameter: `id`
 	// Invalid arguments: Invalid type for `id`: expected string

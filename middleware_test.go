@@ -410,8 +410,16 @@ func TestObserverAndCounters(t *testing.T) {
 	if len(st) != 1 || st[0] != want {
 		t.Fatalf("stats %+v, want %+v", st, want)
 	}
-	if st[0].CallsPerAccepted() != 2 || st[0].RefusalsPerRepair() != 2 {
-		t.Errorf("ratios %v %v", st[0].CallsPerAccepted(), st[0].RefusalsPerRepair())
+	calls, ok1 := st[0].CallsPerAccepted()
+	refusals, ok2 := st[0].RefusalsPerRepair()
+	if calls != 2 || refusals != 2 || !ok1 || !ok2 {
+		t.Errorf("ratios %v %v %v %v", calls, ok1, refusals, ok2)
+	}
+	if _, ok := (ToolStats{Refused: 3}).CallsPerAccepted(); ok {
+		t.Error("a ratio of calls to no accepted call")
+	}
+	if _, ok := (ToolStats{Accepted: 3}).RefusalsPerRepair(); ok {
+		t.Error("a ratio of refusals to no repair")
 	}
 }
 

@@ -150,7 +150,7 @@ func TestOutputValidationReportOnly(t *testing.T) {
 	if len(events) != 2 || events[1].Outcome != ResultRefused || !events[1].ReportOnly {
 		t.Errorf("events %+v", events)
 	}
-	if !strings.Contains(log.String(), "does not match its output schema; it was sent (report-only)") || strings.Contains(log.String(), "warm") {
+	if !strings.Contains(log.String(), `level=WARN msg="mcpvalidate: tool result does not match its output schema; it was sent (report-only)"`) || strings.Contains(log.String(), "warm") {
 		t.Errorf("log %q", log.String())
 	}
 }

@@ -123,20 +123,22 @@ type ToolStats struct {
 }
 
 // CallsPerAccepted is the repair ratio: calls made for each accepted call (1 is perfect).
-func (s ToolStats) CallsPerAccepted() float64 {
+// It is false when no call was accepted, where there is no ratio to give.
+func (s ToolStats) CallsPerAccepted() (float64, bool) {
 	if s.Accepted == 0 {
-		return 0
+		return 0, false
 	}
-	return float64(s.Accepted+s.Refused+s.Broken) / float64(s.Accepted)
+	return float64(s.Accepted+s.Refused+s.Broken) / float64(s.Accepted), true
 }
 
 // RefusalsPerRepair is how many refused attempts, on average, a model needed before the
-// accepted call that repaired them (1 means it fixed every refusal in one retry).
-func (s ToolStats) RefusalsPerRepair() float64 {
+// accepted call that repaired them (1 means it fixed every refusal in one retry). It is
+// false when no call was repaired.
+func (s ToolStats) RefusalsPerRepair() (float64, bool) {
 	if s.Repaired == 0 {
-		return 0
+		return 0, false
 	}
-	return float64(s.Retries) / float64(s.Repaired)
+	return float64(s.Retries) / float64(s.Repaired), true
 }
 
 // Stats returns a snapshot of every tool's counters, sorted by tool name. When more than

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -88,8 +89,8 @@ func WithObserver(fn func(Event)) Option {
 	return func(c *config) { c.observers = append(c.observers, fn) }
 }
 
-// WithLogger logs refusals of arguments and results (at Info) and broken schemas (at
-// Error) to l, saying so when they only report (WithReportOnly). A refusal's line
+// WithLogger logs refusals of arguments (at Info: the model's mistakes), of results (at
+// Warn: the server's) and broken schemas (at Error) to l, saying so when they only report (WithReportOnly). A refusal's line
 // lists the kinds and paths of its first violations, as many as fit in logPaths bytes, and
 // counts the others under "more"; paths and the client's name are shown as messages show
 // names, long ones elided.
@@ -112,7 +113,11 @@ func WithLogger(l *slog.Logger) Option {
 			case e.ReportOnly:
 				msg = "mcpvalidate: tool call would be refused; it ran (report-only)"
 			}
-			l.Info(msg, append(args, "duration", e.Duration)...)
+			level := slog.LevelInfo
+			if e.Outcome == ResultRefused {
+				level = slog.LevelWarn
+			}
+			l.Log(context.Background(), level, msg, append(args, "duration", e.Duration)...)
 		case SchemaBroken:
 			msg := "mcpvalidate: tool schema does not compile; calls are refused"
 			if e.ReportOnly {

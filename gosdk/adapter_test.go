@@ -221,7 +221,7 @@ func TestObserverCountersAndRepairs(t *testing.T) {
 		t.Errorf("first event's violations: %+v", v)
 	}
 	st := g.Stats()
-	if len(st) != 1 || st[0].Accepted != 1 || st[0].Refused != 2 || st[0].Repaired != 1 || st[0].RefusalsPerRepair() != 2 {
+	if len(st) != 1 || st[0].Accepted != 1 || st[0].Refused != 2 || st[0].Repaired != 1 || st[0].Retries != 2 {
 		t.Errorf("stats %+v", st)
 	}
 }

@@ -186,12 +186,21 @@ func run(out io.Writer) error {
 		accepted += st.Accepted
 		refused += st.Refused
 		bad += st.BadResults
-		fmt.Fprintf(out, "  %-16s %8d %8d %17.2f %18.2f %12d\n", st.Tool, st.Accepted, st.Refused, st.CallsPerAccepted(), st.RefusalsPerRepair(), st.BadResults)
+		fmt.Fprintf(out, "  %-16s %8d %8d %17s %18s %12d\n", st.Tool, st.Accepted, st.Refused,
+			ratio(st.CallsPerAccepted()), ratio(st.RefusalsPerRepair()), st.BadResults)
 	}
 	fmt.Fprintf(out, "  %-16s %8d %8d %17.2f %18s %12d\n", "all tools", accepted, refused, float64(accepted+refused)/float64(max(accepted, 1)), "", bad)
 	fmt.Fprintln(out, "No handler ever saw invalid arguments: each refusal above was answered before the tool ran.")
 	fmt.Fprintln(out, "No client ever saw a result that breaks its tool's output schema: get_order's was withheld.")
 	return nil
+}
+
+// ratio shows a ratio of the counters, or a dash where there is none.
+func ratio(r float64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", r)
 }
 
 func newServer(guard *mcpvalidate.Guard) *server.MCPServer {
