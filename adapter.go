@@ -13,7 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/mcpvalidate/mcpvalidate/core"
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
 // This file is the adapter's room: everything that knows mcp-go. It finds the called
@@ -643,7 +643,3 @@ func (g *Guard) forgetEndedSessions(srv *server.MCPServer) {
 		g.core.ForgetSession(s.SessionID())
 	})
 }
-
-// A ToolError is a tool whose inputSchema or outputSchema does not compile, as
-// [Guard.CheckServer] reports it. See [core.ToolError].
-type ToolError = core.ToolError

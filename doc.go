@@ -83,12 +83,12 @@
 //
 // # Packages
 //
-// The validator and the guard live in package [github.com/mcpvalidate/mcpvalidate/core],
-// which imports no MCP framework; this package adds the mcp-go adapter and gives the
-// core's names ([Violation], [Option], [Event], …) as its own, so an mcp-go server needs
-// no other import. Servers on the official Go SDK use package
-// [github.com/mcpvalidate/mcpvalidate/gosdk] with a [core.Guard] and compile no mcp-go
-// package; a process serving both shares one guard through [Guard.Core] and [Wrap].
+// The validator and the guard live in an internal package that imports no MCP framework;
+// this package adds the mcp-go adapter and gives the core's names ([Violation], [Option],
+// [Event], …) as its own, so an mcp-go server needs no other import. Servers on the
+// official Go SDK use [github.com/mcpvalidate/mcpvalidate/gosdk], a module of its own with
+// the same names, and depend on no mcp-go module; a process serving both shares one guard
+// through [Guard.Core] and gosdk's Wrap.
 //
 // # Compatibility
 //

@@ -6,7 +6,7 @@ package mcpvalidate
 import (
 	"sync"
 
-	"github.com/mcpvalidate/mcpvalidate/core"
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
 // A Guard validates tool calls before their handlers run. It holds the compiled schemas
@@ -35,24 +35,3 @@ func (g *Guard) Core() *core.Guard { return g.core }
 // Stats returns a snapshot of every tool's counters, sorted by tool name. See
 // [core.Guard.Stats].
 func (g *Guard) Stats() []ToolStats { return g.core.Stats() }
-
-// An Event reports one validated call to an observer ([WithObserver]): Tool, Outcome,
-// SessionID, ClientName and ClientVersion, Violations (never argument values), Err (why a
-// schema is broken), Duration (of the check) and ReportOnly. See [core.Event].
-type Event = core.Event
-
-// Outcome is what became of a tool call.
-type Outcome = core.Outcome
-
-// The outcomes of a call (see [core.Outcome]).
-const (
-	Accepted      = core.Accepted
-	Refused       = core.Refused
-	SchemaBroken  = core.SchemaBroken
-	ResultRefused = core.ResultRefused
-)
-
-// ToolStats are one tool's counters: Accepted, Refused, Broken, Repaired, Retries,
-// BadResults and Unenforced, with its repair ratio (CallsPerAccepted and
-// RefusalsPerRepair). See [core.ToolStats].
-type ToolStats = core.ToolStats

@@ -1,15 +1,15 @@
 package mcpvalidate
 
-// The functional options of Compile, New and Middleware, as the core package defines them.
+// The functional options of Compile and New, as the core package defines them.
 
 import (
 	"log/slog"
 
-	"github.com/mcpvalidate/mcpvalidate/core"
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
-// An Option configures [Compile], [New] and [Middleware]. Options that concern only the
-// guard are ignored by Compile.
+// An Option configures [Compile] and [New]. Options that concern only the guard are
+// ignored by Compile.
 type Option = core.Option
 
 // DefaultCacheBudget is the memory, in bytes, that one guard's compiled schemas may hold
@@ -33,8 +33,8 @@ func WithFullEngine() Option { return core.WithFullEngine() }
 // [core.WithFormatAssertion].
 func WithFormatAssertion() Option { return core.WithFormatAssertion() }
 
-// WithMaxDepth bounds how deeply the arguments may nest (default 64, at most 10,000, which
-// is also where mcp-go's decoder stops). See [core.WithMaxDepth].
+// WithMaxDepth bounds how deeply the arguments may nest (default 64, at most 10,000). See
+// [core.WithMaxDepth].
 func WithMaxDepth(n int) Option { return core.WithMaxDepth(n) }
 
 // WithMaxViolations bounds how many violations are listed (default 20). See

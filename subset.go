@@ -3,7 +3,7 @@ package mcpvalidate
 // Compile, Validator and Lint: the strict subset validator of the core package, for a
 // schema checked outside a server.
 
-import "github.com/mcpvalidate/mcpvalidate/core"
+import "github.com/mcpvalidate/mcpvalidate/internal/core"
 
 // A Validator checks tool arguments against one compiled inputSchema: Validate takes the
 // raw bytes, ValidateValue decoded arguments. It is immutable and safe for concurrent use.

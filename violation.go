@@ -3,7 +3,7 @@ package mcpvalidate
 // Violation, Kind and Path, the formatters and MetaKey: what a refusal reports, as the core
 // package defines them.
 
-import "github.com/mcpvalidate/mcpvalidate/core"
+import "github.com/mcpvalidate/mcpvalidate/internal/core"
 
 // A Violation is one reason the arguments do not satisfy the schema, as data: Kind (what
 // failed), Path (where), Keyword (the schema keyword), and what the schema asks, in the

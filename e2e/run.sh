@@ -8,8 +8,8 @@
 #   2. the official MCP Go SDK (e2e/gosdk, its own Go module)
 # each over stdio and over streamable HTTP on 127.0.0.1, with the same expectations.
 # Needs: go, node (>= 20) and npm; node_modules is installed here with `npm ci`.
-# WEATHER_MODFILE, when set, builds both servers from that go.mod instead of the checkout's
-# (.ci/run: the newest mcp-go supported, whose go.mod also requires the Go SDK).
+# WEATHER_MODFILE, when set, builds the mcp-go server from that go.mod instead of the
+# checkout's (.ci/run: the newest mcp-go supported); the go-sdk server has its own module.
 # No step has a time limit of its own: the checks wait for events, and each suite has one
 # safety net against a hang (go test -timeout, e2e.mjs's global timeout), far beyond what a
 # busy machine needs.
@@ -29,12 +29,14 @@ echo "node $(node --version)"
 echo "npm $(npm --version)"
 
 # The servers under test: the name each is reported by, and its directory under examples/.
-# WEATHER_MODFILE builds both: .ci/run's newest-mcp-go go.mod is the checkout's with mcp-go
-# upgraded, so it requires the Go SDK too.
 servers=(weather gosdk-weather)
 for name in "${servers[@]}"; do
   step "building examples/$name -> $tmp/$name${WEATHER_MODFILE:+ (-modfile=$WEATHER_MODFILE)}"
-  (cd "$root_dir" && go build ${WEATHER_MODFILE:+-modfile="$WEATHER_MODFILE"} -o "$tmp/$name" "./examples/$name")
+  if [ "$name" = weather ] && [ -n "${WEATHER_MODFILE:-}" ]; then
+    (cd "$root_dir" && GOWORK=off go build -modfile="$WEATHER_MODFILE" -o "$tmp/$name" "./examples/$name")
+  else
+    (cd "$root_dir" && go build -o "$tmp/$name" "./examples/$name")
+  fi
   go version -m "$tmp/$name" | grep -E 'github.com/(mark3labs/mcp-go|modelcontextprotocol/go-sdk)[[:space:]]'
 done
 if go version -m "$tmp/gosdk-weather" | grep -qF github.com/mark3labs/mcp-go; then
@@ -45,7 +47,7 @@ step "npm ci in e2e/node"
 (cd "$e2e_dir/node" && npm ci --no-audit --no-fund)
 
 ts_sdk=$(cd "$e2e_dir/node" && node -p 'JSON.parse(require("fs").readFileSync("node_modules/@modelcontextprotocol/sdk/package.json", "utf8")).version')
-go_sdk=$(cd "$e2e_dir/gosdk" && go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk)
+go_sdk=$(cd "$e2e_dir/gosdk" && GOWORK=off go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk)
 
 # Every suite runs on every server even if one fails; the script fails if any did, naming
 # the suite and the server.
@@ -59,7 +61,7 @@ for name in "${servers[@]}"; do
   fi
 
   step "[$name] go test in e2e/gosdk (Go SDK $go_sdk)"
-  if ! (cd "$e2e_dir/gosdk" && WEATHER_BIN="$bin" WEATHER_SERVER="$name" go test -count=1 -timeout 5m -v ./...); then
+  if ! (cd "$e2e_dir/gosdk" && WEATHER_BIN="$bin" WEATHER_SERVER="$name" GOWORK=off go test -count=1 -timeout 5m -v ./...); then
     failed+=("gosdk (Go SDK) on $name")
   fi
 done

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvalidate/mcpvalidate/core"
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
 // This file is the adapter's room for go-sdk: a tool's schemas bound to its handler when it
@@ -25,19 +25,8 @@ import (
 // call would run its new handler unchecked. A handler bound at registration checks the
 // schema it was registered with, whatever happens to the server's tools meanwhile.
 
-// Handler binds a tool's handler to the tool's inputSchema (and, under
-// [core.WithOutputValidation], its outputSchema), for tools registered with
-// (*mcp.Server).AddTool, which go-sdk never validates:
-//
-//	srv.AddTool(tool, gosdk.Handler(guard, tool, handler))
-//
-// A call with invalid arguments is answered with an isError result whose text says what to
-// fix, and the handler does not run. A final successful result whose structuredContent
-// (any JSON value) does not match the outputSchema is withheld; a result that asks the
-// client for input first is not final. The schemas are compiled in the guard's cache on
-// the first call. A handler that panics is answered with an isError result saying that the
-// tool failed, and the panic is logged to slog's default logger, without its value.
-func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
+// handler is [Guard.Handler] for the guard g.
+func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 	h = recovering(t.Name, h)
 	in := bind(g, t.InputSchema)
 	var out *binding
@@ -92,13 +81,13 @@ func Handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 // In, the output validated against the output schema and sent as structured content; but
 // In is decoded from the bytes the guard checked, so that its integers are those sent, where
 // go-sdk carries them through a float64. Like mcp.AddTool, it panics when a schema cannot
-// be inferred or resolved. [CheckTools] of t checks the schemas inferred for it.
-func AddTool[In, Out any](g *core.Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+// be inferred or resolved. [Guard.CheckTools] of t checks the schemas inferred for it.
+func AddTool[In, Out any](g *Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	tt, th, err := typedHandler(t, h)
 	if err != nil {
 		panic(fmt.Sprintf("AddTool: tool %q: %v", t.Name, err))
 	}
-	s.AddTool(tt, Handler(g, tt, th))
+	s.AddTool(tt, handler(g.core, tt, th))
 	key := weak.Make(t)
 	if _, again := registered.Swap(key, tt); !again {
 		runtime.AddCleanup(t, func(key weak.Pointer[mcp.Tool]) { registered.Delete(key) }, key)
@@ -106,23 +95,12 @@ func AddTool[In, Out any](g *core.Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolH
 }
 
 // registered holds the tools as AddTool registered them, keyed by the tools it was given,
-// for CheckTools: a tool whose schemas AddTool inferred does not hold them itself. An
+// for checkTools: a tool whose schemas AddTool inferred does not hold them itself. An
 // entry goes when its tool does.
 var registered sync.Map // weak.Pointer[mcp.Tool] -> *mcp.Tool
 
-// CheckTools compiles the inputSchema of every tool (and, under
-// [core.WithOutputValidation], every outputSchema) in the guard's cache and returns every
-// problem at once, as [*core.ToolError] values in the order of the tools' names (nil when
-// all compile), so that a server can refuse to start with a broken tool rather than
-// refuse its calls later:
-//
-//	if err := gosdk.CheckTools(guard, weather, station); err != nil {
-//		log.Fatal(err)
-//	}
-//
-// The handlers bound to the same schema texts then find them compiled. A tool given to
-// [AddTool] is checked as it was registered there, with the schemas inferred for it.
-func CheckTools(g *core.Guard, tools ...*mcp.Tool) error {
+// checkTools is [Guard.CheckTools] for the guard g.
+func checkTools(g *core.Guard, tools ...*mcp.Tool) error {
 	tools = slices.SortedFunc(slices.Values(tools), func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	for i, t := range tools {
 		if tt, ok := registered.Load(weak.Make(t)); ok {

@@ -18,7 +18,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvalidate/mcpvalidate/core"
 	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
@@ -83,9 +82,9 @@ func text(res *mcp.CallToolResult) string {
 func TestHandlerAnswersTheSeedCalls(t *testing.T) {
 	var calls atomic.Int64
 	srv := newServer()
-	g := core.New()
+	g := New()
 	tool := weatherTool()
-	srv.AddTool(tool, Handler(g, tool, forecast(&calls)))
+	srv.AddTool(tool, g.Handler(tool, forecast(&calls)))
 	cs := connect(t, srv)
 	for _, c := range seedCalls {
 		t.Run(c.name, func(t *testing.T) {
@@ -97,7 +96,7 @@ func TestHandlerAnswersTheSeedCalls(t *testing.T) {
 			if ran := calls.Load() > before; ran == c.isError {
 				t.Errorf("handler ran: %v, for a call whose refusal is %v", ran, c.isError)
 			}
-			if _, hasMeta := res.Meta[core.MetaKey]; hasMeta {
+			if _, hasMeta := res.Meta[MetaKey]; hasMeta {
 				t.Errorf("_meta %v without WithViolationMeta", res.Meta)
 			}
 		})
@@ -109,9 +108,9 @@ func TestHandlerAnswersTheSeedCalls(t *testing.T) {
 func TestRefusalCarriesViolationsAsData(t *testing.T) {
 	srv := newServer()
 	tool := weatherTool()
-	srv.AddTool(tool, Handler(core.New(core.WithViolationMeta()), tool, forecast(new(atomic.Int64))))
+	srv.AddTool(tool, New(WithViolationMeta()).Handler(tool, forecast(new(atomic.Int64))))
 	res := call(t, connect(t, srv), "weather", `{"location": "Paris", "days": "two"}`)
-	b, err := json.Marshal(res.Meta[core.MetaKey])
+	b, err := json.Marshal(res.Meta[MetaKey])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +160,7 @@ func TestAddToolTyped(t *testing.T) {
 		return nil, weatherOut{Forecast: "Sunny in " + in.Location}, nil
 	}
 	srv := newServer()
-	AddTool(core.New(), srv, typedWeather(t), h)
+	AddTool(New(), srv, typedWeather(t), h)
 	cs := connect(t, srv)
 
 	res := call(t, cs, "weather", `{"days": "three", "units": "kelvin", "extra": 1}`)
@@ -191,15 +190,15 @@ func TestAddToolTyped(t *testing.T) {
 // client's name and version.
 func TestObserverCountersAndRepairs(t *testing.T) {
 	var mu sync.Mutex
-	var events []core.Event
-	g := core.New(core.WithObserver(func(e core.Event) {
+	var events []Event
+	g := New(WithObserver(func(e Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, e)
 	}))
 	srv := newServer()
 	tool := weatherTool()
-	srv.AddTool(tool, Handler(g, tool, forecast(new(atomic.Int64))))
+	srv.AddTool(tool, g.Handler(tool, forecast(new(atomic.Int64))))
 	cs := connect(t, srv)
 	call(t, cs, "weather", `{"days": 1}`)
 	call(t, cs, "weather", `{"location": 5}`)
@@ -210,14 +209,14 @@ func TestObserverCountersAndRepairs(t *testing.T) {
 	if len(events) != 3 {
 		t.Fatalf("%d events, want 3", len(events))
 	}
-	for i, want := range []core.Outcome{core.Refused, core.Refused, core.Accepted} {
+	for i, want := range []Outcome{Refused, Refused, Accepted} {
 		e := events[i]
 		if e.Outcome != want || e.Tool != "weather" || e.SessionID != cs.ID() ||
 			e.ClientName != "client" || e.ClientVersion != "v1" {
 			t.Errorf("event %d: %+v, want %v from the client's session", i, e, want)
 		}
 	}
-	if v := events[0].Violations; len(v) != 1 || v[0].Kind != core.KindRequired {
+	if v := events[0].Violations; len(v) != 1 || v[0].Kind != KindRequired {
 		t.Errorf("first event's violations: %+v", v)
 	}
 	st := g.Stats()
@@ -230,15 +229,15 @@ func TestObserverCountersAndRepairs(t *testing.T) {
 func TestBrokenSchemaRefusesEveryCall(t *testing.T) {
 	var calls atomic.Int64
 	var outcome atomic.Value
-	g := core.New(core.WithObserver(func(e core.Event) { outcome.Store(e.Outcome) }))
+	g := New(WithObserver(func(e Event) { outcome.Store(e.Outcome) }))
 	srv := newServer()
 	tool := &mcp.Tool{Name: "broken", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"pattern":"(unclosed"}}}`)}
-	srv.AddTool(tool, Handler(g, tool, forecast(&calls)))
+	srv.AddTool(tool, g.Handler(tool, forecast(&calls)))
 	res := call(t, connect(t, srv), "broken", `{"id": "x"}`)
 	if !res.IsError || !strings.Contains(text(res), "its input schema is invalid") || calls.Load() != 0 {
 		t.Errorf("got %q (isError %v), %d calls", text(res), res.IsError, calls.Load())
 	}
-	if outcome.Load() != core.SchemaBroken {
+	if outcome.Load() != SchemaBroken {
 		t.Errorf("outcome %v, want SchemaBroken", outcome.Load())
 	}
 }
@@ -253,7 +252,7 @@ func TestOutputValidation(t *testing.T) {
 	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{StructuredContent: map[string]any{"celsius": *celsius.Load()}}, nil
 	}
-	srv.AddTool(tool, Handler(core.New(core.WithOutputValidation()), tool, h))
+	srv.AddTool(tool, New(WithOutputValidation()).Handler(tool, h))
 	cs := connect(t, srv)
 	warm, mild := any("warm"), any(21.5)
 	celsius.Store(&mild)
@@ -272,7 +271,7 @@ func TestOutputValidation(t *testing.T) {
 // schema that handler was registered with.
 func TestRegistrationChurn(t *testing.T) {
 	srv := newServer()
-	g := core.New()
+	g := New()
 	const rounds = 200
 	var wrong, ran, refused atomic.Int64
 	register := func(v int) {
@@ -285,7 +284,7 @@ func TestRegistrationChurn(t *testing.T) {
 			ran.Add(1)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 		}
-		srv.AddTool(tool, Handler(g, tool, h))
+		srv.AddTool(tool, g.Handler(tool, h))
 	}
 	register(0)
 	cs := connect(t, srv)
@@ -332,8 +331,8 @@ func TestDependencyGraphsStayApart(t *testing.T) {
 	for _, c := range []struct{ pkg, never string }{
 		{"github.com/mcpvalidate/mcpvalidate/gosdk", "github.com/mark3labs/mcp-go"},
 		{"github.com/mcpvalidate/mcpvalidate", "github.com/modelcontextprotocol/go-sdk"},
-		{"github.com/mcpvalidate/mcpvalidate/core", "github.com/mark3labs/mcp-go"},
-		{"github.com/mcpvalidate/mcpvalidate/core", "github.com/modelcontextprotocol/go-sdk"},
+		{"github.com/mcpvalidate/mcpvalidate/internal/core", "github.com/mark3labs/mcp-go"},
+		{"github.com/mcpvalidate/mcpvalidate/internal/core", "github.com/modelcontextprotocol/go-sdk"},
 	} {
 		out, err := exec.Command("go", "list", "-deps", c.pkg).CombinedOutput()
 		if err != nil {
@@ -354,33 +353,33 @@ func TestDependencyGraphsStayApart(t *testing.T) {
 // TestCheckTools: CheckTools reports every broken schema in the order of the tools' names,
 // and leaves the good ones compiled for the handlers bound to the same texts.
 func TestCheckTools(t *testing.T) {
-	g := core.New(core.WithOutputValidation())
+	g := New(WithOutputValidation())
 	weather := weatherTool()
 	zeta := &mcp.Tool{Name: "zeta", InputSchema: json.RawMessage(`{"type":"strnig"}`)}
 	alpha := &mcp.Tool{Name: "alpha", InputSchema: json.RawMessage(`{"type":"object"}`),
 		OutputSchema: json.RawMessage(`{"type":"object","required":"celsius"}`)}
-	err := CheckTools(g, zeta, weather, alpha)
+	err := g.CheckTools(zeta, weather, alpha)
 	joined, ok := err.(interface{ Unwrap() []error })
 	if !ok || len(joined.Unwrap()) != 2 {
 		t.Fatalf("CheckTools: %v, want two errors", err)
 	}
 	for i, want := range []struct{ tool, schema string }{{"alpha", "outputSchema"}, {"zeta", "inputSchema"}} {
-		var te *core.ToolError
-		var se *core.SchemaError
+		var te *ToolError
+		var se *SchemaError
 		if e := joined.Unwrap()[i]; !errors.As(e, &te) || !errors.As(e, &se) || te.Tool != want.tool || te.Schema != want.schema {
 			t.Errorf("error %d: %v, want %s's %s", i, e, want.tool, want.schema)
 		}
 	}
-	if err := CheckTools(g, weather); err != nil {
+	if err := g.CheckTools(weather); err != nil {
 		t.Errorf("a good tool: %v", err)
 	}
-	compiled := g.CacheStats().Compiled
+	compiled := g.core.CacheStats().Compiled
 	srv := newServer()
-	srv.AddTool(weather, Handler(g, weather, forecast(new(atomic.Int64))))
+	srv.AddTool(weather, g.Handler(weather, forecast(new(atomic.Int64))))
 	if res := call(t, connect(t, srv), "weather", `{"location": "Oslo"}`); res.IsError {
 		t.Errorf("valid call: %q", text(res))
 	}
-	if n := g.CacheStats().Compiled; n != compiled {
+	if n := g.core.CacheStats().Compiled; n != compiled {
 		t.Errorf("the call compiled %d schemas again", n-compiled)
 	}
 }
@@ -389,26 +388,26 @@ func TestCheckTools(t *testing.T) {
 // inferred for it, which the tool given to AddTool does not hold, and the tool's entry goes
 // when the tool does.
 func TestCheckToolsAfterAddTool(t *testing.T) {
-	g := core.New(core.WithOutputValidation())
+	g := New(WithOutputValidation())
 	srv := newServer()
 	tool := &mcp.Tool{Name: "greet"}
 	AddTool(g, srv, tool, greetHandler)
-	if err := CheckTools(g, tool); err != nil {
+	if err := g.CheckTools(tool); err != nil {
 		t.Fatalf("CheckTools: %v", err)
 	}
 	if tool.InputSchema != nil || tool.OutputSchema != nil {
 		t.Errorf("AddTool changed the caller's tool: %+v", tool)
 	}
-	if n := g.CacheStats().Compiled; n != 2 {
+	if n := g.core.CacheStats().Compiled; n != 2 {
 		t.Errorf("CheckTools compiled %d schemas, want the inferred input and output schemas", n)
 	}
 	if res := call(t, connect(t, srv), "greet", `{"name":"Ann"}`); res.IsError {
 		t.Errorf("valid call: %q", text(res))
 	}
-	if n := g.CacheStats().Compiled; n != 2 {
+	if n := g.core.CacheStats().Compiled; n != 2 {
 		t.Errorf("the call compiled %d schemas again", n-2)
 	}
-	if err := CheckTools(g, &mcp.Tool{Name: "unregistered"}); !errors.Is(err, errNoInputSchema) {
+	if err := g.CheckTools(&mcp.Tool{Name: "unregistered"}); !errors.Is(err, errNoInputSchema) {
 		t.Errorf("CheckTools of a tool without a schema, never given to AddTool: %v", err)
 	}
 
@@ -452,11 +451,11 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 		final   any
 		refused bool
 	}{{21.5, false}, {"warm", true}} {
-		g := core.New(core.WithOutputValidation())
+		g := New(WithOutputValidation())
 		srv := newServer()
 		raw := &mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object"}`),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]}`)}
-		srv.AddTool(raw, Handler(g, raw, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		srv.AddTool(raw, g.Handler(raw, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if req.Params.InputResponses == nil {
 				return asks, nil
 			}
@@ -518,7 +517,7 @@ func TestStructuredContentOfAnyType(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%v", c.schema, c.content), func(t *testing.T) {
 			srv := newServer()
 			tool := &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(c.schema)}
-			srv.AddTool(tool, Handler(core.New(core.WithOutputValidation()), tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			srv.AddTool(tool, New(WithOutputValidation()).Handler(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}, StructuredContent: c.content}, nil
 			}))
 			res := call(t, connect(t, srv), "t", `{}`)
@@ -535,10 +534,10 @@ func TestSessionEndForgetsRefusals(t *testing.T) {
 	// In a bubble, synctest.Wait returns once the guard's goroutines that wait on the
 	// sessions have heard their ends and finished.
 	synctest.Test(t, func(t *testing.T) {
-		g := core.New()
+		g := New()
 		srv := newServer()
 		tool := weatherTool()
-		srv.AddTool(tool, Handler(g, tool, forecast(new(atomic.Int64))))
+		srv.AddTool(tool, g.Handler(tool, forecast(new(atomic.Int64))))
 		const sessions = 50
 		for range sessions {
 			st, ct := mcp.NewInMemoryTransports()
@@ -556,7 +555,7 @@ func TestSessionEndForgetsRefusals(t *testing.T) {
 			ss.Wait()
 		}
 		synctest.Wait()
-		if held, w := g.SessionsAwaitingRepair(), waiting(); held != 0 || w != 0 {
+		if held, w := g.core.SessionsAwaitingRepair(), waiting(); held != 0 || w != 0 {
 			t.Errorf("after %d sessions ended: %d awaiting repair, %d waited on; want none", sessions, held, w)
 		}
 		if st := g.Stats()[0]; st.Refused != 2*sessions || st.Repaired != 0 {
@@ -575,10 +574,10 @@ func waiting() (n int) {
 // counted.
 func TestRepairsAfterAbandonedSessions(t *testing.T) {
 	tier.Full(t)
-	g := core.New()
+	g := New()
 	srv := newServer()
 	tool := weatherTool()
-	srv.AddTool(tool, Handler(g, tool, forecast(new(atomic.Int64))))
+	srv.AddTool(tool, g.Handler(tool, forecast(new(atomic.Int64))))
 	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"}, nil)
 	for i := range 10_500 {
 		st, ct := mcp.NewInMemoryTransports()
@@ -602,7 +601,7 @@ func TestRepairsAfterAbandonedSessions(t *testing.T) {
 	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 {
 		t.Errorf("stats %+v, want the live session's repair counted", st)
 	}
-	if held := g.SessionsAwaitingRepair(); held > 10_000 {
+	if held := g.core.SessionsAwaitingRepair(); held > 10_000 {
 		t.Errorf("%d sessions awaiting repair, want at most 10,000", held)
 	}
 }

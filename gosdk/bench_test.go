@@ -8,8 +8,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpvalidate/mcpvalidate/core"
 )
 
 // benchWeatherSchema is the weather tool's input schema.
@@ -77,16 +75,16 @@ func BenchmarkGoSDKToolCall(b *testing.B) {
 		{"bare", func(s *mcp.Server) { s.AddTool(rawTool(), benchWeatherRaw) }, benchValidArgs, ok},
 		{"mcpvalidate", func(s *mcp.Server) {
 			t := rawTool()
-			s.AddTool(t, Handler(core.New(), t, benchWeatherRaw))
+			s.AddTool(t, New().Handler(t, benchWeatherRaw))
 		}, benchValidArgs, ok},
 		{"mcpvalidate-invalid", func(s *mcp.Server) {
 			t := rawTool()
-			s.AddTool(t, Handler(core.New(), t, benchWeatherRaw))
+			s.AddTool(t, New().Handler(t, benchWeatherRaw))
 		}, benchInvalidArgs, refused},
 		{"typed-builtin", func(s *mcp.Server) { mcp.AddTool(s, typedTool(), benchWeatherTyped) }, benchValidArgs, ok},
 		{"typed-builtin-invalid", func(s *mcp.Server) { mcp.AddTool(s, typedTool(), benchWeatherTyped) }, benchInvalidArgs, isError},
-		{"typed-mcpvalidate", func(s *mcp.Server) { AddTool(core.New(), s, typedTool(), benchWeatherTyped) }, benchValidArgs, ok},
-		{"typed-mcpvalidate-invalid", func(s *mcp.Server) { AddTool(core.New(), s, typedTool(), benchWeatherTyped) }, benchInvalidArgs, refused},
+		{"typed-mcpvalidate", func(s *mcp.Server) { AddTool(New(), s, typedTool(), benchWeatherTyped) }, benchValidArgs, ok},
+		{"typed-mcpvalidate-invalid", func(s *mcp.Server) { AddTool(New(), s, typedTool(), benchWeatherTyped) }, benchInvalidArgs, refused},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {

@@ -6,14 +6,16 @@
 // Bind each tool to a guard where it is registered. A raw tool, which go-sdk never
 // validates:
 //
-//	guard := core.New()
-//	srv.AddTool(tool, gosdk.Handler(guard, tool, handler))
+//	guard := gosdk.New()
+//	srv.AddTool(tool, guard.Handler(tool, handler))
 //
 // A typed tool, in place of mcp.AddTool, so that the model reads the guard's messages
 // rather than go-sdk's and every violation at once:
 //
 //	gosdk.AddTool(guard, srv, tool, handler)
 //
-// The guard's options, formatters, observers, logger and counters are those of package
-// core, the same as for mcp-go servers; one guard can serve both.
+// The options, formatters, violations, events and counters have the names and meaning
+// they have for mcp-go servers (package mcpvalidate); one guard can serve both (see
+// [Wrap]). This package is a module of its own: a go-sdk server that uses it depends on
+// no mcp-go module.
 package gosdk

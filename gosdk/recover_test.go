@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpvalidate/mcpvalidate/core"
 )
 
 // TestHandlerRecoversPanics: a raw or typed handler that panics is answered with an isError
@@ -23,10 +21,10 @@ func TestHandlerRecoversPanics(t *testing.T) {
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
 
-	g := core.New()
+	g := New()
 	srv := newServer()
 	raw := &mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object"}`)}
-	srv.AddTool(raw, Handler(g, raw, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	srv.AddTool(raw, g.Handler(raw, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		panic("no forecast for " + string(req.Params.Arguments))
 	}))
 	var nothing *greetIn
@@ -34,7 +32,7 @@ func TestHandlerRecoversPanics(t *testing.T) {
 		return nil, nil, errors.New(in.Name + nothing.Name)
 	})
 	weather := weatherTool()
-	srv.AddTool(weather, Handler(g, weather, forecast(new(atomic.Int64))))
+	srv.AddTool(weather, g.Handler(weather, forecast(new(atomic.Int64))))
 	cs := connect(t, srv)
 
 	for _, tc := range []struct{ tool, panic string }{{"raw", "string"}, {"typed", "runtime."}} {
@@ -63,7 +61,7 @@ func TestHandlerRecoversPanics(t *testing.T) {
 func TestHandlerAllocatesNothing(t *testing.T) {
 	tool := weatherTool()
 	result := &mcp.CallToolResult{}
-	h := Handler(core.New(), tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	h := New().Handler(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return result, nil
 	})
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "weather", Arguments: json.RawMessage(`{"location":"Oslo","days":3}`)}}

@@ -12,8 +12,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpvalidate/mcpvalidate/core"
 )
 
 type greetIn struct {
@@ -348,8 +346,8 @@ func TestAddToolKeepsIntegersExact(t *testing.T) {
 		return nil, nil, nil
 	}
 	srv := newServer()
-	AddTool(core.New(), srv, exactTool(3), h)
-	AddTool(core.New(), srv, &mcp.Tool{Name: "any_integer", InputSchema: exactTool(0).InputSchema}, h)
+	AddTool(New(), srv, exactTool(3), h)
+	AddTool(New(), srv, &mcp.Tool{Name: "any_integer", InputSchema: exactTool(0).InputSchema}, h)
 	cs := connect(t, srv)
 
 	const (

@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvalidate/mcpvalidate/core"
 	"github.com/mcpvalidate/mcpvalidate/gosdk"
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
 // gosdkServer is a go-sdk streamable-HTTP handler with a server per session: go-sdk has no
@@ -21,7 +21,7 @@ import (
 // server on every request, not only on a session's first, so a session's server is kept
 // by the variant its client's requests carry.
 type gosdkServer struct {
-	g     *core.Guard
+	g     *gosdk.Guard
 	front *front
 	url   string
 	h     *harness
@@ -42,7 +42,7 @@ type sharedTool struct {
 }
 
 func newGoSDK(h *harness) *gosdkServer {
-	s := &gosdkServer{g: core.New(core.WithCacheBudget(cacheBudget)), h: h, servers: map[int]*perSession{}}
+	s := &gosdkServer{g: gosdk.New(gosdk.WithCacheBudget(cacheBudget)), h: h, servers: map[int]*perSession{}}
 	s.register(0)
 	s.front = serve(h.t, mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{SessionTimeout: idleTTL}))
 	s.url = s.front.URL
@@ -73,7 +73,7 @@ func (s *gosdkServer) serverFor(r *http.Request) *mcp.Server {
 	})
 	for _, spec := range sessionTools {
 		t := &mcp.Tool{Name: spec.name, InputSchema: json.RawMessage(spec.schema(n))}
-		p.srv.AddTool(t, gosdk.Handler(s.g, t, s.handle))
+		p.srv.AddTool(t, s.g.Handler(t, s.handle))
 	}
 	for _, st := range s.shared {
 		p.srv.AddTool(st.tool, st.handler)
@@ -88,7 +88,7 @@ func (s *gosdkServer) register(version int) {
 	shared := make([]sharedTool, len(serverTools))
 	for i, spec := range serverTools {
 		t := &mcp.Tool{Name: spec.name, InputSchema: json.RawMessage(spec.schema(version))}
-		shared[i] = sharedTool{t, gosdk.Handler(s.g, t, s.handle)}
+		shared[i] = sharedTool{t, s.g.Handler(t, s.handle)}
 	}
 	s.mu.Lock()
 	s.shared = shared
@@ -115,7 +115,7 @@ func hasSession(srv *mcp.Server) bool {
 	return false
 }
 
-func (s *gosdkServer) guard() *core.Guard { return s.g }
+func (s *gosdkServer) guard() *core.Guard { return s.g.Core() }
 
 func (s *gosdkServer) stop() {
 	s.front.CloseClientConnections()

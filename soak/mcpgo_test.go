@@ -15,7 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpvalidate/mcpvalidate"
-	"github.com/mcpvalidate/mcpvalidate/core"
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
 // mcpgoServer is an mcp-go streamable-HTTP server behind the guard's middleware. A

@@ -32,7 +32,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpvalidate/mcpvalidate/core"
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 

@@ -6,7 +6,7 @@
 //
 // The server binary comes from $WEATHER_BIN (named $WEATHER_SERVER in the test names, its
 // file name when that is unset); when WEATHER_BIN is unset, TestMain builds both examples
-// from the root module (go build ./examples/weather ./examples/gosdk-weather, run in ../..)
+// from the checkout's workspace (go build ./examples/weather ./examples/gosdk-weather, run in ../..)
 // and every test runs on each, as a subtest named after it.
 //
 // No check reads the clock: every wait ends on an event (a reply, the server accepting
@@ -71,6 +71,7 @@ func run(m *testing.M) int {
 			bin := filepath.Join(dir, name)
 			cmd := exec.Command("go", "build", "-o", bin, "./examples/"+name)
 			cmd.Dir = filepath.Join("..", "..")
+			cmd.Env = append(os.Environ(), "GOWORK=") // the checkout's workspace, which holds both examples
 			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 			fmt.Fprintf(os.Stderr, "e2e: WEATHER_BIN unset; building %s in %s\n", bin, cmd.Dir)
 			if err := cmd.Run(); err != nil {

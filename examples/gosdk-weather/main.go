@@ -4,7 +4,7 @@
 // forecast, and station, a station's current reading, whose results are also checked
 // against its output schema. The tools, their schemas and their answers are those of
 // examples/weather, character for character; the tools are registered raw, with
-// hand-written schemas, each handler bound to its tool's schemas by gosdk.Handler. It
+// hand-written schemas, each handler bound to its tool's schemas by Guard.Handler. It
 // serves stdio by default, or streamable HTTP at /mcp with -http 127.0.0.1:PORT. With
 // -report-only, no call or result is refused: those that would be are logged to stderr, the
 // first step of switching validation on for a live server. With -detailed, refusals use
@@ -27,7 +27,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvalidate/mcpvalidate/core"
 	"github.com/mcpvalidate/mcpvalidate/gosdk"
 )
 
@@ -38,17 +37,17 @@ func main() {
 	flag.Parse()
 
 	// Refusals carry their violations as data too, for clients that act on them.
-	opts := []core.Option{core.WithOutputValidation(), core.WithViolationMeta(),
-		core.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
+	opts := []gosdk.Option{gosdk.WithOutputValidation(), gosdk.WithViolationMeta(),
+		gosdk.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
 	if *reportOnly {
-		opts = append(opts, core.WithReportOnly())
+		opts = append(opts, gosdk.WithReportOnly())
 	}
 	if *detailed {
-		opts = append(opts, core.WithFormatter(core.DetailedFormat), core.WithHints())
+		opts = append(opts, gosdk.WithFormatter(gosdk.DetailedFormat), gosdk.WithHints())
 	}
-	guard := core.New(opts...)
+	guard := gosdk.New(opts...)
 	srv, tools := newServer(guard)
-	if err := gosdk.CheckTools(guard, tools...); err != nil {
+	if err := guard.CheckTools(tools...); err != nil {
 		log.Fatal(err)
 	}
 
@@ -77,21 +76,21 @@ func main() {
 
 // newServer builds the server, each handler wrapped in one call: the weather tool,
 // and station, which it returns too.
-func newServer(guard *core.Guard) (*mcp.Server, []*mcp.Tool) {
+func newServer(guard *gosdk.Guard) (*mcp.Server, []*mcp.Tool) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "1.0.0"}, nil)
 	weather := &mcp.Tool{
 		Name:        "weather",
 		Description: "Weather forecast for a city",
 		InputSchema: json.RawMessage(forecastSchema),
 	}
-	srv.AddTool(weather, gosdk.Handler(guard, weather, forecast))
+	srv.AddTool(weather, guard.Handler(weather, forecast))
 	station := &mcp.Tool{
 		Name:         "station",
 		Description:  "Current reading of a weather station",
 		InputSchema:  json.RawMessage(stationSchema),
 		OutputSchema: json.RawMessage(readingSchema),
 	}
-	srv.AddTool(station, gosdk.Handler(guard, station, reading))
+	srv.AddTool(station, guard.Handler(station, reading))
 	return srv, []*mcp.Tool{weather, station}
 }
 

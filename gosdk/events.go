@@ -1,0 +1,33 @@
+// Code generated from the root package's events.go by TestMirrorsTheRootPackage; DO NOT EDIT.
+
+package gosdk
+
+// Event, Outcome, ToolStats and ToolError: what the guard tells its operator, as the core
+// package defines them.
+
+import "github.com/mcpvalidate/mcpvalidate/internal/core"
+
+// An Event reports one validated call to an observer ([WithObserver]): Tool, Outcome,
+// SessionID, ClientName and ClientVersion, Violations (never argument values), Err (why a
+// schema is broken), Duration (of the check) and ReportOnly. See [core.Event].
+type Event = core.Event
+
+// Outcome is what became of a tool call.
+type Outcome = core.Outcome
+
+// The outcomes of a call (see [core.Outcome]).
+const (
+	Accepted      = core.Accepted
+	Refused       = core.Refused
+	SchemaBroken  = core.SchemaBroken
+	ResultRefused = core.ResultRefused
+)
+
+// ToolStats are one tool's counters: Accepted, Refused, Broken, Repaired, Retries,
+// BadResults and Unenforced, with its repair ratio (CallsPerAccepted and
+// RefusalsPerRepair). See [core.ToolStats].
+type ToolStats = core.ToolStats
+
+// A ToolError is a tool whose inputSchema or outputSchema does not compile, as
+// the guard's start-up check reports it. See [core.ToolError].
+type ToolError = core.ToolError

@@ -1,0 +1,60 @@
+package gosdk
+
+// The guard of a go-sdk server: the core package's Guard, with the verbs that bind it to
+// go-sdk's tools.
+
+import (
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
+)
+
+// A Guard validates tool calls before their handlers run. It holds the compiled schemas
+// and the counters, so create it once per server with [New], bind each tool to it where
+// the tool is registered ([Guard.Handler], [AddTool]), and check every tool's schema at
+// start-up with [Guard.CheckTools]. A Guard is safe for concurrent use.
+type Guard struct{ core *core.Guard }
+
+// New returns a Guard configured by opts.
+func New(opts ...Option) *Guard { return Wrap(core.New(opts...)) }
+
+// Wrap returns a Guard for go-sdk servers around the guard g, sharing its options, cache
+// and counters, for a process that serves through more than one framework: with an mcp-go
+// server's guard m, gosdk.Wrap(m.Core()).
+func Wrap(g *core.Guard) *Guard { return &Guard{core: g} }
+
+// Core returns the guard the adapter wraps, to share with the adapter of another framework.
+func (g *Guard) Core() *core.Guard { return g.core }
+
+// Stats returns a snapshot of every tool's counters, sorted by tool name. When more than
+// 4,096 tool names have been called, the counters of those called least recently are
+// summed in one entry whose Tool is empty, which sorts first.
+func (g *Guard) Stats() []ToolStats { return g.core.Stats() }
+
+// Handler binds a tool's handler to the tool's inputSchema (and, under
+// [WithOutputValidation], its outputSchema), for tools registered with
+// (*mcp.Server).AddTool, which go-sdk never validates:
+//
+//	srv.AddTool(tool, guard.Handler(tool, handler))
+//
+// A call with invalid arguments is answered with an isError result whose text says what to
+// fix, and the handler does not run. A final successful result whose structuredContent
+// (any JSON value) does not match the outputSchema is withheld; a result that asks the
+// client for input first is not final. The schemas are compiled in the guard's cache on
+// the first call. A handler that panics is answered with an isError result saying that the
+// tool failed, and the panic is logged to slog's default logger, without its value.
+func (g *Guard) Handler(t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler { return handler(g.core, t, h) }
+
+// CheckTools compiles the inputSchema of every tool (and, under
+// [WithOutputValidation], every outputSchema) in the guard's cache and returns every
+// problem at once, as [*ToolError] values in the order of the tools' names (nil when
+// all compile), so that a server can refuse to start with a broken tool rather than
+// refuse its calls later:
+//
+//	if err := guard.CheckTools(weather, station); err != nil {
+//		log.Fatal(err)
+//	}
+//
+// The handlers bound to the same schema texts then find them compiled. A tool given to
+// [AddTool] is checked as it was registered there, with the schemas inferred for it.
+func (g *Guard) CheckTools(tools ...*mcp.Tool) error { return checkTools(g.core, tools...) }

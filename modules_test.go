@@ -1,0 +1,86 @@
+package mcpvalidate
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAdopterModuleGraphs: a fresh module that adopts mcpvalidate for one framework holds
+// no module of the other in its module graph, so go mod tidy never downloads it nor
+// raises the versions of what they share.
+func TestAdopterModuleGraphs(t *testing.T) {
+	checkout, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, module, main, needs, never string
+	}{
+		{"mcp-go", "github.com/mcpvalidate/mcpvalidate", `package main
+
+import (
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpvalidate/mcpvalidate"
+)
+
+func main() { server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(mcpvalidate.Middleware())) }
+`, "github.com/mark3labs/mcp-go@", "github.com/modelcontextprotocol/go-sdk"},
+		{"go-sdk", "github.com/mcpvalidate/mcpvalidate/gosdk", `package main
+
+import (
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvalidate/mcpvalidate/gosdk"
+)
+
+func main() {
+	tool := &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}
+	mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil).AddTool(tool, gosdk.New().Handler(tool, nil))
+}
+`, "github.com/modelcontextprotocol/go-sdk@", "github.com/mark3labs/mcp-go"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			dirOf := map[string]string{
+				c.module: filepath.Join(checkout, strings.TrimPrefix(strings.TrimPrefix(c.module, "github.com/mcpvalidate/mcpvalidate"), "/")),
+				"github.com/mcpvalidate/mcpvalidate/internal": filepath.Join(checkout, "internal"),
+			}
+			mod := "module example.com/adopter\n\ngo 1.25.5\n\nrequire " + c.module + " v0.0.0-00010101000000-000000000000\n"
+			for m, d := range dirOf {
+				mod += "\nreplace " + m + " => " + d + "\n"
+			}
+			for name, text := range map[string]string{"go.mod": mod, "main.go": c.main} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			goCmd(t, dir, "mod", "tidy")
+			goCmd(t, dir, "build", "-o", os.DevNull, ".")
+			graph := goCmd(t, dir, "mod", "graph")
+			if !strings.Contains(graph, c.needs) {
+				t.Fatalf("the graph lacks %s:\n%s", c.needs, graph)
+			}
+			if strings.Contains(graph, c.never) {
+				t.Errorf("the graph of a %s adopter holds %s:\n%s", c.name, c.never, graph)
+			}
+		})
+	}
+}
+
+// goCmd runs the go command in dir, outside any workspace, and returns its output.
+func goCmd(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
