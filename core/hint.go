@@ -10,7 +10,8 @@ import (
 
 // This file adds to a refusal's violations what DetailedFormat tells besides what the
 // schema asks: the allowed value or declared name close to what was sent, the name sent in
-// place of a missing required one, and whether a member may be left out (the type sent, Violation.Got, the engines record as they fail).
+// place of a missing required one, and whether a member may be left out (the type sent,
+// Violation.Got, the engines record as they fail).
 // It runs on refused calls only, after either engine, under WithHints, and reads the
 // arguments again along each violation's path; it never copies a value of the arguments
 // into a violation.

@@ -19,8 +19,8 @@ import (
 // what the schema asks as the schema states it: "types" (and "itemTypes"), "values" (JSON
 // values), "limit" (a number for numeric bounds, else a string), "name", "indexes",
 // "count", "offset"; "got", the JSON type that was sent where a type failed; "sent", the
-// name sent in place of a missing required one (Violation.Sent); then the
-// message the guard's formatter renders. Member names, in "pointer", "name" and "sent", escape as
+// name sent in place of a missing required one; then the message the guard's formatter
+// renders. Member names, in "pointer", "name" and "sent", escape as
 // \uXXXX what messages escape (bidi controls, zero-width and other invisible characters),
 // which decodes to the exact name. No argument or result
 // value is ever copied into it. Like the text, it stays within maxRefusal bytes: the
