@@ -386,7 +386,8 @@ const (
 // pairSent pairs the missing required names of the object at p, whose schema is n, with
 // the names sent in it that the schema does not expect, and returns the name sent for each
 // missing name it pairs, by slot. A missing name and a name sent are paired when each is
-// the other's one closest (see closeness). A name that a closed object's unexpected-member
+// the other's one closest (see closeness), and no other name the schema declares is as
+// close to the name sent. A name that a closed object's unexpected-member
 // hint already pairs with a declared one is left to it. It reads the object once and
 // compares the first nearSent unexpected names with each missing name; when the work runs
 // out before every missing name is compared, which pairs are unambiguous is unknown, and
@@ -477,6 +478,9 @@ func (h *hints) pairSent(n *node, p Path) map[int]string {
 		if s.best != c.closeness || s.ties != 1 {
 			continue
 		}
+		if h.trackedAsClose(n, int(c.slot), keys[s.key[0]:s.key[1]], c.closeness) {
+			continue
+		}
 		name := string(names[s.name[0]:s.name[1]])
 		if closed && h.nearName(name, n, at) != "" { // its own violation names a declared name
 			continue
@@ -487,6 +491,27 @@ func (h *hints) pairSent(n *node, p Path) map[int]string {
 		paired[int(c.slot)] = name
 	}
 	return paired
+}
+
+// trackedAsClose reports whether a name the object schema n declares or requires, other
+// than the one at slot, is as close to the key of a name sent as that one is (closeness
+// d), or whether the work ran out before it could tell.
+func (h *hints) trackedAsClose(n *node, slot int, sent []rune, d int32) bool {
+	var key [nearNames]rune
+	for i, name := range n.slots {
+		if i == slot {
+			continue
+		}
+		k, ok := nameKey(name, &key)
+		if h.work -= len(name); !ok {
+			continue
+		}
+		c, cost := closeness(key[:k], sent)
+		if h.work -= cost; h.work < 0 || c <= d {
+			return true
+		}
+	}
+	return false
 }
 
 // nameKey writes the words of name into out: its letters in lower case, without '_' and

@@ -243,6 +243,7 @@ func TestSentForMissingName(t *testing.T) {
 	github := `{"type":"object","required":["owner","repo","pullNumber"],"properties":{
 		"owner":{"type":"string"},"repo":{"type":"string"},"pullNumber":{"type":"number"}}}`
 	declared := `{"type":"object","required":["pullNumber"],"properties":{"pullNumber":{},"pull_number":{}}}`
+	owners := `{"type":"object","required":["owner"],"properties":{"owner":{},"owners":{}}}`
 	patterned := `{"type":"object","required":["xId"],"properties":{"xId":{}},"patternProperties":{"^x_":{}}}`
 	sizes := `{"type":"object","required":["pageSize","pageSizes"]}`
 	twins := `{"type":"object","required":["pull_number","pullNumber"]}`
@@ -266,6 +267,7 @@ func TestSentForMissingName(t *testing.T) {
 			"missing required property 'owner' (sent 'Owner') | missing required property 'repo' (sent 'REPO') | missing required property 'pullNumber' (sent 'pull_number')", "Owner"},
 		{"two names sent for one", github, `{` + ok + `"pull_number":42,"PullNumber":42}`, "missing required property 'pullNumber'", ""},
 		{"the closest of two", github, `{` + ok + `"pull_number":42,"pullNumbr":42}`, "missing required property 'pullNumber' (sent 'pull_number')", "pull_number"},
+		{"a name as close to another declared name", owners, `{"Owners":["zzz"]}`, "missing required property 'owner'", ""},
 		{"a declared name is not suggested", declared, `{"pull_number":42}`, "missing required property 'pullNumber'", ""},
 		{"a name a pattern expects is not suggested", patterned, `{"x_id":42}`, "missing required property 'xId'", ""},
 		{"one name sent, the closest of two missing", sizes, `{"page_size":10}`,
