@@ -436,6 +436,41 @@ func TestGatewayStyleAndPanickingFormatter(t *testing.T) {
 	}
 }
 
+// TestDetailedRefusalNamesTheNameSent: through the middleware, a required name sent in
+// another spelling, on an object that allows other members, is named beside the missing
+// one under DetailedFormat, in the text and in _meta, and the tool does not run.
+func TestDetailedRefusalNamesTheNameSent(t *testing.T) {
+	const schema = `{"type":"object","required":["owner","repo","pullNumber"],"properties":{
+		"owner":{"type":"string"},"repo":{"type":"string"},"pullNumber":{"type":"number"}}}`
+	const args = `{"owner":"octo","repo":"hello","pull_number":42}`
+	cases := []struct {
+		name string
+		opts []Option
+		want string
+	}{
+		{"detailed", []Option{WithFormatter(DetailedFormat), WithHints()}, refusalPrefix + "missing required property 'pullNumber' (sent 'pull_number')"},
+		{"default", []Option{WithHints()}, refusalPrefix + "missing required property 'pullNumber'"},
+		{"gateway", []Option{WithFormatter(GatewayFormat), WithHints()}, refusalPrefix + "Missing required parameter: `pullNumber`"},
+	}
+	for _, modern := range protocols() {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s/modern=%v", c.name, modern), func(t *testing.T) {
+				var calls atomic.Int64
+				srv := server.NewMCPServer("weather", "1.0.0", server.WithToolCapabilities(true), server.WithToolHandlerMiddleware(New(append(c.opts, WithViolationMeta())...).Middleware()))
+				srv.AddTool(mcp.NewToolWithRawSchema("get_pull_request", "A pull request", json.RawMessage(schema)), forecast(&calls))
+				got := call(t, srv, modern, "get_pull_request", args)
+				sameRefusal(t, got, c.want, modern, true)
+				if !strings.Contains(got, `"sent":"pull_number"`) {
+					t.Errorf("_meta does not carry the name sent: %s", got)
+				}
+				if calls.Load() != 0 {
+					t.Errorf("the tool ran %d times", calls.Load())
+				}
+			})
+		}
+	}
+}
+
 // readingHandler answers a station's reading; for the station "bad", one that does not
 // match readingSchema.
 func readingHandler(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

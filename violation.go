@@ -8,7 +8,7 @@ import "github.com/mcpvalidate/mcpvalidate/internal/core"
 // A Violation is one reason the arguments do not satisfy the schema, as data: Kind (what
 // failed), Path (where), Keyword (the schema keyword), and what the schema asks, in the
 // fields the Kind fills: Types and Items, Values, Limit, Name, Indexes, Count, Detail,
-// Offset; Got (the type sent); under [WithHints], Near, Declared and Optional; and
+// Offset; Got (the type sent); under [WithHints], Near, Declared, Optional and Sent; and
 // InResult, for a result's violation (WithOutputValidation).
 // See [core.Violation] for each field.
 type Violation = core.Violation

@@ -11,11 +11,13 @@ import (
 
 // TestRefusalsNameTheFix counts, over the MCP and real-server corpora, the violations
 // whose text names the exact fix, for each formatter: for a wrong type, the type expected
-// and the type sent; for an unexpected name, the declared name meant; for an enum value,
-// the allowed value meant. What was meant is judged here, apart from the formatter: a
-// declared name absent from the object that differs from the unexpected one in case or
-// by at most two letters, an allowed string that the one sent equals but for case and
-// surrounding spaces. DetailedFormat must name every wrong type's sent type.
+// and the type sent; for an unexpected name, the declared name meant; for a missing
+// required name on an object that allows other names, the name sent in its place; for an
+// enum value, the allowed value meant. What was meant is judged here, apart from the
+// formatter: a declared name absent from the object that differs from the unexpected one
+// in case or by at most two letters, a name sent that is the missing one with its second
+// letter dropped, an allowed string that the one sent equals but for case and surrounding
+// spaces. DetailedFormat must name every wrong type's sent type.
 func TestRefusalsNameTheFix(t *testing.T) {
 	for _, set := range []string{"as given", "with the model's slips"} {
 		var j judge
@@ -80,6 +82,11 @@ func (j *judge) refusal(v *mcpvalidate.Validator, schema any, args json.RawMessa
 	for _, x := range vs {
 		sent, ok := at(data, x.Path)
 		switch {
+		case x.Kind == mcpvalidate.KindRequired && len(x.Path) > 0:
+			parent, _ := at(data, x.Path[:len(x.Path)-1])
+			if slip := slipOf(schema, x.Path, parent); slip != "" {
+				fixes = append(fixes, fix{func(t *tally) *int { return &t.names }, func(m string) bool { return strings.Contains(m, "(sent '"+slip+"')") }})
+			}
 		case !ok:
 		case x.Kind == mcpvalidate.KindType:
 			got := typeOf(sent)
@@ -224,6 +231,32 @@ func meantName(schema any, p mcpvalidate.Path, sent any) string {
 		}
 	}
 	return ""
+}
+
+// slipOf returns the name sent, in an object that allows undeclared members, that is the
+// missing required name at p with its second letter dropped.
+func slipOf(schema any, p mcpvalidate.Path, sent any) string {
+	obj, _ := sent.(map[string]any)
+	for _, e := range p[:len(p)-1] {
+		m, _ := schema.(map[string]any)
+		props, _ := m["properties"].(map[string]any)
+		if e.IsIndex {
+			schema = m["items"]
+		} else {
+			schema = props[e.Name]
+		}
+	}
+	m, _ := schema.(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	missing := p[len(p)-1].Name
+	if m["additionalProperties"] == false || len(missing) < 4 {
+		return ""
+	}
+	slip := missing[:1] + missing[2:]
+	if _, present := obj[slip]; !present || props[slip] != nil {
+		return ""
+	}
+	return slip
 }
 
 // meantValue returns the allowed string equal to s but for case and surrounding spaces.

@@ -127,7 +127,7 @@ func check(fs *flag.FlagSet) action {
 	schemaPath := fs.String("schema", "", "the tool's inputSchema (a JSON file)")
 	format := fs.Bool("format", false, "assert format (date-time, email, uuid, ...)")
 	gateway := fs.Bool("gateway", false, "print messages in the gateway style")
-	detailed := fs.Bool("detailed", false, "print messages that also say what was sent: its type, the name or value meant")
+	detailed := fs.Bool("detailed", false, "print messages that also say what was sent: its type, the name or value meant, the name sent for a missing one")
 	return func(stdin io.Reader, stdout io.Writer) (int, error) {
 		if *schemaPath == "" || fs.NArg() > 1 || *gateway && *detailed {
 			return 0, fmt.Errorf("%w: check needs -schema, at most one arguments file, and one style", errUsage)

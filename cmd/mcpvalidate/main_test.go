@@ -25,6 +25,8 @@ func TestCommands(t *testing.T) {
 	schema := write(t, "s.json", weather)
 	bad := write(t, "bad.json", `{"type":"strnig"}`)
 	loose := write(t, "loose.json", `{"type":"object","properties":{"customer_email":{"type":"string"}}}`)
+	pull := write(t, "pull.json", `{"type":"object","required":["owner","repo","pullNumber"],"properties":{
+		"owner":{"type":"string"},"repo":{"type":"string"},"pullNumber":{"type":"number"}}}`)
 	args := write(t, "a.json", `{"days": 2.5, "units": "k", "x": 1}`)
 	suiteFile := write(t, "suite.json", `[{"description":"g","schema":{"type":"integer"},"tests":[
 		{"description":"one","data":1,"valid":true},{"description":"big","data":18446744073709551616,"valid":true},
@@ -43,6 +45,10 @@ func TestCommands(t *testing.T) {
 		{"gateway style", []string{"check", "-schema", schema, "-gateway"}, `{}`, 1, "Missing required parameter: `location`\n", ""},
 		{"detailed style", []string{"check", "-schema", schema, "-detailed"}, `{"loction":"Paris","days":"2","units":"C"}`, 1,
 			"missing required property 'location'\nunexpected property 'loction' (did you mean 'location'?)\nproperty 'days' must be integer, not string\nproperty 'units' must be one of ['c', 'f'] (did you mean 'c'?)\n", ""},
+		{"detailed style, the name sent for a required one", []string{"check", "-schema", pull, "-detailed"}, `{"owner":"octo","repo":"hello","pull_number":42}`, 1,
+			"missing required property 'pullNumber' (sent 'pull_number')\n", ""},
+		{"default style, the missing name alone", []string{"check", "-schema", pull}, `{"owner":"octo","repo":"hello","pull_number":42}`, 1,
+			"missing required property 'pullNumber'\n", ""},
 		{"one style at a time", []string{"check", "-schema", schema, "-gateway", "-detailed"}, `{}`, 2, "", "one style"},
 		{"a name that reads as another", []string{"check", "-schema", schema}, `{"location":"Paris","\u212a":1,"a\u202eb":2}`, 1,
 			"unexpected property \"\\u212a\"\nunexpected property \"a\\u202eb\"\n", ""},

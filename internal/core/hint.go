@@ -9,8 +9,9 @@ import (
 )
 
 // This file adds to a refusal's violations what DetailedFormat tells besides what the
-// schema asks: the allowed value or declared name close to what was sent, and whether a
-// member may be left out (the type sent, Violation.Got, the engines record as they fail).
+// schema asks: the allowed value or declared name close to what was sent, the name sent in
+// place of a missing required one, and whether a member may be left out (the type sent,
+// Violation.Got, the engines record as they fail).
 // It runs on refused calls only, after either engine, under WithHints, and reads the
 // arguments again along each violation's path; it never copies a value of the arguments
 // into a violation.
@@ -25,6 +26,7 @@ const (
 	fewDeclared = 8      // a closed object declaring at most this many names lists them
 	nearValues  = 10_000 // allowed values compared with a string sent, at most
 	nearProps   = 200    // declared names compared with an unexpected one, at most
+	nearSent    = 200    // names sent in one object compared with its missing required names, at most
 	// hintWork is what one refusal's hints may spend, in steps (a cell of an edit
 	// distance, a byte compared or read), besides hintWorkPerByte steps per byte of the
 	// arguments: a millisecond or two. Finding a typo among 200 names of 25 letters that
@@ -39,9 +41,17 @@ type hints struct {
 	args   []byte
 	work   int    // steps left
 	stated []Path // the objects whose declared names a violation states already
+
+	// The object whose missing required names were last paired with names sent in it,
+	// and the pairs, by slot; its missing names come one after the other.
+	paired      bool
+	pairedAt    Path
+	pairedNode  *node
+	pairedNames map[int]string // by slot
+	compared    int            // pairs of a missing name and a name sent
 }
 
-// hint fills Near, Declared and Optional where they apply. Arguments that are not
+// hint fills Near, Declared, Optional and Sent where they apply. Arguments that are not
 // well-formed get no hints: their violation is the whole answer.
 func (v *Validator) hint(args []byte, vs []Violation) {
 	for _, x := range vs {
@@ -65,6 +75,20 @@ func (h *hints) add(x *Violation) {
 	case KindEnum:
 		if at, ok := h.valueAt(x.Path); ok && h.args[at] == '"' {
 			x.Near = h.nearValue(at, x.Values)
+		}
+	case KindRequired:
+		if len(x.Path) == 0 || x.Path[len(x.Path)-1].IsIndex {
+			return
+		}
+		object := x.Path[:len(x.Path)-1]
+		if !h.paired || !slices.Equal(h.pairedAt, object) {
+			h.paired, h.pairedAt, h.pairedNames = true, object, nil
+			if h.pairedNode = h.v.nodeAt(object); h.pairedNode != nil {
+				h.pairedNames = h.pairSent(h.pairedNode, object)
+			}
+		}
+		if h.pairedNames != nil {
+			x.Sent = h.pairedNames[h.pairedNode.slotIndex[x.Path[len(x.Path)-1].Name]]
 		}
 	case KindAdditional:
 		object := x.Path[:len(x.Path)-1]
@@ -343,4 +367,203 @@ func editDistance(a, b []rune, most int) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// A sentName is a name sent in an object that the object's schema does not expect: no
+// property, required name or pattern names it.
+type sentName struct {
+	name, key  [2]int32 // the name, in pairSent's names, and its key, in its keys
+	best, ties int32    // the closeness of the closest missing name, and how many are as close
+}
+
+// Closeness of a missing required name and a name sent, by their keys (see nameKey).
+const (
+	sameKey = iota // the same words: case, '_', '-' and camel case aside
+	oneEdit        // one letter added, dropped or changed, in a key of at least 4 letters
+	notNear
+)
+
+// pairSent pairs the missing required names of the object at p, whose schema is n, with
+// the names sent in it that the schema does not expect, and returns the name sent for each
+// missing name it pairs, by slot. A missing name and a name sent are paired when each is
+// the other's one closest (see closeness), and no other name the schema declares is as
+// close to the name sent. A name that a closed object's unexpected-member
+// hint already pairs with a declared one is left to it. It reads the object once and
+// compares the first nearSent unexpected names with each missing name; when the work runs
+// out before every missing name is compared, which pairs are unambiguous is unknown, and
+// it pairs none.
+func (h *hints) pairSent(n *node, p Path) map[int]string {
+	if len(n.required) == 0 {
+		return nil
+	}
+	at, ok := h.valueAt(p)
+	if !ok || h.args[at] != '{' {
+		return nil
+	}
+	present := make([]bool, len(n.slots))
+	var (
+		names []byte
+		keys  []rune
+		sent  []sentName
+		key   [nearNames]rune
+	)
+	end := at
+	eachMember(h.args, at, func(name []byte, i int) bool {
+		end = i
+		if slot, ok := n.slotIndex[string(name)]; ok {
+			present[slot] = true
+			return true
+		}
+		if len(sent) == nearSent || n.firstMatch(name, 0) >= 0 {
+			return true
+		}
+		k, ok := nameKey(name, &key)
+		if !ok {
+			return true
+		}
+		sent = append(sent, sentName{
+			name: [2]int32{int32(len(names)), int32(len(names) + len(name))},
+			key:  [2]int32{int32(len(keys)), int32(len(keys) + k)},
+			best: notNear,
+		})
+		if len(keys)+k > cap(keys) { // doubled, not by a quarter as append grows long slices
+			keys = append(make([]rune, 0, 2*cap(keys)+nearNames), keys...)
+		}
+		names = append(names, name...)
+		keys = append(keys, key[:k]...)
+		return true
+	})
+	if h.work -= end - at; h.work < 0 || len(sent) == 0 {
+		return nil
+	}
+	type choice struct{ slot, sent, closeness, ties int32 }
+	choices := make([]choice, 0, len(n.required))
+	for _, slot := range n.required {
+		if present[slot] {
+			continue
+		}
+		k, ok := nameKey(n.slots[slot], &key)
+		if !ok {
+			continue
+		}
+		c := choice{slot: int32(slot), closeness: notNear}
+		for j := range sent {
+			s := &sent[j]
+			d, cost := closeness(key[:k], keys[s.key[0]:s.key[1]])
+			h.compared++
+			if h.work -= cost; h.work < 0 {
+				return nil
+			}
+			switch {
+			case d < c.closeness:
+				c.sent, c.closeness, c.ties = int32(j), d, 1
+			case d == c.closeness:
+				c.ties++
+			}
+			switch {
+			case d < s.best:
+				s.best, s.ties = d, 1
+			case d == s.best && d < notNear:
+				s.ties++
+			}
+		}
+		if c.closeness < notNear && c.ties == 1 {
+			choices = append(choices, c)
+		}
+	}
+	var paired map[int]string
+	closed := n.additional != nil && n.additional.reject
+	for _, c := range choices {
+		s := sent[c.sent]
+		if s.best != c.closeness || s.ties != 1 {
+			continue
+		}
+		if h.trackedAsClose(n, int(c.slot), keys[s.key[0]:s.key[1]], c.closeness) {
+			continue
+		}
+		name := string(names[s.name[0]:s.name[1]])
+		if closed && h.nearName(name, n, at) != "" { // its own violation names a declared name
+			continue
+		}
+		if paired == nil {
+			paired = map[int]string{}
+		}
+		paired[int(c.slot)] = name
+	}
+	return paired
+}
+
+// trackedAsClose reports whether a name the object schema n declares or requires, other
+// than the one at slot, is as close to the key of a name sent as that one is (closeness
+// d), or whether the work ran out before it could tell.
+func (h *hints) trackedAsClose(n *node, slot int, sent []rune, d int32) bool {
+	var key [nearNames]rune
+	for i, name := range n.slots {
+		if i == slot {
+			continue
+		}
+		k, ok := nameKey(name, &key)
+		if h.work -= len(name); !ok {
+			continue
+		}
+		c, cost := closeness(key[:k], sent)
+		if h.work -= cost; h.work < 0 || c <= d {
+			return true
+		}
+	}
+	return false
+}
+
+// nameKey writes the words of name into out: its letters in lower case, without '_' and
+// '-', so that pull_number, pull-number, PullNumber and pullNumber have one key. It returns
+// the key's length, or false when name has more than nearNames runes or no other letter.
+func nameKey[T string | []byte](name T, out *[nearNames]rune) (int, bool) {
+	n := 0
+	for i, runes := 0, 0; i < len(name); runes++ {
+		if runes == nearNames {
+			return 0, false
+		}
+		r, size := rune(name[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(string(name[i:min(i+utf8.UTFMax, len(name))]))
+		}
+		i += size
+		if r != '_' && r != '-' {
+			out[n], n = unicode.ToLower(r), n+1
+		}
+	}
+	return n, n > 0
+}
+
+// closeness tells how close the keys of a missing name and of a name sent are, and the
+// steps it took to tell.
+func closeness(missing, sent []rune) (int32, int) {
+	if len(missing)-len(sent) > 1 || len(sent)-len(missing) > 1 {
+		return notNear, 1
+	}
+	i := 0 // the first letter that differs
+	for i < len(missing) && i < len(sent) && missing[i] == sent[i] {
+		i++
+	}
+	cost := 1 + i
+	if i == len(missing) && i == len(sent) {
+		return sameKey, cost
+	}
+	if len(missing) < 4 {
+		return notNear, cost
+	}
+	a, b := missing[i:], sent[i:]
+	switch {
+	case len(a) == len(b): // one letter changed
+		a, b = a[1:], b[1:]
+	case len(a) > len(b): // one dropped
+		a = a[1:]
+	default: // one added
+		b = b[1:]
+	}
+	cost += len(a)
+	if slices.Equal(a, b) {
+		return oneEdit, cost
+	}
+	return notNear, cost
 }

@@ -235,3 +235,164 @@ func BenchmarkHintsSlope(b *testing.B) {
 		})
 	}
 }
+
+// TestSentForMissingName: under DetailedFormat, a missing required name is followed by the
+// name sent in its place, when that name is close to it and to no other missing name, and
+// the object expects no member of that name.
+func TestSentForMissingName(t *testing.T) {
+	github := `{"type":"object","required":["owner","repo","pullNumber"],"properties":{
+		"owner":{"type":"string"},"repo":{"type":"string"},"pullNumber":{"type":"number"}}}`
+	declared := `{"type":"object","required":["pullNumber"],"properties":{"pullNumber":{},"pull_number":{}}}`
+	owners := `{"type":"object","required":["owner"],"properties":{"owner":{},"owners":{}}}`
+	patterned := `{"type":"object","required":["xId"],"properties":{"xId":{}},"patternProperties":{"^x_":{}}}`
+	sizes := `{"type":"object","required":["pageSize","pageSizes"]}`
+	twins := `{"type":"object","required":["pull_number","pullNumber"]}`
+	short := `{"type":"object","required":["id"]}`
+	closed := `{"type":"object","additionalProperties":false,"required":["aBC"],"properties":{"aBC":{}}}`
+	closedNear := `{"type":"object","additionalProperties":false,"required":["pullNumber"],"properties":{"pullNumber":{}}}`
+	nested := `{"type":"object","properties":{"pr":{"type":"object","required":["pullNumber"]},
+		"prs":{"type":"array","items":{"type":"object","required":["pullNumber"]}}}}`
+	accented := `{"type":"object","required":["città"]}`
+	const ok = `"owner":"zzz","repo":"zzz",`
+	cases := []struct{ name, schema, args, want, sent string }{
+		{"snake case for camel case", github, `{` + ok + `"pull_number":42}`, "missing required property 'pullNumber' (sent 'pull_number')", "pull_number"},
+		{"kebab case", github, `{` + ok + `"pull-number":42}`, "missing required property 'pullNumber' (sent 'pull-number')", "pull-number"},
+		{"another case", github, `{` + ok + `"PullNumber":42}`, "missing required property 'pullNumber' (sent 'PullNumber')", "PullNumber"},
+		{"no word break", github, `{` + ok + `"pullnumber":42}`, "missing required property 'pullNumber' (sent 'pullnumber')", "pullnumber"},
+		{"one letter dropped", github, `{` + ok + `"pullNumbr":42}`, "missing required property 'pullNumber' (sent 'pullNumbr')", "pullNumbr"},
+		{"one letter changed and another spelling", github, `{` + ok + `"pull_nunber":42}`, "missing required property 'pullNumber' (sent 'pull_nunber')", "pull_nunber"},
+		{"one letter added", github, `{` + ok + `"pullNumbers":42}`, "missing required property 'pullNumber' (sent 'pullNumbers')", "pullNumbers"},
+		{"two letters apart", github, `{` + ok + `"pulNumbr":42}`, "missing required property 'pullNumber'", ""},
+		{"each missing name its own", github, `{"Owner":"zzz","REPO":"zzz","pull_number":42}`,
+			"missing required property 'owner' (sent 'Owner') | missing required property 'repo' (sent 'REPO') | missing required property 'pullNumber' (sent 'pull_number')", "Owner"},
+		{"two names sent for one", github, `{` + ok + `"pull_number":42,"PullNumber":42}`, "missing required property 'pullNumber'", ""},
+		{"the closest of two", github, `{` + ok + `"pull_number":42,"pullNumbr":42}`, "missing required property 'pullNumber' (sent 'pull_number')", "pull_number"},
+		{"a name as close to another declared name", owners, `{"Owners":["zzz"]}`, "missing required property 'owner'", ""},
+		{"a declared name is not suggested", declared, `{"pull_number":42}`, "missing required property 'pullNumber'", ""},
+		{"a name a pattern expects is not suggested", patterned, `{"x_id":42}`, "missing required property 'xId'", ""},
+		{"one name sent, the closest of two missing", sizes, `{"page_size":10}`,
+			"missing required property 'pageSize' (sent 'page_size') | missing required property 'pageSizes'", "page_size"},
+		{"one name sent, as close to two missing", twins, `{"PullNumber":10}`,
+			"missing required property 'pull_number' | missing required property 'pullNumber'", ""},
+		{"a short name in another case", short, `{"ID":"zzz"}`, "missing required property 'id' (sent 'ID')", "ID"},
+		{"a short name one letter apart", short, `{"ix":"zzz"}`, "missing required property 'id'", ""},
+		{"on a closed object, beside the unexpected name's list", closed, `{"a_b_c":"zzz"}`,
+			"missing required property 'aBC' (sent 'a_b_c') | unexpected property 'a_b_c' (the properties are 'aBC')", "a_b_c"},
+		{"on a closed object, said once", closedNear, `{"pull_number":"zzz"}`,
+			"missing required property 'pullNumber' | unexpected property 'pull_number' (did you mean 'pullNumber'?)", ""},
+		{"nested", nested, `{"pr":{"pull_number":"zzz"}}`, "missing required property 'pr.pullNumber' (sent 'pr.pull_number')", "pull_number"},
+		{"in an item", nested, `{"prs":[{"pullNumber":1},{"PULL_NUMBER":"zzz"}]}`, "missing required property 'prs[1].pullNumber' (sent 'prs[1].PULL_NUMBER')", "PULL_NUMBER"},
+		{"in the next object, its own names", nested, `{"prs":[{"pull_number":1},{"pullnumber":"zzz"}]}`,
+			"missing required property 'prs[0].pullNumber' (sent 'prs[0].pull_number') | missing required property 'prs[1].pullNumber' (sent 'prs[1].pullnumber')", "pull_number"},
+		{"a name that is not plain", accented, `{"Città":"zzz"}`, `missing required property "città" (sent "Città")`, "Città"},
+		{"under allOf, where the schema applies others in place", `{"allOf":[{"required":["pullNumber"]}]}`, `{"pull_number":1}`,
+			"missing required property 'pullNumber'", ""},
+		{"a long name is not compared", `{"type":"object","required":["` + strings.Repeat("d", 70) + `"]}`, `{"` + strings.Repeat("D", 70) + `":1}`,
+			`missing required property "` + strings.Repeat("d", 32) + `"…(22 characters not shown)…"` + strings.Repeat("d", 16) + `"`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v, err := Compile([]byte(c.schema), WithFormatter(DetailedFormat), WithHints())
+			if err != nil {
+				t.Fatal(err)
+			}
+			vs := v.Validate([]byte(c.args))
+			got := strings.Join(Messages(vs, DetailedFormat), " | ")
+			if got != c.want {
+				t.Errorf("\n got %q\nwant %q", got, c.want)
+			}
+			if strings.Contains(got, "zzz") || strings.Contains(got, "42") {
+				t.Errorf("a value sent is quoted: %q", got)
+			}
+			if len(vs) == 0 || vs[0].Kind != KindRequired || vs[0].Sent != c.sent {
+				t.Fatalf("violations %+v: want the first, of kind required, with Sent %q", vs, c.sent)
+			}
+			for _, f := range []Formatter{DefaultFormat, GatewayFormat} {
+				if m := f(vs[0]); strings.Contains(m, "sent") || c.sent != "" && strings.Contains(m, c.sent) {
+					t.Errorf("%q names the name sent outside DetailedFormat", m)
+				}
+			}
+		})
+	}
+}
+
+// TestMissingNameWorkIsBounded: a refusal with 10,000 names sent and 1,000 required names
+// missing, which compared two by two would take 10,000,000 comparisons, makes at most
+// nearSent comparisons per missing name, stays within the hints' work, and allocates what
+// one with 300 names sent does, whether its names are far apart (the one meant is still
+// found) or all alike (the work runs out and nothing is suggested).
+func TestMissingNameWorkIsBounded(t *testing.T) {
+	const missing = 1_000
+	var schema strings.Builder
+	schema.WriteString(`{"type":"object","required":[`)
+	for i := range missing {
+		if i > 0 {
+			schema.WriteByte(',')
+		}
+		fmt.Fprintf(&schema, `"required_name_%04d"`, i)
+	}
+	schema.WriteString(`]}`)
+	v, err := Compile([]byte(schema.String()), WithHints(), WithMaxViolations(2*missing))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type cost struct{ compared, steps, budget, allocs, bytes int }
+	refusal := func(t *testing.T, sent int, member string) (cost, string) {
+		var args strings.Builder
+		args.WriteString(`{"Required_Name_0007":1`)
+		for i := range sent - 1 {
+			fmt.Fprintf(&args, `,"`+member+`":1`, i)
+		}
+		args.WriteString("}")
+		data := []byte(args.String())
+		vs := v.violations(data)
+		if len(vs) != missing || vs[7].Kind != KindRequired {
+			t.Fatalf("%d violations, want %d missing names", len(vs), missing)
+		}
+		c := cost{budget: hintWork + hintWorkPerByte*len(data)}
+		var h hints
+		run := func() {
+			h = hints{v: v, args: data, work: c.budget}
+			for i := range vs {
+				h.add(&vs[i])
+			}
+		}
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // as testing.AllocsPerRun, for the counts of this goroutine alone
+		run()
+		const runs = 5
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			run()
+		}
+		runtime.ReadMemStats(&after)
+		c.compared, c.steps = h.compared, c.budget-h.work
+		c.allocs, c.bytes = int(after.Mallocs-before.Mallocs)/runs, int(after.TotalAlloc-before.TotalAlloc)/runs
+		t.Logf("%d names sent, %d bytes: %d comparisons, %d steps of %d, %d allocations, %d bytes",
+			sent, len(data), c.compared, c.steps, c.budget, c.allocs, c.bytes)
+		return c, vs[7].Sent
+	}
+	shapes := []struct {
+		name   string
+		member string // a name sent, from its index
+		want   string // Sent of required_name_0007
+	}{
+		{"far apart", "member_%05d", "Required_Name_0007"},
+		{"all alike", "required_name_x%04d", ""},
+	}
+	for _, shape := range shapes {
+		t.Run(shape.name, func(t *testing.T) {
+			few, _ := refusal(t, 300, shape.member)
+			many, sent := refusal(t, 10_000, shape.member)
+			if sent != shape.want {
+				t.Errorf("Sent %q, want %q", sent, shape.want)
+			}
+			if many.compared > nearSent*missing || many.steps > many.budget+2*nearNames+1 {
+				t.Errorf("%d comparisons, %d steps: want at most %d and %d", many.compared, many.steps, nearSent*missing, many.budget+2*nearNames+1)
+			}
+			if many.allocs > few.allocs+2 || many.bytes > few.bytes+4<<10 {
+				t.Errorf("%d allocations, %d bytes with 10,000 names sent; %d, %d with 300", many.allocs, many.bytes, few.allocs, few.bytes)
+			}
+		})
+	}
+}

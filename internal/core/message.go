@@ -85,11 +85,13 @@ func DefaultFormat(v Violation) string {
 //	property 'units' must be one of ['celsius', 'fahrenheit'] (did you mean 'celsius'?)
 //	unexpected property 'loction' (did you mean 'location'?)
 //	unexpected property 'x' (the properties are 'location', 'days')
+//	missing required property 'pullNumber' (sent 'pull_number')
 //
 // It names the JSON type sent where a type failed and, with what [WithHints] finds: the
 // allowed value that a string sent matches but for case and surrounding spaces; for an
 // unexpected name, the unused declared name it is close to, or else, once per object, the
-// names of a closed object that declares few.
+// names of a closed object that declares few; for a missing required name, the name sent
+// in its place, unless an unexpected name's hint already pairs them.
 func DetailedFormat(v Violation) string {
 	m := DefaultFormat(v)
 	switch {
@@ -101,6 +103,8 @@ func DetailedFormat(v Violation) string {
 		return m + " (did you mean " + renderValue(v.Near) + "?)"
 	case v.Near != "" && v.Kind == KindAdditional:
 		return m + " (did you mean " + quoted(sibling(v.Path, v.Near)) + "?)"
+	case v.Sent != "" && v.Kind == KindRequired:
+		return m + " (sent " + quoted(sibling(v.where(), v.Sent)) + ")"
 	case v.Kind == KindAdditional && len(v.Declared) > 0:
 		names := make([]string, len(v.Declared))
 		for i, d := range v.Declared {

@@ -96,3 +96,45 @@ func TestRenderValue(t *testing.T) {
 		t.Errorf("a plain value costs %v allocations", n)
 	}
 }
+
+// TestSentWording: the name sent in place of a missing required one is rendered from
+// Violation.Sent, beside the missing name, by DetailedFormat alone.
+func TestSentWording(t *testing.T) {
+	cases := []struct {
+		v                           Violation
+		standard, gateway, detailed string
+	}{
+		{Violation{Kind: KindRequired, Path: Path{{Name: "pullNumber"}}, Sent: "pull_number"},
+			"missing required property 'pullNumber'", "Missing required parameter: `pullNumber`",
+			"missing required property 'pullNumber' (sent 'pull_number')"},
+		{Violation{Kind: KindRequired, Path: Path{{Name: "pr"}, {Name: "pullNumber"}}, Sent: "PullNumber"},
+			"missing required property 'pr.pullNumber'", "Missing required parameter: `pr.pullNumber`",
+			"missing required property 'pr.pullNumber' (sent 'pr.PullNumber')"},
+		{Violation{Kind: KindRequired, Path: Path{{Name: "items"}, {Index: 2, IsIndex: true}, {Name: "id"}}, Sent: "ID"},
+			"missing required property 'items[2].id'", "Missing required parameter: `items[2].id`",
+			"missing required property 'items[2].id' (sent 'items[2].ID')"},
+		{Violation{Kind: KindRequired, Path: Path{{Name: "pullNumber"}}, Sent: "pull\u202enumber"},
+			"missing required property 'pullNumber'", "Missing required parameter: `pullNumber`",
+			`missing required property 'pullNumber' (sent "pull\u202enumber")`},
+		{Violation{Kind: KindRequired, Path: Path{{Name: "celsius"}}, Sent: "Celsius", InResult: true},
+			"missing required property 'structuredContent.celsius'", "Missing required field: `structuredContent.celsius`",
+			"missing required property 'structuredContent.celsius' (sent 'structuredContent.Celsius')"},
+		{Violation{Kind: KindRequired, Path: Path{{Name: "pullNumber"}}},
+			"missing required property 'pullNumber'", "Missing required parameter: `pullNumber`",
+			"missing required property 'pullNumber'"},
+		{Violation{Kind: KindType, Path: Path{{Name: "n"}}, Types: []string{"integer"}, Sent: "N"},
+			"property 'n' must be integer", "Invalid type for `n`: expected integer",
+			"property 'n' must be integer"},
+	}
+	for _, c := range cases {
+		if got := DefaultFormat(c.v); got != c.standard {
+			t.Errorf("default: got %q, want %q", got, c.standard)
+		}
+		if got := GatewayFormat(c.v); got != c.gateway {
+			t.Errorf("gateway: got %q, want %q", got, c.gateway)
+		}
+		if got := DetailedFormat(c.v); got != c.detailed {
+			t.Errorf("detailed: got %q, want %q", got, c.detailed)
+		}
+	}
+}

@@ -18,8 +18,9 @@ import (
 // result's structuredContent when "of" is "result"), its Kind, the schema keyword, and
 // what the schema asks as the schema states it: "types" (and "itemTypes"), "values" (JSON
 // values), "limit" (a number for numeric bounds, else a string), "name", "indexes",
-// "count", "offset"; "got", the JSON type that was sent where a type failed; then the
-// message the guard's formatter renders. Member names, in "pointer" and "name", escape as
+// "count", "offset"; "got", the JSON type that was sent where a type failed; "sent", the
+// name sent in place of a missing required one; then the message the guard's formatter
+// renders. Member names, in "pointer", "name" and "sent", escape as
 // \uXXXX what messages escape (bidi controls, zero-width and other invisible characters),
 // which decodes to the exact name. No argument or result
 // value is ever copied into it. Like the text, it stays within maxRefusal bytes: the
@@ -120,6 +121,10 @@ func appendViolation(b []byte, v Violation, message string, most int) ([]byte, b
 	if v.Name != "" {
 		b = append(b, `,"name":`...)
 		b = appendVisible(b, v.Name)
+	}
+	if v.Sent != "" {
+		b = append(b, `,"sent":`...)
+		b = appendVisible(b, v.Sent)
 	}
 	if len(v.Indexes) > 0 {
 		b = append(b, `,"indexes":[`...)

@@ -90,3 +90,31 @@ func TestMetaIsOptIn(t *testing.T) {
 		}
 	}
 }
+
+// TestMetaCarriesSentName: the name sent in place of a missing required one travels as
+// "sent", escaped like the other names, and only where hints are asked for.
+func TestMetaCarriesSentName(t *testing.T) {
+	schema := []byte(`{"type":"object","required":["pullNumber"],"properties":{"pullNumber":{"type":"integer"}}}`)
+	cases := []struct {
+		args  string
+		hints bool
+		want  string // in _meta
+		not   string // not in _meta
+	}{
+		{`{"pull_number":1}`, true, `"sent":"pull_number"`, ""},
+		{`{"pull\u202enumber":1}`, true, `"sent":"pull\u202enumber"`, "\u202e"},
+		{`{"pull_number":1}`, false, `"kind":"required"`, `"sent"`},
+	}
+	for _, c := range cases {
+		opts := []Option{WithFormatter(DetailedFormat), WithViolationMeta()}
+		if c.hints {
+			opts = append(opts, WithHints())
+		}
+		g := New(opts...)
+		s := g.Bind("t", nil, schema, nil)
+		meta := string(g.Check(&Call{Tool: "t"}, s, []byte(c.args), nil).Meta())
+		if !strings.Contains(meta, c.want) || c.not != "" && strings.Contains(meta, c.not) {
+			t.Errorf("%s, hints %v: _meta %s, want %s and no %s", c.args, c.hints, meta, c.want, c.not)
+		}
+	}
+}

@@ -88,7 +88,7 @@ func WithFormatter(f Formatter) Option {
 
 // WithHints makes the guard find, on each refusal, what the model needs to see what it
 // sent wrong and [DetailedFormat] (or a formatter of your own) tells: [Violation.Near],
-// Declared and Optional. It reads the arguments again, on refused calls only, within a
+// Declared, Optional and Sent. It reads the arguments again, on refused calls only, within a
 // bounded amount of work per refusal. Given to [Compile], it makes [Validator.Validate]
 // do the same.
 func WithHints() Option { return func(c *config) { c.hints = true } }

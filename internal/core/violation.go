@@ -128,6 +128,7 @@ type Violation struct {
 	Near     string   // KindEnum: the allowed value (JSON text) the string matches but for case and surrounding spaces; KindAdditional: the unused declared name the unexpected one is close to
 	Declared []string // KindAdditional: the names the closed object declares, when it declares at most 8, on the first of its unexpected members with no Near
 	Optional bool     // KindType: the value is null and the member may be left out instead
+	Sent     string   // KindRequired: the name sent in the same object in place of the missing one: one the object expects under no name or pattern, written with the same words in another case or spelling, or one letter apart, and no other declared name or name sent as close
 
 	// InResult says that the violation is in a tool's result, its structuredContent
 	// (WithOutputValidation), rather than in a call's arguments; Path starts inside
