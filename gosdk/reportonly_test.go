@@ -154,15 +154,15 @@ func TestReportOnlyTypedToolProtectsAsGoSDK(t *testing.T) {
 		t.Errorf("go-sdk alone refused %d calls, want %d", sdkRefused, want)
 	}
 
-	var enforced []string
+	var tools []string
 	for _, s := range g.Stats() {
-		enforced = append(enforced, s.Tool)
+		tools = append(tools, s.Tool)
 		if s.Unenforced != s.Refused {
 			t.Errorf("%s: %d refusals, %d of them unenforced", s.Tool, s.Refused, s.Unenforced)
 		}
 	}
-	if len(enforced) != 2 {
-		t.Errorf("stats of %q, want both tools", enforced)
+	if len(tools) != 2 {
+		t.Errorf("stats of %q, want both tools", tools)
 	}
 }
 

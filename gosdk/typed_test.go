@@ -427,3 +427,51 @@ func TestAddToolKeepsIntegersExact(t *testing.T) {
 		}
 	}
 }
+
+// TestAddToolChecksBeforeDefaults: the guard checks the arguments as sent, go-sdk with the
+// input schema's defaults written in. A keyword that looks at a member with a default
+// (here dependentRequired) is met by a call that leaves the member out; go-sdk, having
+// written the default in, refuses it. Neither writes in the default of a required member,
+// so both refuse a call without it.
+func TestAddToolChecksBeforeDefaults(t *testing.T) {
+	type modeIn struct {
+		Name  string `json:"name"`
+		Mode  string `json:"mode"`
+		Level int    `json:"level"`
+	}
+	tool := func() *mcp.Tool {
+		return &mcp.Tool{Name: "mode", InputSchema: &jsonschema.Schema{
+			Type: "object",
+			Properties: map[string]*jsonschema.Schema{
+				"name":  {Type: "string", Default: json.RawMessage(`"anon"`)},
+				"mode":  {Type: "string", Default: json.RawMessage(`"fast"`)},
+				"level": {Type: "integer"},
+			},
+			Required:          []string{"name"},
+			DependentRequired: map[string][]string{"mode": {"level"}},
+		}}
+	}
+	h := func(_ context.Context, _ *mcp.CallToolRequest, in modeIn) (*mcp.CallToolResult, modeIn, error) {
+		return nil, in, nil
+	}
+	sdkServer, ourServer := newServer(), newServer()
+	mcp.AddTool(sdkServer, tool(), h)
+	AddTool(core.New(), ourServer, tool(), h)
+	sdk, ours := connect(t, sdkServer), connect(t, ourServer)
+
+	tests := []struct {
+		args      string
+		sdk, ours string // substrings of the answers
+	}{
+		{`{"name":"Ann"}`, `dependentRequired[\"mode\"]: missing properties [\"level\"]`, `"structuredContent":{"level":0,"mode":"fast","name":"Ann"}`},
+		{`{"mode":"slow","level":1}`, `required: missing properties: [\"name\"]`, `missing required property 'name'`},
+	}
+	for _, tc := range tests {
+		if got := mustJSON(t, call(t, sdk, "mode", tc.args)); !strings.Contains(got, tc.sdk) {
+			t.Errorf("go-sdk answered %s to %s, want it to contain %s", got, tc.args, tc.sdk)
+		}
+		if got := mustJSON(t, call(t, ours, "mode", tc.args)); !strings.Contains(got, tc.ours) {
+			t.Errorf("AddTool answered %s to %s, want it to contain %s", got, tc.args, tc.ours)
+		}
+	}
+}
