@@ -82,8 +82,13 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 // In is decoded from the bytes the guard checked, so that its integers are those sent, where
 // go-sdk carries them through a float64. Like mcp.AddTool, it panics when a schema cannot
 // be inferred or resolved. [Guard.CheckTools] of t checks the schemas inferred for it.
+//
+// Under [WithReportOnly] the guard refuses nothing and go-sdk keeps its own check: the
+// tool answers every call exactly as mcp.AddTool has it (go-sdk's validation, defaults and
+// decoding), so a call go-sdk alone refuses is still refused, in go-sdk's words, while the
+// guard reports what it would have refused.
 func AddTool[In, Out any](g *Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
-	tt, th, err := typedHandler(t, h)
+	tt, th, err := typedHandler(t, h, !g.core.ReportsOnly())
 	if err != nil {
 		panic(fmt.Sprintf("AddTool: tool %q: %v", t.Name, err))
 	}

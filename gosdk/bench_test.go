@@ -53,7 +53,8 @@ func benchWeatherTyped(_ context.Context, _ *mcp.CallToolRequest, in benchWeathe
 
 // BenchmarkGoSDKToolCall times a tools/call of the weather tool from a go-sdk client to a
 // go-sdk server in process: a raw tool bare (go-sdk never validates raw tools) and through
-// Handler, and a typed tool with go-sdk's own validation and through AddTool.
+// Handler, and a typed tool with go-sdk's own validation, through AddTool, and through
+// AddTool under report-only (go-sdk's validation behind the guard's report).
 func BenchmarkGoSDKToolCall(b *testing.B) {
 	rawTool := func() *mcp.Tool {
 		return &mcp.Tool{Name: "weather", InputSchema: json.RawMessage(benchWeatherSchema)}
@@ -85,6 +86,8 @@ func BenchmarkGoSDKToolCall(b *testing.B) {
 		{"typed-builtin-invalid", func(s *mcp.Server) { mcp.AddTool(s, typedTool(), benchWeatherTyped) }, benchInvalidArgs, isError},
 		{"typed-mcpvalidate", func(s *mcp.Server) { AddTool(New(), s, typedTool(), benchWeatherTyped) }, benchValidArgs, ok},
 		{"typed-mcpvalidate-invalid", func(s *mcp.Server) { AddTool(New(), s, typedTool(), benchWeatherTyped) }, benchInvalidArgs, refused},
+		{"typed-report-only", func(s *mcp.Server) { AddTool(New(WithReportOnly()), s, typedTool(), benchWeatherTyped) }, benchValidArgs, ok},
+		{"typed-report-only-invalid", func(s *mcp.Server) { AddTool(New(WithReportOnly()), s, typedTool(), benchWeatherTyped) }, benchInvalidArgs, isError},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {

@@ -17,18 +17,19 @@ import (
 )
 
 // typedHandler returns the tool as registered and the raw handler that runs h as
-// mcp.AddTool would, but without validating the arguments: the guard's Handler around it
-// does that, before anything else.
+// mcp.AddTool would. When checked, the handler does not validate the arguments: the
+// guard's Handler around it does that, before anything else. Otherwise, for a guard that
+// only reports, it validates and decodes them exactly as go-sdk does.
 //
-// It mirrors the typed wrapper of go-sdk v1.8.0 (toolForErr in mcp/server.go) with that one
-// deliberate difference, and decodes the arguments into In from the bytes the guard
-// checked, the input schema's defaults written in (prepareArguments), where go-sdk
+// It mirrors the typed wrapper of go-sdk v1.8.0 (toolForErr in mcp/server.go). When
+// checked, it differs deliberately, and decodes the arguments into In from the bytes the
+// guard checked, the input schema's defaults written in (prepareArguments), where go-sdk
 // decodes them from a map[string]any that has carried every number through a float64.
-// The output is still validated against the output schema.
+// The output is validated against the output schema either way.
 //
 // The server's SchemaCache is not consulted: its methods are unexported, so schemas are
 // inferred afresh for each registration. The schemas produced are the same.
-func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp.Tool, mcp.ToolHandler, error) {
+func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], checked bool) (*mcp.Tool, mcp.ToolHandler, error) {
 	tt := *t
 
 	// go-sdk gives an 'any' input the empty object schema.
@@ -57,13 +58,17 @@ func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp
 	}
 
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		input, err := prepareArguments(req.Params.Arguments, inputDefaults)
-		if err != nil {
-			return errorResult(fmt.Errorf("validating \"arguments\": %v", err)), nil
-		}
 		var in In
-		if err := unmarshal(input, &in); err != nil {
-			return errorResult(err), nil
+		if checked {
+			input, err := prepareArguments(req.Params.Arguments, inputDefaults)
+			if err != nil {
+				return errorResult(fmt.Errorf("validating \"arguments\": %v", err)), nil
+			}
+			if err := unmarshal(input, &in); err != nil {
+				return errorResult(err), nil
+			}
+		} else if res := decodeAsGoSDK(req.Params.Arguments, inputResolved, &in); res != nil {
+			return res, nil
 		}
 
 		res, out, err := h(ctx, req, in)
@@ -108,6 +113,54 @@ func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) (*mcp
 		return res, nil
 	}
 	return &tt, th, nil
+}
+
+// decodeAsGoSDK validates the arguments against the input schema and decodes them into
+// *in exactly as go-sdk v1.8.0 does (applySchema in mcp/tool.go, then its internal
+// json.Unmarshal): into a map[string]any, the schema's defaults applied, validated,
+// marshalled again and decoded. It returns nil when *in is ready, else the error result
+// go-sdk answers.
+func decodeAsGoSDK[In any](args json.RawMessage, resolved *jsonschema.Resolved, in *In) *mcp.CallToolResult {
+	input, err := applyInputSchema(args, resolved)
+	if err != nil {
+		return errorResult(fmt.Errorf("validating \"arguments\": %v", err))
+	}
+	if err := unmarshalAsGoSDK(input, in); err != nil {
+		return errorResult(err)
+	}
+	return nil
+}
+
+// applyInputSchema is go-sdk's applySchema for input.
+func applyInputSchema(data json.RawMessage, resolved *jsonschema.Resolved) (json.RawMessage, error) {
+	v := make(map[string]any)
+	if len(data) > 0 {
+		if err := unmarshalAsGoSDK(data, &v); err != nil {
+			return nil, fmt.Errorf("unmarshaling arguments: %w", err)
+		}
+	}
+	var unmarshaled any = v
+	if err := resolved.ApplyDefaults(&unmarshaled); err != nil {
+		return nil, fmt.Errorf("applying schema defaults:\n%w", err)
+	}
+	if err := resolved.Validate(&unmarshaled); err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(unmarshaled)
+	if err != nil {
+		return nil, fmt.Errorf("marshalling with defaults: %v", err)
+	}
+	return out, nil
+}
+
+// unmarshalAsGoSDK is go-sdk's internal json.Unmarshal: segmentio's decoder, matching
+// struct field names case-sensitively. go-sdk also refuses text nested deeper than 1000
+// levels; it has refused such a message already, and the defaults written in would have to
+// be nested hundreds of levels deep themselves to make the arguments reach that.
+func unmarshalAsGoSDK(data []byte, v any) error {
+	dec := segjson.NewDecoder(bytes.NewReader(data))
+	dec.DontMatchCaseInsensitiveStructFields()
+	return dec.Decode(v)
 }
 
 // setSchema resolves the schema in *field, first inferring it from T when *field is nil,

@@ -41,14 +41,23 @@ func greetSchema(t *testing.T) *jsonschema.Schema {
 	return s
 }
 
-// add registers h with mcp.AddTool, or, when ours is set, through typedHandler.
-func add[In, Out any](t *testing.T, srv *mcp.Server, ours bool, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+// registration is how add registers a typed tool.
+type registration int
+
+const (
+	viaGoSDK     registration = iota // mcp.AddTool
+	viaChecked                       // typedHandler, for a guard that enforces
+	viaUnchecked                     // typedHandler, for a guard that only reports
+)
+
+// add registers h as via says.
+func add[In, Out any](t *testing.T, srv *mcp.Server, via registration, tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	t.Helper()
-	if !ours {
+	if via == viaGoSDK {
 		mcp.AddTool(srv, tool, h)
 		return
 	}
-	tt, th, err := typedHandler(tool, h)
+	tt, th, err := typedHandler(tool, h, via == viaChecked)
 	if err != nil {
 		t.Fatalf("typedHandler(%s): %v", tool.Name, err)
 	}
@@ -56,64 +65,64 @@ func add[In, Out any](t *testing.T, srv *mcp.Server, ours bool, tool *mcp.Tool, 
 }
 
 // addParityTools registers the same tools on srv, built afresh for each server.
-func addParityTools(t *testing.T, srv *mcp.Server, ours bool) {
-	add(t, srv, ours, &mcp.Tool{Name: "greet", Description: "inferred schemas, pointer output"},
+func addParityTools(t *testing.T, srv *mcp.Server, via registration) {
+	add(t, srv, via, &mcp.Tool{Name: "greet", Description: "inferred schemas, pointer output"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, *greetOut, error) {
 			return nil, &greetOut{Message: greet(in)}, nil
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "greet_default", InputSchema: greetSchema(t)},
+	add(t, srv, via, &mcp.Tool{Name: "greet_default", InputSchema: greetSchema(t)},
 		func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, greetOut, error) {
 			return nil, greetOut{Message: greet(in)}, nil
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "default_only", InputSchema: &jsonschema.Schema{
+	add(t, srv, via, &mcp.Tool{Name: "default_only", InputSchema: &jsonschema.Schema{
 		Type:       "object",
 		Properties: map[string]*jsonschema.Schema{"times": {Type: "integer", Default: json.RawMessage(`3`)}},
 	}},
 		func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, map[string]any, error) {
 			return nil, in, nil
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "untyped_out"},
+	add(t, srv, via, &mcp.Tool{Name: "untyped_out"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "custom"}}}
 			return res, map[string]any{"name": in.Name}, nil
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "map_in"},
+	add(t, srv, via, &mcp.Tool{Name: "map_in"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, map[string]any, error) {
 			return nil, map[string]any{"echo": in, "len": len(in)}, nil
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "any_in"},
+	add(t, srv, via, &mcp.Tool{Name: "any_in"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in any) (*mcp.CallToolResult, greetOut, error) {
 			return nil, greetOut{Message: fmt.Sprintf("%T %v", in, in)}, nil
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "fails"},
+	add(t, srv, via, &mcp.Tool{Name: "fails"},
 		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
 			return nil, &greetOut{Message: "unused"}, errors.New("the greeter is out")
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "wire_error"},
+	add(t, srv, via, &mcp.Tool{Name: "wire_error"},
 		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
 			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no greeting today"}
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "nil_out"},
+	add(t, srv, via, &mcp.Tool{Name: "nil_out"},
 		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
 			return nil, nil, nil
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "nil_out_provided", OutputSchema: map[string]any{"type": "object"}},
+	add(t, srv, via, &mcp.Tool{Name: "nil_out_provided", OutputSchema: map[string]any{"type": "object"}},
 		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
 			return nil, nil, nil
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "bad_out", OutputSchema: &jsonschema.Schema{
+	add(t, srv, via, &mcp.Tool{Name: "bad_out", OutputSchema: &jsonschema.Schema{
 		Type:       "object",
 		Properties: map[string]*jsonschema.Schema{"message": {Type: "string", MinLength: jsonschema.Ptr(10)}},
 	}},
 		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, greetOut, error) {
 			return nil, greetOut{Message: "hi"}, nil
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "list_out"},
+	add(t, srv, via, &mcp.Tool{Name: "list_out"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, []string, error) {
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "names"}}}
 			return res, []string{in.Name, "Bob"}, nil
 		})
-	add(t, srv, ours, &mcp.Tool{Name: "input_requests"},
+	add(t, srv, via, &mcp.Tool{Name: "input_requests"},
 		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
 			res := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
 				"who": &mcp.ElicitParams{Message: "Whom should I greet?"},
@@ -183,11 +192,15 @@ func callJSON(t *testing.T, cs *mcp.ClientSession, name string, args any) string
 	return mustJSON(t, res)
 }
 
+// TestTypedHandlerParity holds typedHandler's answers to mcp.AddTool's, call for call:
+// checked (the guard having validated the arguments) on valid calls, unchecked (for a
+// guard that only reports) on every call.
 func TestTypedHandlerParity(t *testing.T) {
-	sdkServer, ourServer := newServer(), newServer()
-	addParityTools(t, sdkServer, false)
-	addParityTools(t, ourServer, true)
-	sdk, ours := connect(t, sdkServer), connect(t, ourServer)
+	sdkServer, ourServer, uncheckedServer := newServer(), newServer(), newServer()
+	addParityTools(t, sdkServer, viaGoSDK)
+	addParityTools(t, ourServer, viaChecked)
+	addParityTools(t, uncheckedServer, viaUnchecked)
+	sdk, ours, unchecked := connect(t, sdkServer), connect(t, ourServer), connect(t, uncheckedServer)
 
 	sdkTools, err := sdk.ListTools(context.Background(), nil)
 	if err != nil {
@@ -231,12 +244,38 @@ func TestTypedHandlerParity(t *testing.T) {
 		{"non-object output", "list_out", map[string]any{"name": "Ann"}, `{"type":"text","text":"[\"Ann\",\"Bob\"]"}`},
 		{"input requests", "input_requests", map[string]any{"name": "Ann"}, `"inputRequests":{"who"`},
 	}
+	invalid := []struct {
+		name, tool string
+		args       any
+		want       string
+	}{
+		{"missing required", "greet", map[string]any{"times": 2}, `missing properties: [\"name\"]`},
+		{"string for integer", "greet_default", map[string]any{"name": "Ann", "times": "2"}, `want \"integer\"`},
+		{"extra member", "greet", map[string]any{"name": "Ann", "x": 1}, `unexpected additional properties [\"x\"]`},
+		{"other case only", "greet", map[string]any{"Name": "Ann"}, `"isError":true`},
+		{"not an object", "greet", json.RawMessage(`["Ann"]`), `into Go value of type map[string]interface {}`},
+		{"wrong type under a default", "default_only", map[string]any{"times": 1.5}, `want \"integer\"`},
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			want := callJSON(t, sdk, tc.tool, tc.args)
 			got := callJSON(t, ours, tc.tool, tc.args)
 			if got != want {
 				t.Errorf("results differ\nours:   %s\ngo-sdk: %s", got, want)
+			}
+			if got := callJSON(t, unchecked, tc.tool, tc.args); got != want {
+				t.Errorf("results differ\nunchecked: %s\ngo-sdk:    %s", got, want)
+			}
+			if !strings.Contains(want, tc.want) {
+				t.Errorf("go-sdk answered %s, want it to contain %s", want, tc.want)
+			}
+		})
+	}
+	for _, tc := range invalid {
+		t.Run("unchecked/"+tc.name, func(t *testing.T) {
+			want := callJSON(t, sdk, tc.tool, tc.args)
+			if got := callJSON(t, unchecked, tc.tool, tc.args); got != want {
+				t.Errorf("results differ\nunchecked: %s\ngo-sdk:    %s", got, want)
 			}
 			if !strings.Contains(want, tc.want) {
 				t.Errorf("go-sdk answered %s, want it to contain %s", want, tc.want)
@@ -257,7 +296,7 @@ func TestTypedHandlerSchemaErrorsMatchAddTool(t *testing.T) {
 				mcp.AddTool(srv, badDefaultTool(), greetHandler)
 			},
 			ours: func() error {
-				_, _, err := typedHandler(badDefaultTool(), greetHandler)
+				_, _, err := typedHandler(badDefaultTool(), greetHandler, true)
 				return err
 			},
 		},
@@ -267,7 +306,7 @@ func TestTypedHandlerSchemaErrorsMatchAddTool(t *testing.T) {
 				mcp.AddTool(srv, &mcp.Tool{Name: "chan_out"}, chanHandler)
 			},
 			ours: func() error {
-				_, _, err := typedHandler(&mcp.Tool{Name: "chan_out"}, chanHandler)
+				_, _, err := typedHandler(&mcp.Tool{Name: "chan_out"}, chanHandler, true)
 				return err
 			},
 		},
@@ -383,6 +422,54 @@ func TestAddToolKeepsIntegersExact(t *testing.T) {
 	for _, args := range []string{`{"n":9007199254740992}`, `{"n":9223372036854775808}`} {
 		if res := call(t, cs, "exact", args); !res.IsError {
 			t.Errorf("exact(%s) ran", args)
+		}
+	}
+}
+
+// TestAddToolChecksBeforeDefaults: the guard checks the arguments as sent, go-sdk with the
+// input schema's defaults written in. A keyword that looks at a member with a default
+// (here dependentRequired) is met by a call that leaves the member out; go-sdk, having
+// written the default in, refuses it. Neither writes in the default of a required member,
+// so both refuse a call without it.
+func TestAddToolChecksBeforeDefaults(t *testing.T) {
+	type modeIn struct {
+		Name  string `json:"name"`
+		Mode  string `json:"mode"`
+		Level int    `json:"level"`
+	}
+	tool := func() *mcp.Tool {
+		return &mcp.Tool{Name: "mode", InputSchema: &jsonschema.Schema{
+			Type: "object",
+			Properties: map[string]*jsonschema.Schema{
+				"name":  {Type: "string", Default: json.RawMessage(`"anon"`)},
+				"mode":  {Type: "string", Default: json.RawMessage(`"fast"`)},
+				"level": {Type: "integer"},
+			},
+			Required:          []string{"name"},
+			DependentRequired: map[string][]string{"mode": {"level"}},
+		}}
+	}
+	h := func(_ context.Context, _ *mcp.CallToolRequest, in modeIn) (*mcp.CallToolResult, modeIn, error) {
+		return nil, in, nil
+	}
+	sdkServer, ourServer := newServer(), newServer()
+	mcp.AddTool(sdkServer, tool(), h)
+	AddTool(New(), ourServer, tool(), h)
+	sdk, ours := connect(t, sdkServer), connect(t, ourServer)
+
+	tests := []struct {
+		args      string
+		sdk, ours string // substrings of the answers
+	}{
+		{`{"name":"Ann"}`, `dependentRequired[\"mode\"]: missing properties [\"level\"]`, `"structuredContent":{"level":0,"mode":"fast","name":"Ann"}`},
+		{`{"mode":"slow","level":1}`, `required: missing properties: [\"name\"]`, `missing required property 'name'`},
+	}
+	for _, tc := range tests {
+		if got := mustJSON(t, call(t, sdk, "mode", tc.args)); !strings.Contains(got, tc.sdk) {
+			t.Errorf("go-sdk answered %s to %s, want it to contain %s", got, tc.args, tc.sdk)
+		}
+		if got := mustJSON(t, call(t, ours, "mode", tc.args)); !strings.Contains(got, tc.ours) {
+			t.Errorf("AddTool answered %s to %s, want it to contain %s", got, tc.args, tc.ours)
 		}
 	}
 }

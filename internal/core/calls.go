@@ -34,6 +34,11 @@ func (g *Guard) Observed() bool { return len(g.cfg.observers) > 0 }
 // ([WithOutputValidation]).
 func (g *Guard) ChecksResults() bool { return g.cfg.outputs }
 
+// ReportsOnly reports whether the guard lets every call through and only reports what it
+// would refuse ([WithReportOnly]): an adapter that replaced a framework's own checks with
+// the guard's then keeps the framework's.
+func (g *Guard) ReportsOnly() bool { return g.cfg.reportOnly }
+
 // Lookup returns the schema bound to key by [Guard.Bind], or nil. The adapter chooses the
 // key: any comparable value that identifies the schema's values without reading them, such
 // as their addresses, so that a call finds its compiled schema without a lock and without

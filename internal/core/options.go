@@ -119,6 +119,9 @@ func WithCacheBudget(bytes int64) Option {
 // [Guard.Stats], as it would be in enforcing mode, and marked as having run
 // ([Event.ReportOnly], [ToolStats.Unenforced]). It is the first step of a
 // rollout on a live server: see which calls would be refused, and why, before refusing them.
+// A framework's own check that an adapter replaces when it enforces (go-sdk's, on the typed
+// tools of gosdk.AddTool) stays in place meanwhile, so that a server never protects less
+// than its framework alone.
 func WithReportOnly() Option { return func(c *config) { c.reportOnly = true } }
 
 // WithOutputValidation checks every successful result of a tool that declares an
