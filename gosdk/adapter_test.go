@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -321,35 +320,6 @@ func TestRegistrationChurn(t *testing.T) {
 	}
 }
 
-// TestDependencyGraphsStayApart: a go-sdk server using this package compiles no mcp-go
-// package, an mcp-go server using the root package no go-sdk package, and the core
-// neither.
-func TestDependencyGraphsStayApart(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Fatal("the go command is needed to list dependencies: ", err)
-	}
-	for _, c := range []struct{ pkg, never string }{
-		{"github.com/mcpvalidate/mcpvalidate/gosdk", "github.com/mark3labs/mcp-go"},
-		{"github.com/mcpvalidate/mcpvalidate", "github.com/modelcontextprotocol/go-sdk"},
-		{"github.com/mcpvalidate/mcpvalidate/internal/core", "github.com/mark3labs/mcp-go"},
-		{"github.com/mcpvalidate/mcpvalidate/internal/core", "github.com/modelcontextprotocol/go-sdk"},
-	} {
-		out, err := exec.Command("go", "list", "-deps", c.pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v\n%s", c.pkg, err, out)
-		}
-		deps := strings.Fields(string(out))
-		if len(deps) < 10 {
-			t.Fatalf("go list -deps %s listed only %v", c.pkg, deps)
-		}
-		for _, d := range deps {
-			if strings.HasPrefix(d, c.never) {
-				t.Errorf("%s depends on %s", c.pkg, d)
-			}
-		}
-	}
-}
-
 // TestCheckTools: CheckTools reports every broken schema in the order of the tools' names,
 // and leaves the good ones compiled for the handlers bound to the same texts.
 func TestCheckTools(t *testing.T) {
@@ -436,96 +406,6 @@ func remembered(tools []weak.Pointer[mcp.Tool]) (n int) {
 		}
 	}
 	return n
-}
-
-// TestInputRequiredResultIsNotChecked: a result that asks the client for input before the
-// tool can finish (2026-07-28's multi round-trip) is not the tool's result: it reaches the
-// client as it is, and the final result, when the client calls again with the input, is
-// checked; for raw and typed tools.
-func TestInputRequiredResultIsNotChecked(t *testing.T) {
-	type reading struct {
-		Celsius any `json:"celsius"`
-	}
-	asks := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"unit": &mcp.ElicitParams{Message: "Which unit?"}}, RequestState: "s1"}
-	for _, c := range []struct {
-		final   any
-		refused bool
-	}{{21.5, false}, {"warm", true}} {
-		g := New(WithOutputValidation())
-		srv := newServer()
-		raw := &mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object"}`),
-			OutputSchema: json.RawMessage(`{"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]}`)}
-		srv.AddTool(raw, g.Handler(raw, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			if req.Params.InputResponses == nil {
-				return asks, nil
-			}
-			return &mcp.CallToolResult{StructuredContent: reading{c.final}}, nil
-		}))
-		AddTool(g, srv, &mcp.Tool{Name: "typed", OutputSchema: raw.OutputSchema}, func(_ context.Context, req *mcp.CallToolRequest, _ any) (*mcp.CallToolResult, reading, error) {
-			if req.Params.InputResponses == nil {
-				return asks, reading{}, nil
-			}
-			return nil, reading{c.final}, nil
-		})
-		cs := connect(t, srv)
-		for _, name := range []string{"raw", "typed"} {
-			res := call(t, cs, name, `{}`)
-			if !res.NeedsInput() || res.IsError || len(res.InputRequests) != 1 {
-				t.Errorf("%s: the input-required result was not sent as it is: %s", name, mustJSON(t, res))
-			}
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{},
-				InputResponses: mcp.InputResponseMap{"unit": &mcp.ElicitResult{Action: "accept"}}, RequestState: "s1"})
-			if name == "typed" && c.refused {
-				// go-sdk's own check of a typed tool's output answers first, with an error.
-				if err == nil {
-					t.Errorf("typed: final result %v sent: %s", c.final, mustJSON(t, res))
-				}
-				continue
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.IsError != c.refused || res.NeedsInput() {
-				t.Errorf("%s: final result %v: %s", name, c.final, mustJSON(t, res))
-			}
-		}
-	}
-}
-
-// TestStructuredContentOfAnyType: structuredContent may be any JSON value (SEP-2106), and
-// is checked against an outputSchema of its type.
-func TestStructuredContentOfAnyType(t *testing.T) {
-	cases := []struct {
-		schema  string
-		content any
-		refused bool
-	}{
-		{`{"type":"array","items":{"type":"number"}}`, []any{1, 2.5}, false},
-		{`{"type":"array","items":{"type":"number"}}`, []any{1, "two"}, true},
-		{`{"type":"array"}`, map[string]any{"a": 1}, true},
-		{`{"type":"string","maxLength":3}`, "abc", false},
-		{`{"type":"string","maxLength":3}`, "abcd", true},
-		{`{"type":"number","minimum":0}`, 3.5, false},
-		{`{"type":"number","minimum":0}`, -1, true},
-		{`{"type":"number"}`, "3.5", true},
-		{`{"type":"null"}`, json.RawMessage(`null`), false},
-		{`{"type":"null"}`, 0, true},
-		{`{"type":"string"}`, json.RawMessage(`null`), true},
-		{`{"type":"null"}`, nil, true}, // no structuredContent at all
-	}
-	for _, c := range cases {
-		t.Run(fmt.Sprintf("%s/%v", c.schema, c.content), func(t *testing.T) {
-			srv := newServer()
-			tool := &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(c.schema)}
-			srv.AddTool(tool, New(WithOutputValidation()).Handler(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}, StructuredContent: c.content}, nil
-			}))
-			res := call(t, connect(t, srv), "t", `{}`)
-			if res.IsError != c.refused || c.refused && !strings.HasPrefix(text(res), "The tool failed on the server's side") {
-				t.Errorf("%s (isError %v)", mustJSON(t, res), res.IsError)
-			}
-		})
-	}
 }
 
 // TestSessionEndForgetsRefusals: a session's refusals awaiting repair are forgotten when

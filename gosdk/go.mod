@@ -5,7 +5,7 @@ go 1.25.5
 require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000
-	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/modelcontextprotocol/go-sdk v1.7.0
 	github.com/segmentio/encoding v0.5.4
 )
 

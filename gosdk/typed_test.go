@@ -122,13 +122,7 @@ func addParityTools(t *testing.T, srv *mcp.Server, via registration) {
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "names"}}}
 			return res, []string{in.Name, "Bob"}, nil
 		})
-	add(t, srv, via, &mcp.Tool{Name: "input_requests"},
-		func(context.Context, *mcp.CallToolRequest, greetIn) (*mcp.CallToolResult, *greetOut, error) {
-			res := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
-				"who": &mcp.ElicitParams{Message: "Whom should I greet?"},
-			}}
-			return res, &greetOut{Message: "dropped"}, nil
-		})
+	addInputRequestsTool(t, srv, via)
 }
 
 // dropEmptyArguments removes the empty object that ClientSession.CallTool sends in place
@@ -159,7 +153,7 @@ func connect(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
 		ss.Wait()
 	})
 	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"},
-		&mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+		clientOptions())
 	client.AddSendingMiddleware(dropEmptyArguments)
 	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
@@ -213,15 +207,11 @@ func TestTypedHandlerParity(t *testing.T) {
 	if got, want := mustJSON(t, ourTools), mustJSON(t, sdkTools); got != want {
 		t.Errorf("tools/list differs\nours:   %s\ngo-sdk: %s", got, want)
 	}
-	if len(sdkTools.Tools) != 13 {
-		t.Errorf("go-sdk lists %d tools, want 13", len(sdkTools.Tools))
+	if want := 12 + len(inputRequestsParity); len(sdkTools.Tools) != want {
+		t.Errorf("go-sdk lists %d tools, want %d", len(sdkTools.Tools), want)
 	}
 
-	tests := []struct {
-		name, tool string
-		args       any
-		want       string // a substring of go-sdk's answer, so that each case checks what it means to
-	}{
+	tests := []parityCase{
 		{"required only", "greet", map[string]any{"name": "Ann"}, `", Ann x0`},
 		{"all fields", "greet", map[string]any{"name": "Ann", "greeting": "hi", "times": 2}, `hi, Ann x2`},
 		{"duplicate key", "greet", json.RawMessage(`{"name":"Ann","name":"Bob"}`), `", Bob x0`},
@@ -242,8 +232,8 @@ func TestTypedHandlerParity(t *testing.T) {
 		{"typed nil, provided schema", "nil_out_provided", map[string]any{"name": "Ann"}, `"structuredContent":{"message":""}`},
 		{"invalid output", "bad_out", map[string]any{"name": "Ann"}, `error: `},
 		{"non-object output", "list_out", map[string]any{"name": "Ann"}, `{"type":"text","text":"[\"Ann\",\"Bob\"]"}`},
-		{"input requests", "input_requests", map[string]any{"name": "Ann"}, `"inputRequests":{"who"`},
 	}
+	tests = append(tests, inputRequestsParity...)
 	invalid := []struct {
 		name, tool string
 		args       any
@@ -472,4 +462,12 @@ func TestAddToolChecksBeforeDefaults(t *testing.T) {
 			t.Errorf("AddTool answered %s to %s, want it to contain %s", got, tc.args, tc.ours)
 		}
 	}
+}
+
+// parityCase is a call that go-sdk alone and the guard answer the same way; want is a
+// substring of the answer.
+type parityCase struct {
+	name, tool string
+	args       any
+	want       string // a substring of go-sdk's answer
 }
