@@ -21,8 +21,8 @@ const (
 	ResultRefused = core.ResultRefused
 )
 
-// ToolStats are one tool's counters: Accepted, Refused, Broken, Repaired, Retries,
-// BadResults and Unenforced, with its repair ratio (CallsPerAccepted and
+// ToolStats are one tool's counters: Accepted, Refused, SchemaBroken, Repaired, Retries,
+// ResultRefused and Unenforced, with its repair ratio (CallsPerAccepted and
 // RefusalsPerRepair). See [core.ToolStats].
 type ToolStats = core.ToolStats
 

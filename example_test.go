@@ -100,7 +100,7 @@ func ExampleWithOutputValidation() {
 	res := resp.(mcp.JSONRPCResponse).Result.(*mcp.CallToolResult)
 	fmt.Println(res.IsError, res.StructuredContent == nil)
 	fmt.Println(res.Content[0].(mcp.TextContent).Text)
-	fmt.Println(guard.Stats()[0].BadResults)
+	fmt.Println(guard.Stats()[0].ResultRefused)
 	// Output:
 	// true true
 	// The tool failed on the server's side: its result does not match the tool's output schema, so it was withheld. The arguments were not the problem, and calling the tool again the same way will not help. The server's operator has been told.

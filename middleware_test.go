@@ -354,7 +354,7 @@ func TestBrokenSchemaRefusesEveryCall(t *testing.T) {
 	if !errors.As(err, &te) || te.Tool != "broken" || !errors.As(err, &se) || se.Location != "#/properties/id/pattern" {
 		t.Errorf("CheckServer: %v", err)
 	}
-	if st := g.Stats(); len(st) != 1 || st[0].Broken != 1 {
+	if st := g.Stats(); len(st) != 1 || st[0].SchemaBroken != 1 {
 		t.Errorf("stats: %+v", st)
 	}
 }
@@ -654,7 +654,7 @@ func TestReportOnly(t *testing.T) {
 		}
 	}
 	wantStats := func(unenforced uint64) []ToolStats {
-		return []ToolStats{{Tool: "broken", Broken: 1, Unenforced: unenforced}, {Tool: "weather", Accepted: 1, Refused: 1, Unenforced: unenforced}}
+		return []ToolStats{{Tool: "broken", SchemaBroken: 1, Unenforced: unenforced}, {Tool: "weather", Accepted: 1, Refused: 1, Unenforced: unenforced}}
 	}
 	// A refusal the model never saw is not repaired by the next call.
 	if want := wantStats(1); !reflect.DeepEqual(report.stats, want) {

@@ -101,7 +101,7 @@ func TestOutputValidation(t *testing.T) {
 				if res["content"].([]any)[0].(map[string]any)["text"] == badResultText {
 					t.Errorf("refused: %v", res)
 				}
-				if st.BadResults != 0 || st.Accepted != 1 || len(events) != 1 || events[0].Outcome != Accepted {
+				if st.ResultRefused != 0 || st.Accepted != 1 || len(events) != 1 || events[0].Outcome != Accepted {
 					t.Errorf("stats %+v, events %+v", st, events)
 				}
 				return
@@ -118,7 +118,7 @@ func TestOutputValidation(t *testing.T) {
 			if meta["of"] != "result" || strings.Join(kinds, " ") != c.kinds {
 				t.Errorf("_meta %v: want the result's %s", meta, c.kinds)
 			}
-			if st.BadResults != 1 || st.Accepted != 1 || st.Refused != 0 || st.Unenforced != 0 {
+			if st.ResultRefused != 1 || st.Accepted != 1 || st.Refused != 0 || st.Unenforced != 0 {
 				t.Errorf("stats %+v", st)
 			}
 			if len(events) != 2 || events[0].Outcome != Accepted || events[1].Outcome != ResultRefused || len(events[1].Violations) == 0 {
@@ -144,7 +144,7 @@ func TestOutputValidationReportOnly(t *testing.T) {
 	if res := callResult(t, srv, "reading", `{"station":"Orly"}`); res["isError"] == true || res["structuredContent"] == nil {
 		t.Errorf("report-only must send the result: %v", res)
 	}
-	if st := g.Stats()[0]; st.BadResults != 1 || st.Unenforced != 1 {
+	if st := g.Stats()[0]; st.ResultRefused != 1 || st.Unenforced != 1 {
 		t.Errorf("stats %+v", st)
 	}
 	if len(events) != 2 || events[1].Outcome != ResultRefused || !events[1].ReportOnly {
@@ -300,7 +300,7 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 		if strings.Contains(final, badResultText) != c.refused {
 			t.Errorf("final result %v: %s", c.final, final)
 		}
-		if st := g.Stats()[0]; st.BadResults != map[bool]uint64{false: 0, true: 1}[c.refused] {
+		if st := g.Stats()[0]; st.ResultRefused != map[bool]uint64{false: 0, true: 1}[c.refused] {
 			t.Errorf("stats %+v", st)
 		}
 	}
@@ -374,7 +374,7 @@ func TestTaskToolOutputValidation(t *testing.T) {
 			t.Errorf("%d %v: %q isError=%v", i, c.content, text, isErr)
 		}
 	}
-	if st := g.Stats()[0]; st.BadResults != 2 || st.Accepted != 3 {
+	if st := g.Stats()[0]; st.ResultRefused != 2 || st.Accepted != 3 {
 		t.Errorf("stats %+v", st)
 	}
 }

@@ -1627,9 +1627,9 @@ func hostileLoad(t *testing.T) {
 	for _, st := range g.Stats() {
 		b := baseline[st.Tool]
 		acc, ref := st.Accepted-b.Accepted, st.Refused-b.Refused
-		if acc != wantAccepted[st.Tool] || ref != wantRefused[st.Tool] || st.Broken != 0 {
+		if acc != wantAccepted[st.Tool] || ref != wantRefused[st.Tool] || st.SchemaBroken != 0 {
 			t.Errorf("tool %s: counted %d accepted, %d refused, %d broken; sent %d valid, %d invalid",
-				st.Tool, acc, ref, st.Broken, wantAccepted[st.Tool], wantRefused[st.Tool])
+				st.Tool, acc, ref, st.SchemaBroken, wantAccepted[st.Tool], wantRefused[st.Tool])
 		}
 	}
 

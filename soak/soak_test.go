@@ -296,9 +296,9 @@ func (h *harness) checkCounters() {
 			h.t.Errorf("counters of a tool never called: %+v", s)
 			continue
 		}
-		if s.Accepted != seen.ran.Load() || s.Refused != seen.refused.Load()+seen.replay.Load() || s.Broken != 0 {
+		if s.Accepted != seen.ran.Load() || s.Refused != seen.refused.Load()+seen.replay.Load() || s.SchemaBroken != 0 {
 			h.t.Errorf("%s: %d accepted, %d refused, %d broken; its clients saw %d runs and %d refusals",
-				s.Tool, s.Accepted, s.Refused, s.Broken, seen.ran.Load(), seen.refused.Load()+seen.replay.Load())
+				s.Tool, s.Accepted, s.Refused, s.SchemaBroken, seen.ran.Load(), seen.refused.Load()+seen.replay.Load())
 		}
 		sum.Accepted += s.Accepted
 		sum.Refused += s.Refused

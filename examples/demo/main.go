@@ -180,16 +180,16 @@ func run(out io.Writer) error {
 	}
 
 	fmt.Fprintln(out, "Counters (mcpvalidate.Guard.Stats):")
-	fmt.Fprintf(out, "  %-16s %8s %8s %17s %18s %12s\n", "tool", "accepted", "refused", "calls per accept", "refusals per fix", "bad results")
+	fmt.Fprintf(out, "  %-16s %8s %8s %17s %18s %15s\n", "tool", "accepted", "refused", "calls per accept", "refusals per fix", "results refused")
 	var accepted, refused, bad uint64
 	for _, st := range guard.Stats() {
 		accepted += st.Accepted
 		refused += st.Refused
-		bad += st.BadResults
-		fmt.Fprintf(out, "  %-16s %8d %8d %17s %18s %12d\n", st.Tool, st.Accepted, st.Refused,
-			ratio(st.CallsPerAccepted()), ratio(st.RefusalsPerRepair()), st.BadResults)
+		bad += st.ResultRefused
+		fmt.Fprintf(out, "  %-16s %8d %8d %17s %18s %15d\n", st.Tool, st.Accepted, st.Refused,
+			ratio(st.CallsPerAccepted()), ratio(st.RefusalsPerRepair()), st.ResultRefused)
 	}
-	fmt.Fprintf(out, "  %-16s %8d %8d %17.2f %18s %12d\n", "all tools", accepted, refused, float64(accepted+refused)/float64(max(accepted, 1)), "", bad)
+	fmt.Fprintf(out, "  %-16s %8d %8d %17.2f %18s %15d\n", "all tools", accepted, refused, float64(accepted+refused)/float64(max(accepted, 1)), "", bad)
 	fmt.Fprintln(out, "No handler ever saw invalid arguments: each refusal above was answered before the tool ran.")
 	fmt.Fprintln(out, "No client ever saw a result that breaks its tool's output schema: get_order's was withheld.")
 	return nil

@@ -16,7 +16,7 @@ func TestDemoRunsAsScripted(t *testing.T) {
 		"property 'filter.children[1].children[0].op' must be one of",
 		"  all tools               9        6",
 		`"of":"result","violations":[{"keyword":"enum","kind":"enum","message":"property 'structuredContent.status' must be one of ['open', 'shipped', 'delivered']","pointer":"/status"`,
-		"get_order               2        0              1.00                  -            1",
+		"get_order               2        0              1.00                  -               1",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())

@@ -106,19 +106,19 @@ func (r *toolState) take(t *toolState) {
 	r.badResults.Add(t.badResults.Swap(0))
 }
 
-// ToolStats are one tool's counters.
+// ToolStats are one tool's counters, one for each [Outcome] of its name, and the repairs.
 type ToolStats struct {
-	Tool     string // the tool's name
-	Accepted uint64 // calls whose arguments were valid
-	Refused  uint64 // calls refused for invalid arguments
-	Broken   uint64 // calls refused because the schema does not compile
-	Repaired uint64 // accepted calls that came after refusals of the same tool in the same session
-	Retries  uint64 // the refusals that those accepted calls repaired
-	// BadResults counts results that do not match the tool's outputSchema
+	Tool         string // the tool's name
+	Accepted     uint64 // calls whose arguments were valid
+	Refused      uint64 // calls refused for invalid arguments
+	SchemaBroken uint64 // calls refused because the schema does not compile
+	Repaired     uint64 // accepted calls that came after refusals of the same tool in the same session
+	Retries      uint64 // the refusals that those accepted calls repaired
+	// ResultRefused counts results that do not match the tool's outputSchema
 	// (WithOutputValidation); their calls count as Accepted, their arguments being valid.
-	BadResults uint64
-	// Unenforced counts the calls of Refused and Broken that ran anyway, and the BadResults
-	// sent anyway: all of them under WithReportOnly, none otherwise.
+	ResultRefused uint64
+	// Unenforced counts the calls of Refused and SchemaBroken that ran anyway, and the
+	// results of ResultRefused sent anyway: all of them under WithReportOnly, none otherwise.
 	Unenforced uint64
 }
 
@@ -128,7 +128,7 @@ func (s ToolStats) CallsPerAccepted() (float64, bool) {
 	if s.Accepted == 0 {
 		return 0, false
 	}
-	return float64(s.Accepted+s.Refused+s.Broken) / float64(s.Accepted), true
+	return float64(s.Accepted+s.Refused+s.SchemaBroken) / float64(s.Accepted), true
 }
 
 // RefusalsPerRepair is how many refused attempts, on average, a model needed before the
@@ -162,6 +162,6 @@ func (g *Guard) Stats() []ToolStats {
 
 func (t *toolState) stats(name string) ToolStats {
 	return ToolStats{Tool: name, Accepted: t.accepted.Load(), Refused: t.refused.Load(),
-		Broken: t.broken.Load(), Repaired: t.repaired.Load(), Retries: t.retries.Load(),
-		BadResults: t.badResults.Load(), Unenforced: t.unenforced.Load()}
+		SchemaBroken: t.broken.Load(), Repaired: t.repaired.Load(), Retries: t.retries.Load(),
+		ResultRefused: t.badResults.Load(), Unenforced: t.unenforced.Load()}
 }

@@ -129,6 +129,6 @@ func WithReportOnly() Option { return func(c *config) { c.reportOnly = true } }
 // structuredContent does not match, or that has none, is replaced by an isError result
 // telling the model that the tool failed on the server's side and that calling it again
 // will not help; the bad result never reaches the client. The operator hears of it as the
-// outcome [ResultRefused], and [ToolStats.BadResults] counts it. An outputSchema that does not
+// outcome [ResultRefused], and [ToolStats.ResultRefused] counts it. An outputSchema that does not
 // compile fails closed, as an input schema does: the tool is not called.
 func WithOutputValidation() Option { return func(c *config) { c.outputs = true } }
