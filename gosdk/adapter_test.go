@@ -354,6 +354,42 @@ func TestCheckTools(t *testing.T) {
 	}
 }
 
+// TestCheckServer: CheckServer finds, among the tools a server lists, every one whose
+// schema does not compile and every one that no handler of the guard serves, in the order
+// of their names; the server serves as before.
+func TestCheckServer(t *testing.T) {
+	g := New(WithOutputValidation())
+	srv := newServer()
+	weather := weatherTool()
+	srv.AddTool(weather, g.Handler(weather, forecast(new(atomic.Int64))))
+	broken := &mcp.Tool{Name: "broken", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"minimum":"one"}}}`)}
+	srv.AddTool(broken, g.Handler(broken, forecast(new(atomic.Int64))))
+	unguarded := &mcp.Tool{Name: "alpha", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	srv.AddTool(unguarded, forecast(new(atomic.Int64)))
+	AddTool(g, srv, &mcp.Tool{Name: "typed"}, func(context.Context, *mcp.CallToolRequest, struct {
+		N int `json:"n"`
+	}) (*mcp.CallToolResult, any, error) {
+		return nil, nil, nil
+	})
+
+	err := g.CheckServer(srv)
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(joined.Unwrap()) != 2 {
+		t.Fatalf("CheckServer: %v, want two errors", err)
+	}
+	var first, second *ToolError
+	var se *SchemaError
+	if !errors.As(joined.Unwrap()[0], &first) || first.Tool != "alpha" || !errors.Is(first, errUnguarded) {
+		t.Errorf("first error %v, want alpha unguarded", joined.Unwrap()[0])
+	}
+	if !errors.As(joined.Unwrap()[1], &second) || second.Tool != "broken" || !errors.As(second, &se) {
+		t.Errorf("second error %v, want broken's schema", joined.Unwrap()[1])
+	}
+	if res := call(t, connect(t, srv), "weather", `{"days": 1}`); !res.IsError {
+		t.Errorf("after CheckServer, an invalid call: %q", text(res))
+	}
+}
+
 // TestCheckToolsAfterAddTool: CheckTools of a typed tool checks the schemas AddTool
 // inferred for it, which the tool given to AddTool does not hold, and the tool's entry goes
 // when the tool does.
