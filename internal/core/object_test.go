@@ -7,7 +7,9 @@ import (
 )
 
 // found compiles schema and returns the violations of args as "kind at pointer", joined
-// by " | ", with the name a dependency or the limit after the kind where there is one.
+// by " | ", with what tells violations of a kind apart after the kind: the member that
+// requires the missing one, the limit, the count left out, the keyword of KindOther, or
+// the indexes.
 func found(t *testing.T, schema, args string) string {
 	t.Helper()
 	v, err := Compile([]byte(schema))
@@ -24,6 +26,10 @@ func found(t *testing.T, schema, args string) string {
 			s += "(" + x.Limit + ")"
 		case x.Kind == KindTruncated:
 			s += fmt.Sprintf("(%d)", x.Count)
+		case x.Kind == KindOther:
+			s += "(" + x.Keyword + ")"
+		case x.Indexes != nil:
+			s += fmt.Sprint(x.Indexes)
 		}
 		out = append(out, s+" at "+x.Path.Pointer())
 	}
@@ -70,9 +76,9 @@ func TestObjectMembers(t *testing.T) {
 			`{"n_1":1,"n_s":2,"x_s":"y","z":0}`, "type at /n_s | additional at /z"},
 		{"a declared member also matched by a pattern", `{"properties":{"n_a":{"minimum":0}},"patternProperties":{"^n_":{"maximum":5}}}`,
 			`{"n_a":-1,"n_b":9}`, "minimum(0) at /n_a | maximum(5) at /n_b"},
-		{"propertyNames", `{"propertyNames":{"maxLength":3}}`, `{"abc":1,"abcd":2}`, "other at /abcd"},
+		{"propertyNames", `{"propertyNames":{"maxLength":3}}`, `{"abc":1,"abcd":2}`, "other(propertyNames) at /abcd"},
 		{"propertyNames after the value's own, before what lies inside it", `{"propertyNames":{"pattern":"^[a-z]+$"},"additionalProperties":{"type":"object","properties":{"x":{"type":"string"}}}}`,
-			`{"A":{"x":1}}`, "other at /A | type at /A/x"},
+			`{"A":{"x":1}}`, "other(propertyNames) at /A | type at /A/x"},
 		{"dependentRequired", `{"dependentRequired":{"card":["cvc","expiry"]}}`, `{"card":"1","cvc":"2"}`, "dependent-required(card) at /expiry"},
 		{"dependentRequired, its trigger absent", `{"dependentRequired":{"card":["cvc"]}}`, `{"cvc":"2"}`, ""},
 		{"minProperties", `{"minProperties":2}`, `{"a":1}`, "min-properties(2) at "},
