@@ -6,18 +6,22 @@ import (
 	"testing"
 )
 
-// found compiles schema and returns the violations of args as "kind at pointer", joined
-// by " | ", with what tells violations of a kind apart after the kind: the member that
-// requires the missing one, the limit, the count left out, the keyword of KindOther, or
-// the indexes.
+// found compiles schema and returns the violations of args, as describe writes them.
 func found(t *testing.T, schema, args string) string {
 	t.Helper()
 	v, err := Compile([]byte(schema))
 	if err != nil {
 		t.Fatalf("compile %s: %v", schema, err)
 	}
+	return describe(v.Validate([]byte(args)))
+}
+
+// describe writes violations as "kind at pointer", joined by " | ", with what tells
+// violations of a kind apart after the kind: the member that requires the missing one,
+// the limit, the count left out, the keyword of KindOther, or the indexes.
+func describe(vs []Violation) string {
 	var out []string
-	for _, x := range v.Validate([]byte(args)) {
+	for _, x := range vs {
 		s := x.Kind.String()
 		switch {
 		case x.Name != "":
