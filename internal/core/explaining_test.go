@@ -11,7 +11,7 @@ func TestOwnKeywords(t *testing.T) {
 	draft7 := `"$schema":"http://json-schema.org/draft-07/schema#",`
 	for _, c := range []struct {
 		name, schema, args, want string
-		got                  string // the type a KindType violation says was sent
+		got                      string // the type a KindType violation says was sent
 	}{
 		{"any value", `{}`, `[{"a":null},1.5e3,"x",true]`, "", ""},
 		{"false", `false`, `1`, "forbidden at ", ""},

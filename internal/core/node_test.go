@@ -38,7 +38,7 @@ func TestPropHead(t *testing.T) {
 		{"abcdefghijkl", `"abcdefghijkl":1`, 0, true}, // a head of 15 bytes
 		{"abcdefghijklm", `"abcdefghijklm":1`, 0, true},
 		{"abcdefghijklmn", `"abcdefghijklmn":1`, 0, false}, // 17 bytes: no head
-		{"a\"b", `"a\"b":1`, 0, false},                    // needs an escape: no head
+		{"a\"b", `"a\"b":1`, 0, false},                     // needs an escape: no head
 		{"é", `"é":1`, 0, false},
 	} {
 		p := newProp(c.name, nil, 0)
