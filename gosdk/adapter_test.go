@@ -23,9 +23,9 @@ import (
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
 "units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`
 
-// seedCalls are the weather tool's reference calls and the answers the contract gives them, the same as the
-// mcp-go adapter's (TestSeedToolCalls).
-var seedCalls = []struct {
+// contractCalls are the weather tool's reference calls and the answers the contract gives them, the same as the
+// mcp-go adapter's (TestContractToolCalls).
+var contractCalls = []struct {
 	name, args string
 	want       string // the result's text
 	isError    bool
@@ -78,14 +78,14 @@ func text(res *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-func TestHandlerAnswersTheSeedCalls(t *testing.T) {
+func TestHandlerAnswersTheContractCalls(t *testing.T) {
 	var calls atomic.Int64
 	srv := newServer()
 	g := New()
 	tool := weatherTool()
 	srv.AddTool(tool, g.Handler(tool, forecast(&calls)))
 	cs := connect(t, srv)
-	for _, c := range seedCalls {
+	for _, c := range contractCalls {
 		t.Run(c.name, func(t *testing.T) {
 			before := calls.Load()
 			res := call(t, cs, "weather", c.args)
