@@ -32,7 +32,8 @@ func TestLossless(t *testing.T) {
 		{false, `{"jsonrpc":"2.0","id":10,"result":{"roots":[]}}`},
 		{false, `{"jsonrpc":"2.0","id":2,"method":"vendor/unknown","params":{"x":[1,2,{"y":null}]}}`},
 		{true, `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}`},
-		{false, `this is not JSON {"method":"tools/call"`},
+		{false, `this is not JSON {"method":"tools/list"`},
+		{false, `{"jsonrpc":"2.0","id":12,"method":"ping",}`},
 		{true, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"\u00e9\u2028"}}`},
 		{false, ``},
 		{true, `[]`},
@@ -271,4 +272,30 @@ func TestServerGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.done <- nil
+}
+
+// TestNotJSON refuses bytes that are not JSON only when a lenient parser might read a
+// tools/call in them; other such bytes pass.
+func TestNotJSON(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.listed()
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"days":NaN}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"weather","arguments":{},}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"\u0074ools/c\u0061ll","params":{"name":"weather"}} // comment`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather"}},]`,
+		strings.Repeat("[", 20000) + `{"method":"tools/call"}` + strings.Repeat("]", 19999),
+	} {
+		h.client(line)
+		if got := h.clientGets(); got != `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the message is not JSON, and a lenient parser might read a tools/call in it, so it was not sent on"}}` {
+			t.Fatalf("%.80s: the client got %s", line, got)
+		}
+	}
+	h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"tools/list",}`)
+	// Nested deeper than encoding/json reads, a call is still a call.
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"days":` + deep + `}}}`)
+	if got := h.clientGets(); !strings.Contains(got, `"id":2,"result":{"content":[{"type":"text","text":"Invalid arguments: `) {
+		t.Fatalf("the client got %.200s", got)
+	}
 }

@@ -56,7 +56,10 @@ type fetcher func(key string, req []byte) ([]byte, error)
 // unless a refused call is taken out of a batch), answer what the client gets from the
 // proxy; either may be nil.
 func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher) (forward, answer []byte) {
-	if !json.Valid(b) {
+	if !valid(b) {
+		if mentionsCall(b) {
+			return nil, errorResponse([]byte("null"), -32700, "Parse error: the message is not JSON, and a lenient parser might read a tools/call in it, so it was not sent on")
+		}
 		return b, nil
 	}
 	if i := skipSpace(b, 0); b[i] != '[' {
@@ -92,7 +95,7 @@ func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher) (forward, answer
 // client gets, b itself unless a result is withheld; nil when the proxy keeps it (an
 // answer to its own request).
 func (p *Proxy) fromServer(s *session, b []byte) (out []byte) {
-	if !json.Valid(b) {
+	if !valid(b) {
 		return b
 	}
 	if i := skipSpace(b, 0); b[i] != '[' {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -125,6 +126,7 @@ type conn struct {
 	smu    sync.Mutex // orders writes to the server
 	server io.WriteCloser
 
+	busy     sync.Mutex // held while a client's line is decided and sent on
 	stopOnce sync.Once
 	done     chan struct{} // closed when the client's input ended or the client is gone
 	gone     errorValue    // why the client is gone, if it is
@@ -169,21 +171,27 @@ func (c *conn) fromClient(r io.Reader) {
 	lines := newLineReader(r)
 	for {
 		line, err := lines.next()
-		if len(line) > 0 {
-			forward, answer := c.p.fromClient(c.s, line, c.fetch)
-			if answer != nil {
-				if c.toClient(answer, false) != nil {
-					return
-				}
-			}
-			if forward != nil {
-				_ = c.toServer(forward, sameBytes(forward, line))
-			}
+		if len(line) > 0 && !c.relay(line) {
+			return
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// relay decides one line of the client's and sends it on; false when the client is gone.
+func (c *conn) relay(line []byte) bool {
+	c.busy.Lock()
+	defer c.busy.Unlock()
+	forward, answer := c.p.fromClient(c.s, line, c.fetch)
+	if answer != nil && c.toClient(answer, false) != nil {
+		return false
+	}
+	if forward != nil {
+		_ = c.toServer(forward, sameBytes(forward, line))
+	}
+	return true
 }
 
 // fromServer relays the server's lines until its output ends: nil at its end, or the
@@ -210,13 +218,17 @@ func (c *conn) fromServer(r io.Reader) error {
 	}
 }
 
-// finish answers the client requests in flight when the server is gone.
+// finish answers the client requests in flight when the server is gone, and waits for
+// the client's line being decided, if any, to be answered too.
 func (c *conn) finish(why string) {
 	for _, a := range c.s.close(why) {
 		if c.toClient(a, false) != nil {
-			return
+			break
 		}
 	}
+	c.busy.Lock()
+	//lint:ignore SA2001 waiting for the line in progress is the point
+	c.busy.Unlock()
 }
 
 // fetch is the stdio fetcher: the request is written to the server, and its answer
@@ -282,12 +294,14 @@ func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// A lineReader reads lines of any length. A line is valid until the next call; its
-// buffer is let go after a line of more than a megabyte, so that memory follows the
-// messages in flight.
+// A lineReader reads lines of any length. A line is valid until the next call. A long
+// line is gathered in blocks and joined once, so that reading it allocates about twice
+// its size; a buffer of more than a megabyte is let go after its line, so that memory
+// follows the messages in flight.
 type lineReader struct {
-	r   *bufio.Reader
-	buf []byte
+	r      *bufio.Reader
+	buf    []byte
+	blocks [][]byte
 }
 
 func newLineReader(r io.Reader) *lineReader {
@@ -300,17 +314,25 @@ func (l *lineReader) next() ([]byte, error) {
 	if cap(l.buf) > 1<<20 {
 		l.buf = nil
 	}
-	l.buf = l.buf[:0]
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			l.buf = append(l.buf, chunk...)
-			continue
-		}
-		if len(l.buf) == 0 {
-			return chunk, err
-		}
-		l.buf = append(l.buf, chunk...)
-		return l.buf, err
+	chunk, err := l.r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return chunk, err
 	}
+	size := 0
+	l.blocks = l.blocks[:0]
+	for err == bufio.ErrBufferFull {
+		l.blocks = append(l.blocks, bytes.Clone(chunk))
+		size += len(chunk)
+		chunk, err = l.r.ReadSlice('\n')
+	}
+	size += len(chunk)
+	if cap(l.buf) < size {
+		l.buf = make([]byte, 0, size)
+	}
+	l.buf = l.buf[:0]
+	for _, b := range l.blocks {
+		l.buf = append(l.buf, b...)
+	}
+	clear(l.blocks)
+	return append(l.buf, chunk...), err
 }
