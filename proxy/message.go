@@ -27,11 +27,6 @@ type message struct {
 // isRequest reports whether m is a request or a notification (it has a method).
 func (m *message) isRequest() bool { return m.method != "" }
 
-// isResponse reports whether m is a response: an id and a result or an error.
-func (m *message) isResponse() bool {
-	return m.method == "" && m.id != nil && (m.result != nil || m.err != nil)
-}
-
 // names reports whether any method the message may be read as is method.
 func (m *message) names(method string) bool {
 	if m.method == method {

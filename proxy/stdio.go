@@ -81,6 +81,10 @@ func (p *Proxy) Run(cmd *exec.Cmd, clientIn io.Reader, clientOut io.Writer) (int
 	return status, relayErr
 }
 
+// listTimeout bounds the wait for the server's answer to the proxy's own tools/list,
+// during which the client's next messages wait too.
+const listTimeout = 30 * time.Second
+
 // stopGrace is how long a server has to exit after its stdin closes, and again after
 // SIGTERM, before it is killed.
 const stopGrace = 5 * time.Second
@@ -242,11 +246,18 @@ func (c *conn) fetch(key string, req []byte) ([]byte, error) {
 		c.s.deliver(key, nil)
 		return nil, err
 	}
-	b, ok := <-answer
-	if !ok || b == nil {
-		return nil, errors.New("the MCP server is gone")
+	t := time.NewTimer(listTimeout)
+	defer t.Stop()
+	select {
+	case b, ok := <-answer:
+		if !ok || b == nil {
+			return nil, errors.New("the MCP server is gone")
+		}
+		return b, nil
+	case <-t.C:
+		c.s.deliver(key, nil)
+		return nil, errors.New("the MCP server did not answer the proxy's tools/list within " + listTimeout.String())
 	}
-	return b, nil
 }
 
 // toClient writes a message to the client: whole, ending its line unless it is a line
