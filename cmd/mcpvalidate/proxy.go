@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/mcpvalidate/mcpvalidate/proxy"
 )
@@ -23,6 +29,8 @@ func proxyCommand(fs *flag.FlagSet) action {
 	logTo := fs.String("log", "", "log refusals as JSON lines to this file, or to stderr with \"-\"; never argument values")
 	refuseAs := fs.String("refuse-as", "result", "answer a refused call with an isError \"result\", or a JSON-RPC \"error\" -32602")
 	unknown := fs.String("unknown", "pass", "a call of a tool the server does not list: \"pass\" it on, or \"refuse\" it")
+	upstream := fs.String("upstream", "", "the streamable HTTP server's endpoint URL, to front over HTTP instead of running a command")
+	listen := fs.String("listen", "", "with -upstream, the address to serve http://ADDR/mcp on, such as 127.0.0.1:8080")
 	return func(stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 		if _, isFile := stderr.(*os.File); !isFile {
 			stderr = &lockedWriter{w: stderr} // the log and the server's stderr write to it at once
@@ -54,12 +62,31 @@ func proxyCommand(fs *flag.FlagSet) action {
 			defer f.Close()
 			o.Logger = slog.New(slog.NewJSONHandler(f, nil))
 		}
-		if fs.NArg() == 0 {
-			return 0, fmt.Errorf("%w: proxy needs the server's command after --", errUsage)
+		switch {
+		case *upstream != "" && (*listen == "" || fs.NArg() > 0):
+			return 0, fmt.Errorf("%w: -upstream needs -listen, and no command", errUsage)
+		case *upstream == "" && *listen != "":
+			return 0, fmt.Errorf("%w: -listen needs -upstream", errUsage)
+		case *upstream == "" && fs.NArg() == 0:
+			return 0, fmt.Errorf("%w: proxy needs the server's command after --, or -upstream and -listen", errUsage)
 		}
 		p, err := proxy.New(o)
 		if err != nil {
 			return 0, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if *upstream != "" {
+			h, err := p.Handler(*upstream)
+			if err != nil {
+				return 0, fmt.Errorf("%w: %v", errUsage, err)
+			}
+			ln, err := net.Listen("tcp", *listen)
+			if err != nil {
+				return 0, err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			fmt.Fprintf(stderr, "mcpvalidate proxy: serving http://%s/mcp in front of %s\n", ln.Addr(), *upstream)
+			return 0, serveHTTP(ctx, ln, h)
 		}
 		server := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 		server.Stderr = stderr
@@ -77,4 +104,25 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// serveHTTP serves h at /mcp on ln until ctx ends, then lets the requests in progress
+// finish.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return srv.Close()
+	}
+	return nil
 }

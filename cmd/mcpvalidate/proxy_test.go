@@ -3,12 +3,18 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/proxy"
 )
 
 // serverRole makes the test binary a scripted MCP server over stdio.
@@ -91,6 +97,9 @@ func TestProxyUsage(t *testing.T) {
 		err  string
 	}{
 		{[]string{"proxy"}, "proxy needs the server's command after --"},
+		{[]string{"proxy", "-upstream", "http://127.0.0.1:1/mcp"}, "-upstream needs -listen"},
+		{[]string{"proxy", "-listen", "127.0.0.1:0", "--", "x"}, "-listen needs -upstream"},
+		{[]string{"proxy", "-upstream", "ftp://x", "-listen", "127.0.0.1:0"}, "not an http or https URL"},
 		{[]string{"proxy", "-format", "fancy", "--", "x"}, `unknown format "fancy"`},
 		{[]string{"proxy", "-refuse-as", "silence", "--", "x"}, "-refuse-as is result or error"},
 		{[]string{"proxy", "-unknown", "maybe", "--", "x"}, "-unknown is pass or refuse"},
@@ -102,5 +111,43 @@ func TestProxyUsage(t *testing.T) {
 		if code := run(c.args, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), c.err) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut.String(), c.err)
 		}
+	}
+}
+
+// TestServeHTTP serves the proxy's handler at /mcp on 127.0.0.1 in front of an upstream,
+// and stops when told.
+func TestServeHTTP(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer upstream.Close()
+	p, err := proxy.New(proxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := p.Handler(upstream.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- serveHTTP(ctx, ln, h) }()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Errorf("got %s", body)
+	}
+	stop()
+	if err := <-served; err != nil {
+		t.Fatal(err)
 	}
 }
