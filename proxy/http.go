@@ -34,7 +34,10 @@ func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("proxy: upstream %q is not an http or https URL", upstream)
 	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = 256 // one upstream: keep a connection for each client's
 	return &front{p: p, upstream: u, sessions: map[string]*session{}, client: &http.Client{
+		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
 }
@@ -56,9 +59,24 @@ func (f *front) session(id string) *session {
 	s := f.sessions[id]
 	if s == nil {
 		s = newSession(id)
-		f.sessions[id] = s
+		f.keep(s)
 	}
 	return s
+}
+
+// maxSessions bounds the sessions a front keeps: past it, one is forgotten (its next
+// call makes the proxy fetch its tools again).
+const maxSessions = 10000
+
+// keep adds s to the sessions, within maxSessions; f.mu is held.
+func (f *front) keep(s *session) {
+	if len(f.sessions) >= maxSessions {
+		for id := range f.sessions {
+			delete(f.sessions, id)
+			break
+		}
+	}
+	f.sessions[s.id] = s
 }
 
 func (f *front) forget(id string) {
@@ -135,7 +153,7 @@ func (f *front) started(from *session, id string) {
 	from.mu.Unlock()
 	f.mu.Lock()
 	if f.sessions[id] == nil {
-		f.sessions[id] = s
+		f.keep(s)
 	}
 	f.mu.Unlock()
 }

@@ -17,7 +17,7 @@ import (
 
 // httpServer starts rawserver over streamable HTTP on 127.0.0.1 and returns its
 // endpoint; the test stops it.
-func httpServer(t *testing.T) string {
+func httpServer(t testing.TB) string {
 	t.Helper()
 	cmd := exec.Command(rawServer(t), "-http", "127.0.0.1:0")
 	stdin, err := cmd.StdinPipe()
@@ -43,7 +43,7 @@ func httpServer(t *testing.T) string {
 }
 
 // startFront starts the proxy's handler in front of upstream on 127.0.0.1.
-func startFront(t *testing.T, upstream string, opts Options) string {
+func startFront(t testing.TB, upstream string, opts Options) string {
 	t.Helper()
 	p, err := New(opts)
 	if err != nil {
