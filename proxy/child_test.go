@@ -157,8 +157,12 @@ func TestChildServer(t *testing.T) {
 	if got := callJSON(t, through, "calls", `{}`); !strings.Contains(got, `"text":"3"`) {
 		t.Errorf("the proxied server's handlers ran: %s, want 3 calls", got)
 	}
+	// Direct, the server validates nothing: its handlers run on the invalid calls.
 	if got := callJSON(t, direct, "broken", `{}`); !strings.Contains(got, `"text":"ran"`) {
 		t.Errorf("the broken tool, direct: %s", got)
+	}
+	if got := callJSON(t, direct, "weather", `{"location":"Oslo","days":"3"}`); !strings.Contains(got, `forecast for`) {
+		t.Errorf("an invalid call, direct: %s", got)
 	}
 }
 
