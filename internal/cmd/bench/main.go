@@ -3,7 +3,7 @@
 // on, to a Markdown file (docs/benchmarks.md by default). Run it from the repository's
 // root:
 //
-//	go run ./internal/cmd/bench            # five rounds, then the slopes: several minutes
+//	go run ./internal/cmd/bench            # 15 rounds, then the slopes: a few minutes
 //	go run ./internal/cmd/bench -quick     # a minute or two, fewer rounds, no slopes
 //
 // The benchmarks whose figures are compared with one another run in rounds: each round
@@ -120,13 +120,13 @@ type result struct {
 }
 
 func main() {
-	quick := flag.Bool("quick", false, "3 rounds of 50ms per benchmark, and no slopes")
-	rounds := flag.Int("rounds", 5, "rounds of the compared benchmarks")
-	benchtime := flag.String("benchtime", "100ms", "-test.benchtime of each benchmark")
+	quick := flag.Bool("quick", false, "5 rounds, and no slopes")
+	rounds := flag.Int("rounds", 15, "rounds of the compared benchmarks")
+	benchtime := flag.String("benchtime", "30ms", "-test.benchtime of each benchmark")
 	out := flag.String("o", "docs/benchmarks.md", "the Markdown file to write")
 	flag.Parse()
 	if *quick {
-		*rounds, *benchtime = 3, "50ms"
+		*rounds = 5
 	}
 	log.SetFlags(0)
 	log.SetPrefix("bench: ")
