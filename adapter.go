@@ -69,6 +69,7 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 				ctx = &checkedCall{Context: ctx, g: g, in: k.against, out: k.outSchema, args: identify(&req.Params)}
 			}
 			if k.out == nil {
+				g.core.Unchecked(&k.call)
 				return next(ctx, req)
 			}
 			return g.checkResult(ctx, req, &k.call, k.out, next)
@@ -100,6 +101,7 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 			return h(ctx, req) // the middleware checks both
 		}
 		call := g.call(server.ClientSessionFromContext(ctx), req.Params.Name)
+		call.ChecksResult = outSchema != nil && !(sameCall && mark.out == outSchema)
 		if !argsChecked {
 			raw := req.Params.RawArguments
 			if mark != nil && mark.args.raw == args.raw && mark.args.rawLen == args.rawLen && mark.args.decoded != args.decoded {
@@ -119,6 +121,7 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 			return refusal(vd), nil
 		}
 		if out == nil {
+			g.core.Unchecked(&call)
 			return h(ctx, req) // an outputSchema that does not compile, only reported
 		}
 		return g.checkResult(ctx, req, &call, out, h)
@@ -134,6 +137,7 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *core.Call, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
 	res, err := h(ctx, req)
 	if err != nil || res == nil || res.IsError || needsInput(res) {
+		g.core.Unchecked(call)
 		return res, err
 	}
 	content, err := structuredContent(res.RawStructuredContent, res.StructuredContent)
@@ -355,18 +359,22 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
 		call := g.call(server.ClientSessionFromContext(ctx), req.Params.Name)
+		outSchema := g.resultSchema(&tool)
+		call.ChecksResult = outSchema != nil
 		if vd := g.checkTool(&call, req, g.schemaFor(&tool, key)); vd.Refused() {
 			return failed(vd), nil
 		}
-		out, vd := g.resultValidator(&call, g.resultSchema(&tool))
+		out, vd := g.resultValidator(&call, outSchema)
 		switch {
 		case vd.Refused():
 			return failed(vd), nil
 		case out == nil:
+			g.core.Unchecked(&call)
 			return h(ctx, req)
 		}
 		res, err := h(ctx, req)
 		if err != nil || res == nil || res.IsError {
+			g.core.Unchecked(&call)
 			return res, err
 		}
 		content, err := structuredContent(nil, res.StructuredContent)
@@ -415,6 +423,7 @@ func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.
 		return k
 	}
 	k.against = g.schemaFor(&st.Tool, keyOf(st.Tool.RawInputSchema, &st.Tool.InputSchema))
+	k.call.ChecksResult = g.core.ChecksResults() && declaresOutput(&st.Tool)
 	k.verdict = g.checkTool(&k.call, req, k.against)
 	if !g.core.ChecksResults() || !declaresOutput(&st.Tool) || k.verdict.Refused() {
 		return k

@@ -128,6 +128,66 @@ func TestOutputValidation(t *testing.T) {
 	}
 }
 
+// TestWithheldResultRepairsNothing: a call whose result is withheld for not matching the
+// outputSchema does not repair the refusals before it, through the middleware and through
+// a bound handler; the next call whose result reaches the client does, and so does one
+// whose handler fails, its error result reaching the client.
+func TestWithheldResultRepairsNothing(t *testing.T) {
+	for _, bound := range []bool{false, true} {
+		t.Run(map[bool]string{false: "middleware", true: "handler"}[bound], func(t *testing.T) {
+			g := New(WithOutputValidation())
+			var result atomic.Pointer[mcp.CallToolResult]
+			h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return result.Load(), nil }
+			tool := mcp.NewTool("reading", mcp.WithString("station", mcp.Required()),
+				mcp.WithRawOutputSchema(json.RawMessage(readingSchema)))
+			srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()))
+			if bound {
+				srv = server.NewMCPServer("s", "1")
+				srv.AddTool(tool, g.Handler(tool, h))
+			} else {
+				srv.AddTool(tool, h)
+			}
+			s := &toolSession{id: "a", ch: make(chan mcp.JSONRPCNotification, 1)}
+			good, bad := structured(map[string]any{"celsius": 4})(), structured(map[string]any{"celsius": "cold"})()
+			result.Store(good)
+			want := func(when string, repaired, retries uint64, pending int) {
+				t.Helper()
+				st := g.Stats()[0]
+				if st.Repaired != repaired || st.Retries != retries {
+					t.Errorf("%s: repaired %d, retries %d; want %d, %d (%+v)", when, st.Repaired, st.Retries, repaired, retries, st)
+				}
+				if held := g.Core().SessionsAwaitingRepair(); held != pending {
+					t.Errorf("%s: %d sessions awaiting repair, want %d", when, held, pending)
+				}
+			}
+			if _, isError := invoke(t, srv, s, "reading", map[string]any{}); !isError {
+				t.Fatal("a call without station was not refused")
+			}
+			result.Store(bad)
+			if text, _ := invoke(t, srv, s, "reading", map[string]any{"station": "Orly"}); text != badResultText {
+				t.Fatalf("a result that does not match was sent: %q", text)
+			}
+			want("after a withheld result", 0, 0, 1)
+			result.Store(good)
+			if text, isError := invoke(t, srv, s, "reading", map[string]any{"station": "Orly"}); isError {
+				t.Fatalf("a result that matches was refused: %q", text)
+			}
+			want("after a result sent", 1, 1, 0)
+
+			invoke(t, srv, s, "reading", map[string]any{"station": 4})
+			invoke(t, srv, s, "reading", map[string]any{})
+			result.Store(mcp.NewToolResultError("the station is down"))
+			if text, isError := invoke(t, srv, s, "reading", map[string]any{"station": "Orly"}); !isError || text != "the station is down" {
+				t.Fatalf("the handler's error: %q", text)
+			}
+			want("after an error result", 2, 3, 0)
+			if st := g.Stats()[0]; st.Accepted != 3 || st.Refused != 3 || st.ResultRefused != 1 {
+				t.Errorf("stats %+v", st)
+			}
+		})
+	}
+}
+
 func TestOutputValidationIsOptIn(t *testing.T) {
 	g := New()
 	srv, _ := readingServer(t, g, structured(map[string]any{"celsius": "warm"}))

@@ -35,6 +35,7 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		call := callOf(g, req)
+		call.ChecksResult = out != nil
 		var args []byte
 		if req.Params != nil {
 			args = req.Params.Arguments
@@ -51,12 +52,14 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 		case vd.Refused():
 			return refusal(vd), nil
 		case v == nil:
+			g.Unchecked(&call)
 			return h(ctx, req)
 		}
 		res, err := h(ctx, req)
 		if err != nil || res == nil || res.IsError || res.InputRequests != nil {
 			// Only a final success is checked: a result with input requests (even none,
 			// asking the client to retry) asks for input before the tool can finish.
+			g.Unchecked(&call)
 			return res, err
 		}
 		content, err := structuredContent(res.StructuredContent)

@@ -265,6 +265,46 @@ func TestOutputValidation(t *testing.T) {
 	}
 }
 
+// TestWithheldResultRepairsNothing: a call whose result is withheld for not matching the
+// outputSchema does not repair the refusal before it; the next call whose result reaches
+// the client does.
+func TestWithheldResultRepairsNothing(t *testing.T) {
+	g := New(WithOutputValidation())
+	srv := newServer()
+	tool := &mcp.Tool{Name: "station", InputSchema: json.RawMessage(`{"type":"object","required":["id"]}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]}`)}
+	var celsius atomic.Pointer[any]
+	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{StructuredContent: map[string]any{"celsius": *celsius.Load()}}, nil
+	}
+	srv.AddTool(tool, g.Handler(tool, h))
+	cs := connect(t, srv)
+	warm, mild := any("warm"), any(21.5)
+	if res := call(t, cs, "station", `{}`); !res.IsError {
+		t.Fatal("a call without id was not refused")
+	}
+	celsius.Store(&warm)
+	if res := call(t, cs, "station", `{"id": 1}`); !strings.HasPrefix(text(res), "The tool failed on the server's side") {
+		t.Fatalf("a result that does not match was sent: %q", text(res))
+	}
+	if st := g.Stats()[0]; st.Repaired != 0 || st.Retries != 0 || st.ResultRefused != 1 {
+		t.Errorf("after a withheld result: %+v, want nothing repaired", st)
+	}
+	if held := g.Core().SessionsAwaitingRepair(); held != 1 {
+		t.Errorf("%d sessions awaiting repair after a withheld result, want 1", held)
+	}
+	celsius.Store(&mild)
+	if res := call(t, cs, "station", `{"id": 1}`); res.IsError {
+		t.Fatalf("a result that matches was withheld: %q", text(res))
+	}
+	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 || st.Accepted != 2 || st.Refused != 1 {
+		t.Errorf("after a result sent: %+v, want 1 repair of 1 refusal", st)
+	}
+	if held := g.Core().SessionsAwaitingRepair(); held != 0 {
+		t.Errorf("%d sessions awaiting repair, want 0", held)
+	}
+}
+
 // TestRegistrationChurn registers the tool again and again with schemas that refuse each
 // other's calls while calls run: every call that reaches a handler is valid against the
 // schema that handler was registered with.

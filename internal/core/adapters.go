@@ -14,8 +14,13 @@ type Call struct {
 	Session       string // the session's ID; empty when the transport has none
 	Client        string // the client's name, as it declared itself at initialize
 	ClientVersion string
+	// ChecksResult: the adapter checks the result of the call ([Guard.CheckResult]) when
+	// its arguments are accepted. The call then repairs the refusals before it only once
+	// its result goes to the client; a result withheld leaves them awaiting repair.
+	ChecksResult bool
 
-	counters *toolState
+	counters  *toolState
+	repairing bool // accepted, its result not yet known to reach the client
 }
 
 // counters returns the counters of the call's tool.

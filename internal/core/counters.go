@@ -17,7 +17,7 @@ type toolState struct {
 	accepted   atomic.Uint64
 	refused    atomic.Uint64
 	broken     atomic.Uint64
-	repaired   atomic.Uint64 // accepted calls that followed refusals in the same session
+	repaired   atomic.Uint64 // accepted calls whose result was sent, after refusals in the same session
 	retries    atomic.Uint64 // the refusals those accepted calls repaired
 	unenforced atomic.Uint64 // refused or broken calls whose handler ran, results sent though refused: WithReportOnly
 	badResults atomic.Uint64 // results refused by the output schema
@@ -112,8 +112,10 @@ type ToolStats struct {
 	Accepted     uint64 // calls whose arguments were valid
 	Refused      uint64 // calls refused for invalid arguments
 	SchemaBroken uint64 // calls refused because the schema does not compile
-	Repaired     uint64 // accepted calls that came after refusals of the same tool in the same session
-	Retries      uint64 // the refusals that those accepted calls repaired
+	// Repaired counts the accepted calls that came after refusals of the same tool in the
+	// same session, their results sent: a result refused (ResultRefused) repairs nothing.
+	Repaired uint64
+	Retries  uint64 // the refusals that those accepted calls repaired
 	// ResultRefused counts results that do not match the tool's outputSchema
 	// (WithOutputValidation); their calls count as Accepted, their arguments being valid.
 	ResultRefused uint64

@@ -247,6 +247,9 @@ func (g *Guard) CheckResult(call *Call, v *Validator, content []byte) (vd Verdic
 	if content != nil {
 		vs = v.Validate(content)
 	}
+	if len(vs) == 0 || g.cfg.reportOnly {
+		g.sent(call)
+	}
 	if len(vs) == 0 {
 		return Verdict{}
 	}
@@ -409,10 +412,7 @@ func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start 
 	switch o {
 	case Accepted:
 		g.add(t, &t.accepted, 1)
-		if n := g.repairs.accept(call); n > 0 {
-			g.add(t, &t.repaired, 1)
-			g.add(t, &t.retries, uint64(n))
-		}
+		g.accepted(call, t)
 	case Refused:
 		g.add(t, &t.refused, 1)
 		if g.cfg.reportOnly {

@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// The repair count: an accepted call repairs the refusals of the same tool in the same
-// session that came before it. Each session's refusals are kept apart, so that an accepted
+// The repair count: an accepted call whose result goes to the client repairs the refusals
+// of the same tool in the same session that came before it; a result the guard withholds
+// (ResultRefused) repairs nothing, and the refusals stay pending. Each session's refusals are kept apart, so that an accepted
 // call takes no lock another session's calls take; a session's are forgotten when it ends
 // (ForgetSession), and, whatever the adapters report, the sessions held stay within
 // maxRepairSessions, the oldest forgotten first, so that counting never stops.
@@ -96,6 +97,38 @@ func (r *repairs) accept(call *Call) int {
 		r.held.Add(-1)
 	}
 	return n
+}
+
+// accepted counts the repair made by the accepted call, or, when its result is to be
+// checked, leaves it to the result's verdict (CheckResult, Unchecked).
+func (g *Guard) accepted(call *Call, t *toolState) {
+	if call.ChecksResult {
+		call.repairing = true
+		return
+	}
+	g.repaired(call, t)
+}
+
+func (g *Guard) repaired(call *Call, t *toolState) {
+	if n := g.repairs.accept(call); n > 0 {
+		g.add(t, &t.repaired, 1)
+		g.add(t, &t.retries, uint64(n))
+	}
+}
+
+// Unchecked tells the guard that the result of an accepted call whose result it was to
+// check ([Call.ChecksResult]) goes to the client unchecked: the handler failed, or asks
+// for input. The call then repairs the refusals before it, as a call whose result is not
+// checked does at once.
+func (g *Guard) Unchecked(call *Call) { g.sent(call) }
+
+// sent counts the repair of an accepted call whose result was to be checked, now that
+// the result goes to the client.
+func (g *Guard) sent(call *Call) {
+	if call.repairing {
+		call.repairing = false
+		g.repaired(call, g.counters(call))
+	}
 }
 
 // forget drops the session id's refusals.

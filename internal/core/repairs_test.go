@@ -119,3 +119,54 @@ func BenchmarkAcceptedWithRefusalsPending(b *testing.B) {
 		}
 	})
 }
+
+// TestWithheldResultRepairsNothing: an accepted call whose result the guard withholds
+// (ResultRefused) repairs nothing, and the refusal before it still awaits the call whose
+// result reaches the client.
+func TestWithheldResultRepairsNothing(t *testing.T) {
+	g := New(WithOutputValidation())
+	s := repairSchema(g)
+	out, vd := g.ResultValidator(&Call{Tool: "t"}, g.Bind("out", nil, []byte(`{"required":["ok"]}`), nil))
+	if vd.Found() {
+		t.Fatalf("output schema: %v", vd.Text())
+	}
+	call := func(args, result string) Verdict {
+		c := &Call{Tool: "t", Session: "a", ChecksResult: true}
+		if vd := g.Check(c, s, []byte(args), nil); vd.Found() {
+			return vd
+		}
+		return g.CheckResult(c, out, []byte(result))
+	}
+	call(`{"n":"x"}`, "")
+	if vd := call(`{"n":1}`, `{}`); !vd.Refused() {
+		t.Fatal("a result without ok was not refused")
+	}
+	if st := g.Stats()[0]; st.Repaired != 0 || st.Retries != 0 || st.ResultRefused != 1 {
+		t.Errorf("after a withheld result: %+v, want nothing repaired", st)
+	}
+	if held := g.SessionsAwaitingRepair(); held != 1 {
+		t.Errorf("%d sessions awaiting repair after a withheld result, want 1", held)
+	}
+	if vd := call(`{"n":2}`, `{"ok":true}`); vd.Found() {
+		t.Fatalf("a valid result refused: %s", vd.Text())
+	}
+	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 || st.Accepted != 2 || st.Refused != 1 {
+		t.Errorf("after a result sent: %+v, want 1 repair of 1 refusal", st)
+	}
+	if held := g.SessionsAwaitingRepair(); held != 0 {
+		t.Errorf("%d sessions awaiting repair, want 0", held)
+	}
+
+	// A result sent unchecked (the handler failed) repairs, as an unchecked call does.
+	call(`{"n":"x"}`, "")
+	c := &Call{Tool: "t", Session: "a", ChecksResult: true}
+	g.Check(c, s, []byte(`{"n":3}`), nil)
+	if st := g.Stats()[0]; st.Repaired != 1 {
+		t.Errorf("repaired before the result's fate: %+v", st)
+	}
+	g.Unchecked(c)
+	g.Unchecked(c)
+	if st := g.Stats()[0]; st.Repaired != 2 || st.Retries != 2 {
+		t.Errorf("after a result sent unchecked: %+v, want 2 repairs of 2 refusals", st)
+	}
+}
