@@ -35,3 +35,8 @@ func (g *Guard) Core() *core.Guard { return g.core }
 // Stats returns a snapshot of every tool's counters, sorted by tool name. See
 // [core.Guard.Stats].
 func (g *Guard) Stats() []ToolStats { return g.core.Stats() }
+
+// SessionsAwaitingRepair reports how many sessions have refusals that no accepted call
+// has repaired yet, at most 10,000: a gauge of models stuck on a tool, and of sessions
+// whose end the server did not report.
+func (g *Guard) SessionsAwaitingRepair() int { return g.core.SessionsAwaitingRepair() }

@@ -270,12 +270,12 @@ func TestSessionEndForgetsRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		invoke(t, srv, s, "weather", map[string]any{"days": 1})
-		if held := g.Core().SessionsAwaitingRepair(); held != 1 {
+		if held := g.SessionsAwaitingRepair(); held != 1 {
 			t.Fatalf("%d sessions awaiting repair, want 1", held)
 		}
 		srv.UnregisterSession(context.Background(), s.id)
 	}
-	if held := g.Core().SessionsAwaitingRepair(); held != 0 || theirs.Load() != sessions {
+	if held := g.SessionsAwaitingRepair(); held != 0 || theirs.Load() != sessions {
 		t.Errorf("%d sessions awaiting repair after all ended, want 0; the server's own hook ran %d times, want %d",
 			held, theirs.Load(), sessions)
 	}
@@ -303,7 +303,7 @@ func TestSessionEndWithoutHooks(t *testing.T) {
 	}
 	invoke(t, srv, s, "weather", map[string]any{"days": 1})
 	srv.UnregisterSession(context.Background(), s.id)
-	if held := g.Core().SessionsAwaitingRepair(); held != 0 {
+	if held := g.SessionsAwaitingRepair(); held != 0 {
 		t.Errorf("%d sessions awaiting repair after the only one ended", held)
 	}
 }
@@ -689,7 +689,7 @@ func TestRepairsAfterAbandonedSessions(t *testing.T) {
 	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 {
 		t.Errorf("stats %+v, want the live session's repair counted", st)
 	}
-	if held := g.Core().SessionsAwaitingRepair(); held > 10_000 {
+	if held := g.SessionsAwaitingRepair(); held > 10_000 {
 		t.Errorf("%d sessions awaiting repair, want at most 10,000", held)
 	}
 }

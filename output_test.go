@@ -156,7 +156,7 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 				if st.Repaired != repaired || st.Retries != retries {
 					t.Errorf("%s: repaired %d, retries %d; want %d, %d (%+v)", when, st.Repaired, st.Retries, repaired, retries, st)
 				}
-				if held := g.Core().SessionsAwaitingRepair(); held != pending {
+				if held := g.SessionsAwaitingRepair(); held != pending {
 					t.Errorf("%s: %d sessions awaiting repair, want %d", when, held, pending)
 				}
 			}

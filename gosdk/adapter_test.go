@@ -290,7 +290,7 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 	if st := g.Stats()[0]; st.Repaired != 0 || st.Retries != 0 || st.ResultRefused != 1 {
 		t.Errorf("after a withheld result: %+v, want nothing repaired", st)
 	}
-	if held := g.Core().SessionsAwaitingRepair(); held != 1 {
+	if held := g.SessionsAwaitingRepair(); held != 1 {
 		t.Errorf("%d sessions awaiting repair after a withheld result, want 1", held)
 	}
 	celsius.Store(&mild)
@@ -300,7 +300,7 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 || st.Accepted != 2 || st.Refused != 1 {
 		t.Errorf("after a result sent: %+v, want 1 repair of 1 refusal", st)
 	}
-	if held := g.Core().SessionsAwaitingRepair(); held != 0 {
+	if held := g.SessionsAwaitingRepair(); held != 0 {
 		t.Errorf("%d sessions awaiting repair, want 0", held)
 	}
 }

@@ -41,6 +41,11 @@ func (g *Guard) Core() *core.Guard { return g.core }
 // summed in one entry whose Tool is empty, which sorts first.
 func (g *Guard) Stats() []ToolStats { return g.core.Stats() }
 
+// SessionsAwaitingRepair reports how many sessions have refusals that no accepted call
+// has repaired yet, at most 10,000: a gauge of models stuck on a tool, and of sessions
+// whose end the server did not report.
+func (g *Guard) SessionsAwaitingRepair() int { return g.core.SessionsAwaitingRepair() }
+
 // Handler binds a tool's handler to the tool's inputSchema (and, under
 // [WithOutputValidation], its outputSchema), for tools registered with
 // (*mcp.Server).AddTool, which go-sdk never validates:
