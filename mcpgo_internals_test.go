@@ -244,3 +244,114 @@ func TestValueSession(t *testing.T) {
 		t.Error("found a tool the session does not have")
 	}
 }
+
+// TestMCPGoInternalsFound: every internal of mcp-go that mcpgo_internals.go reads is found
+// in the release in the build, of the type expected, and what is read there is what
+// mcp-go's own methods answer, through a real server with sessions of both HTTP
+// transports. .ci/run runs it on the oldest and the newest release tested, and on the
+// newest on the module proxy: a release that moves one of them fails here.
+func TestMCPGoInternalsFound(t *testing.T) {
+	if !serverTools.ok {
+		t.Error("MCPServer.tools or MCPServer.toolsMu: not found, or of another type")
+	}
+	if !middlewareList.ok {
+		t.Error("MCPServer.toolHandlerMiddlewares or MCPServer.toolMiddlewareMu: not found, or of another type")
+	}
+	if !schemaFields.known {
+		t.Errorf("ToolInputSchema has a field keyOf does not key on: %v", reflect.VisibleFields(reflect.TypeFor[mcp.ToolInputSchema]()))
+	}
+	// A release that keeps the order of the properties as written has PropertyOrder.
+	var schema mcp.ToolInputSchema
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"string"}}}`), &schema); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := json.Marshal(schema)
+	if keeps := strings.Index(string(text), `"b"`) < strings.Index(string(text), `"a"`); keeps != schemaFields.order {
+		t.Errorf("the release keeps the properties' order: %v; keyOf reads PropertyOrder: %v (%s)", keeps, schemaFields.order, text)
+	}
+	// A release that sends a result's resultType has results that ask for input.
+	var asking mcp.CallToolResult
+	if err := json.Unmarshal([]byte(`{"resultType":"input_required","content":[]}`), &asking); err != nil {
+		t.Fatal(err)
+	}
+	text, _ = json.Marshal(asking)
+	if asks := strings.Contains(string(text), "input_required"); asks != needsInput(&asking) || asks != resultTypeField.ok {
+		t.Errorf("the release sends resultType: %v; needsInput reads it: %v (%s)", asks, needsInput(&asking), text)
+	}
+
+	f, f2 := newTransferHandler(new(transfers), 1), newTransferHandler(new(transfers), 2)
+	if funcPointer(f) == funcPointer(f2) || funcPointer(f) != funcPointer(server.ToolHandlerFunc(f)) || !sameCode(f, f2) || sameCode(f, looseHandler) {
+		t.Error("funcPointer or codePointer does not tell func values apart as expected")
+	}
+	p := mcp.CallToolParams{Name: "weather", Arguments: map[string]any{"location": "Paris"}, RawArguments: json.RawMessage(`{"location":"Paris"}`)}
+	same, other := p, p
+	other.Arguments = map[string]any{"location": "Paris"}
+	if identify(&p) != identify(&same) || identify(&p) == identify(&other) {
+		t.Error("identify does not tell the arguments' values apart as expected")
+	}
+
+	g := New()
+	srv, calls := weatherServer(t, g)
+	if !g.last(srv) {
+		t.Error("the guard's middleware, the server's only one, is not found last")
+	}
+	st, ok := serverTool(srv, "weather")
+	if want := srv.GetTool("weather"); !ok || want == nil || funcPointer(st.Handler) != funcPointer(want.Handler) || string(st.Tool.RawInputSchema) != string(want.Tool.RawInputSchema) {
+		t.Error("the server's tool read is not the one GetTool answers")
+	}
+	// The schema checked is the one tools/list advertises, for a schema built of mcp-go's struct.
+	built := mcp.NewTool("built", mcp.WithString("b", mcp.Required()), mcp.WithNumber("a", mcp.Max(100)))
+	srv.AddTool(built, forecast(calls))
+	listed := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	out, _ := json.Marshal(listed)
+	var list struct {
+		Result struct{ Tools []struct{ Name, InputSchema json.RawMessage } }
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatal(err)
+	}
+	checked, _ := schemaOf(&built)
+	for _, tool := range list.Result.Tools {
+		if string(tool.Name) == `"built"` && !jsonEqual(t, tool.InputSchema, checked) {
+			t.Errorf("tools/list advertises %s; the guard checks %s", tool.InputSchema, checked)
+		}
+	}
+
+	// A session's tool shadows the server's: read where each transport keeps it.
+	strict := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"}},"required":["location","days"]}`))
+	for _, open := range []struct {
+		name string
+		open func(testing.TB, *server.MCPServer) server.ClientSession
+		kind storeKind
+	}{{"streamable HTTP", streamableSession, sharedStore}, {"SSE", sseSession, ownStore}} {
+		s := open.open(t, srv)
+		if err := srv.AddSessionTool(s.SessionID(), strict, forecast(calls)); err != nil {
+			t.Fatal(err)
+		}
+		if l := layoutOf(reflect.TypeOf(s)); l.kind != open.kind {
+			t.Errorf("%s: the session's tools are not found where they were (%d, want %d)", open.name, l.kind, open.kind)
+		}
+		before := calls.Load()
+		if text, isErr := invoke(t, srv, s, "weather", map[string]any{"location": "Paris"}); !isErr || !strings.HasPrefix(text, refusalPrefix) {
+			t.Errorf("%s: a call its session's tool refuses: %q", open.name, text)
+		}
+		if text, isErr := invoke(t, srv, s, "weather", map[string]any{"location": "Paris", "days": 1}); isErr || calls.Load() != before+1 {
+			t.Errorf("%s: a valid call: %q", open.name, text)
+		}
+	}
+	if text, isErr := invoke(t, srv, nil, "weather", map[string]any{"location": "Paris"}); isErr {
+		t.Errorf("the server's tool refused a call its schema allows: %q", text)
+	}
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(x, y)
+}
