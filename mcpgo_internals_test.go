@@ -8,8 +8,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -354,4 +356,165 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 		t.Fatal(err)
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// TestMCPGoInternalsMissing: on a release where an internal is not found, alone or all at
+// once, the guard still checks every call: the server's tools, the sessions' tools that
+// shadow them, results against their outputSchema, and a tool registered again under a
+// call it has served before. Nothing invalid reaches a handler.
+func TestMCPGoInternalsMissing(t *testing.T) {
+	forget := map[string]func(t *testing.T){
+		"server tools":    func(t *testing.T) { restore(t, &serverTools); serverTools.ok = false },
+		"middleware list": func(t *testing.T) { restore(t, &middlewareList); middlewareList.ok = false },
+		"schema fields":   func(t *testing.T) { restore(t, &schemaFields); schemaFields.known = false },
+		"result type":     func(t *testing.T) { restore(t, &resultTypeField); resultTypeField.ok = false },
+		"session layouts": func(t *testing.T) {
+			for _, typ := range []reflect.Type{streamableHttpSessionType, sseSessionType} {
+				sessionLayouts.Store(typ, sessionLayout{})
+				t.Cleanup(func() { sessionLayouts.Delete(typ) })
+			}
+		},
+	}
+	openSessionTypes(t)
+	names := []string{"server tools", "middleware list", "schema fields", "result type", "session layouts"}
+	for _, name := range append(names, "all") {
+		t.Run(name, func(t *testing.T) {
+			for _, n := range names {
+				if n == name || name == "all" {
+					forget[n](t)
+				}
+			}
+			stillValidates(t)
+		})
+	}
+}
+
+// restore puts *v back as it is now when the test ends.
+func restore[T any](t *testing.T, v *T) {
+	saved := *v
+	t.Cleanup(func() { *v = saved })
+}
+
+// The types of mcp-go's streamable HTTP and SSE sessions, which mcp-go does not name.
+var streamableHttpSessionType, sseSessionType reflect.Type
+
+func openSessionTypes(t *testing.T) {
+	srv := server.NewMCPServer("types", "1")
+	streamableHttpSessionType, sseSessionType = reflect.TypeOf(streamableSession(t, srv)), reflect.TypeOf(sseSession(t, srv))
+}
+
+// stillValidates serves tools whose calls and results the guard must refuse, and fails t
+// if one reaches its handler or its client.
+func stillValidates(t *testing.T) {
+	t.Helper()
+	g := New(WithOutputValidation())
+	srv, calls := weatherServer(t, g)
+	if text, isErr := invoke(t, srv, nil, "weather", map[string]any{"days": 1}); !isErr || !strings.HasPrefix(text, refusalPrefix) || calls.Load() != 0 {
+		t.Errorf("a call without location: %q", text)
+	}
+	if text, isErr := invoke(t, srv, nil, "weather", map[string]any{"location": "Paris"}); isErr || calls.Load() != 1 {
+		t.Errorf("a valid call: %q", text)
+	}
+	built := mcp.NewTool("built", mcp.WithNumber("amount", mcp.Required(), mcp.Max(100)))
+	srv.AddTool(built, forecast(calls))
+	if text, isErr := invoke(t, srv, nil, "built", map[string]any{"amount": 1000}); !isErr || !strings.HasPrefix(text, refusalPrefix) || calls.Load() != 1 {
+		t.Errorf("an amount over the maximum of a schema built of mcp-go's struct: %q", text)
+	}
+	strict := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"}},"required":["location","days"]}`))
+	for _, open := range []func(testing.TB, *server.MCPServer) server.ClientSession{streamableSession, sseSession} {
+		s := open(t, srv)
+		if err := srv.AddSessionTool(s.SessionID(), strict, forecast(calls)); err != nil {
+			t.Fatal(err)
+		}
+		if text, isErr := invoke(t, srv, s, "weather", map[string]any{"location": "Paris"}); !isErr || !strings.HasPrefix(text, refusalPrefix) || calls.Load() != 1 {
+			t.Errorf("%T: a call its session's tool refuses: %q", s, text)
+		}
+	}
+	reading, _ := readingServer(t, g, structured(map[string]any{"celsius": "4"}))
+	if text, isErr := invoke(t, reading, nil, "reading", map[string]any{"station": "Orly"}); !isErr || text != badResultText {
+		t.Errorf("a result its outputSchema refuses: %q", text)
+	}
+	registeredAgain(t, Middleware(), func(srv *server.MCPServer, _ server.ClientSession, _ *transfers) {
+		srv.AddTool(transferTool(looseTransfer), looseHandler)
+	}, true, true)
+}
+
+// TestMCPGoInternalsLookAlikes: the reads are found only in types of exactly the shape
+// expected; a look-alike of another shape leaves the adapter to its fallback, and the
+// fallbacks still find what mcp-go answers.
+func TestMCPGoInternalsLookAlikes(t *testing.T) {
+	type result struct{ ResultType string }
+	type intResult struct{ ResultType int }
+	type pointerResult struct{ *result }
+	type embeddedResult struct {
+		_ int64
+		result
+	}
+	if at := resultTypeOffset(reflect.TypeFor[embeddedResult]()); !at.ok || at.offset != unsafe.Offsetof(embeddedResult{}.result) {
+		t.Errorf("ResultType in a struct embedded by value: %+v", at)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[intResult](), reflect.TypeFor[pointerResult](), reflect.TypeFor[struct{ Other string }]()} {
+		if resultTypeOffset(typ).ok {
+			t.Errorf("ResultType found in %v", typ)
+		}
+	}
+
+	type schema struct {
+		Defs                 map[string]any
+		Type                 string
+		Properties           map[string]any
+		Required             []string
+		AdditionalProperties any
+	}
+	type ordered struct {
+		schema
+		PropertyOrder []string
+	}
+	type extra struct {
+		Defs, Properties map[string]any
+		Type             string
+		Required         []string
+		Not              any
+	}
+	type otherType struct {
+		Type     string
+		Required []any
+	}
+	if at := schemaFieldsOf(reflect.TypeFor[schema]()); !at.known || at.order {
+		t.Errorf("the fields of v0.56.0's ToolInputSchema: %+v", at)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[ordered](), reflect.TypeFor[extra](), reflect.TypeFor[otherType](), reflect.TypeFor[string]()} {
+		if schemaFieldsOf(typ).known {
+			t.Errorf("keyOf keys %v by its fields' identities", typ)
+		}
+	}
+	// Keyed on its text, a schema changed in place has another key.
+	restore(t, &schemaFields)
+	schemaFields.known = false
+	s := mcp.NewTool("t", mcp.WithString("a")).InputSchema
+	before := keyOf(nil, &s)
+	s.Properties["b"] = map[string]any{"type": "string"}
+	if keyOf(nil, &s) == before {
+		t.Error("a schema keyed on its text keeps its key when its text changes")
+	}
+
+	// A session that keeps something else where the layout says tools are is asked
+	// GetSessionTools.
+	odd := &oddStoreSession{toolSession: toolSession{id: "odd", tools: map[string]server.ServerTool{"s0": sessionTools(1, nil)[0]}}}
+	odd.store.Store("s0", &server.ServerTool{})
+	typ := reflect.TypeOf(odd)
+	sessionLayouts.Store(typ, sessionLayout{kind: ownStore, store: unsafe.Offsetof(odd.store)})
+	defer sessionLayouts.Delete(typ)
+	if st, ok := sessionTool(odd, "s0"); !ok || st.Tool.Name != "s0" {
+		t.Errorf("found %v %q, want the session's s0 from GetSessionTools", ok, st.Tool.Name)
+	}
+	if _, ok := sessionTool(odd, "s1"); ok {
+		t.Error("found a tool the session does not have")
+	}
+}
+
+// oddStoreSession keeps pointers in the place of an SSE session's tools.
+type oddStoreSession struct {
+	toolSession
+	store sync.Map
 }
