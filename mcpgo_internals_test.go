@@ -307,7 +307,9 @@ func TestMCPGoInternalsFound(t *testing.T) {
 	listed := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	out, _ := json.Marshal(listed)
 	var list struct {
-		Result struct{ Tools []struct{ Name, InputSchema json.RawMessage } }
+		Result struct {
+			Tools []struct{ Name, InputSchema json.RawMessage }
+		}
 	}
 	if err := json.Unmarshal(out, &list); err != nil {
 		t.Fatal(err)
