@@ -79,12 +79,12 @@ func goSDKDir(t *testing.T) (dir, version string) {
 	t.Helper()
 	file, _ := runtime.FuncForPC(reflect.ValueOf((*mcp.Server).AddTool).Pointer()).FileLine(0)
 	file = filepath.FromSlash(file)
-	if !filepath.IsAbs(file) { // built with -trimpath: module@version/mcp/server.go
+	if !filepath.IsAbs(file) { // built with -trimpath: path@version/mcp/server.go
 		out, err := exec.Command("go", "env", "GOMODCACHE").Output()
 		if err != nil {
 			t.Fatal(err)
 		}
-		file = filepath.Join(strings.TrimSpace(string(out)), "github.com", "modelcontextprotocol", file)
+		file = filepath.Join(strings.TrimSpace(string(out)), file)
 	}
 	dir = filepath.Dir(filepath.Dir(file))
 	_, version, ok := strings.Cut(filepath.Base(dir), "@")
