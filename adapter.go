@@ -14,8 +14,9 @@ import (
 	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
-// This file is the adapter's room: everything that knows mcp-go. It finds the called
-// tool's schema, and turns the guard's decision into mcp-go results.
+// This file is the adapter's room: everything that knows mcp-go but what it reads of
+// mcp-go's internals (mcpgo_internals.go). It finds the called tool's schema, and turns
+// the guard's decision into mcp-go results.
 
 // Middleware returns mcp-go tool middleware that validates every tools/call against the
 // called tool's inputSchema before the handler runs:
