@@ -13,10 +13,10 @@ import (
 // This file holds every read of mcp-go's internals: its unexported fields, found by
 // reflect and read at their offsets, and the layout of Go values the adapter identifies
 // by address. adapter.go asks the functions here and reads no layout itself. Each read
-// was checked against every mcp-go release from v0.56.0 to v1.2.1
-// (TestMCPGoInternalsFound, which .ci/run also runs on the newest release on the module
-// proxy); each is found only as a field of exactly the name and type listed, and when it
-// is not, the adapter takes a path that still validates every call:
+// was checked against every mcp-go release from v0.56.0 to v1.2.1 (TestMCPGoInternalsFound,
+// which .ci/run runs on each release from go.mod's to the newest on the module proxy);
+// each is found only as a field of exactly the name and type listed, and when it is not,
+// the adapter takes a path that still validates every call (TestMCPGoInternalsMissing):
 //
 //   - MCPServer.tools (map[string]ServerTool) under MCPServer.toolsMu (sync.RWMutex):
 //     the server's tools (serverTool). Otherwise mcp-go's GetTool, which copies the tool.
@@ -44,10 +44,10 @@ import (
 //     build fails where a func value is not one word.
 //   - an interface value is two words, its type and its value (interfaceWords): whether
 //     a handler received the arguments the middleware checked. Arguments of a type that
-//     is not pointer-shaped are a new value on every conversion, never the same: such a
-//     call is checked again by a bound Handler. The build fails where an interface value
-//     is not two words.
+//     is not pointer-shaped would be copied on each conversion: a bound Handler would
+//     check such a call again. The build fails where an interface value is not two words.
 
+// The build fails where a func value is not one word, or an interface value not two.
 var (
 	_ [unsafe.Sizeof(server.ToolHandlerFunc(nil)) - unsafe.Sizeof(unsafe.Pointer(nil))]struct{}
 	_ [unsafe.Sizeof(unsafe.Pointer(nil)) - unsafe.Sizeof(server.ToolHandlerFunc(nil))]struct{}
