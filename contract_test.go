@@ -1,8 +1,8 @@
 package mcpvalidate
 
 // What the tests of the mcp-go adapter expect, as the contract states it: the weather schema,
-// the texts a refusal opens with or is, and the bounds on what a refusal and the counters
-// hold. They are written here, not read from the core, so that a change there shows here.
+// the texts a refusal opens with or is, and the bounds on what a refusal holds. They are
+// written here, not read from the core, so that a change there shows here.
 
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
 "units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`
@@ -17,7 +17,6 @@ const (
 
 const (
 	maxRefusal = 8 << 10 // bytes of a refusal's text
-	maxNames   = 4096    // tool names with counters of their own
 	nameShown  = 64      // characters of a member name shown whole
 	nameHead   = 32      // characters shown from the start of an elided name
 	nameTail   = 16      // and from its end

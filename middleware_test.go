@@ -143,7 +143,7 @@ func toolText(text string, modern bool) string {
 	return `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":` + jsonString(text) + `}]}}`
 }
 
-func TestSeedToolCalls(t *testing.T) {
+func TestContractToolCalls(t *testing.T) {
 	cases := []struct {
 		name, args string
 		want       string // the tool result text

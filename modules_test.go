@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // TestAdopterModuleGraphs: a fresh module that adopts mcpvalidate for one framework holds
 // no module of the other in its module graph, so go mod tidy never downloads it nor
 // raises the versions of what they share.
 func TestAdopterModuleGraphs(t *testing.T) {
+	t.Parallel()
 	checkout, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -83,4 +86,48 @@ func goCmd(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// TestReadmeProgramsBuild: each complete program in the README (a Go block that is a
+// package main) builds, in a fresh module that adopts this checkout as the README says.
+func TestReadmeProgramsBuild(t *testing.T) {
+	tier.Full(t)
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkout, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var programs []string
+	for _, block := range strings.Split(string(readme), "```go\n")[1:] {
+		if code, _, _ := strings.Cut(block, "```"); strings.HasPrefix(code, "package main\n") {
+			programs = append(programs, code)
+		}
+	}
+	if len(programs) != 2 {
+		t.Fatalf("the README has %d complete programs, want 2 (mcp-go and go-sdk)", len(programs))
+	}
+	const pseudo = " v0.0.0-00010101000000-000000000000"
+	mod := "module example.com/adopter\n\ngo 1.25.5\n\nrequire (\n" +
+		"\tgithub.com/mcpvalidate/mcpvalidate" + pseudo + "\n" +
+		"\tgithub.com/mcpvalidate/mcpvalidate/gosdk" + pseudo + "\n)\n\n" +
+		"replace github.com/mcpvalidate/mcpvalidate => " + checkout + "\n\n" +
+		"replace github.com/mcpvalidate/mcpvalidate/gosdk => " + filepath.Join(checkout, "gosdk") + "\n\n" +
+		"replace github.com/mcpvalidate/mcpvalidate/internal => " + filepath.Join(checkout, "internal") + "\n"
+	for i, code := range programs {
+		dir := t.TempDir()
+		for name, text := range map[string]string{"go.mod": mod, "main.go": code} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		goCmd(t, dir, "mod", "tidy")
+		if out := goCmd(t, dir, "vet", "."); out != "" {
+			t.Errorf("program %d: go vet: %s", i, out)
+		}
+		goCmd(t, dir, "build", "-o", os.DevNull, ".")
+	}
 }

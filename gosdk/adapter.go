@@ -92,7 +92,7 @@ func AddTool[In, Out any](g *Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandle
 	if err != nil {
 		panic(fmt.Sprintf("AddTool: tool %q: %v", t.Name, err))
 	}
-	s.AddTool(tt, handler(g.core, tt, th))
+	s.AddTool(tt, g.Handler(tt, th))
 	key := weak.Make(t)
 	if _, again := registered.Swap(key, tt); !again {
 		runtime.AddCleanup(t, func(key weak.Pointer[mcp.Tool]) { registered.Delete(key) }, key)

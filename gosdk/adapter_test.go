@@ -23,9 +23,9 @@ import (
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
 "units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`
 
-// seedCalls are the weather tool's reference calls and the answers the contract gives them, the same as the
-// mcp-go adapter's (TestSeedToolCalls).
-var seedCalls = []struct {
+// contractCalls are the weather tool's reference calls and the answers the contract gives them, the same as the
+// mcp-go adapter's (TestContractToolCalls).
+var contractCalls = []struct {
 	name, args string
 	want       string // the result's text
 	isError    bool
@@ -78,14 +78,14 @@ func text(res *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-func TestHandlerAnswersTheSeedCalls(t *testing.T) {
+func TestHandlerAnswersTheContractCalls(t *testing.T) {
 	var calls atomic.Int64
 	srv := newServer()
 	g := New()
 	tool := weatherTool()
 	srv.AddTool(tool, g.Handler(tool, forecast(&calls)))
 	cs := connect(t, srv)
-	for _, c := range seedCalls {
+	for _, c := range contractCalls {
 		t.Run(c.name, func(t *testing.T) {
 			before := calls.Load()
 			res := call(t, cs, "weather", c.args)
@@ -351,6 +351,42 @@ func TestCheckTools(t *testing.T) {
 	}
 	if n := g.core.CacheStats().Compiled; n != compiled {
 		t.Errorf("the call compiled %d schemas again", n-compiled)
+	}
+}
+
+// TestCheckServer: CheckServer finds, among the tools a server lists, every one whose
+// schema does not compile and every one that no handler of the guard serves, in the order
+// of their names; the server serves as before.
+func TestCheckServer(t *testing.T) {
+	g := New(WithOutputValidation())
+	srv := newServer()
+	weather := weatherTool()
+	srv.AddTool(weather, g.Handler(weather, forecast(new(atomic.Int64))))
+	broken := &mcp.Tool{Name: "broken", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"minimum":"one"}}}`)}
+	srv.AddTool(broken, g.Handler(broken, forecast(new(atomic.Int64))))
+	unguarded := &mcp.Tool{Name: "alpha", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	srv.AddTool(unguarded, forecast(new(atomic.Int64)))
+	AddTool(g, srv, &mcp.Tool{Name: "typed"}, func(context.Context, *mcp.CallToolRequest, struct {
+		N int `json:"n"`
+	}) (*mcp.CallToolResult, any, error) {
+		return nil, nil, nil
+	})
+
+	err := g.CheckServer(srv)
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(joined.Unwrap()) != 2 {
+		t.Fatalf("CheckServer: %v, want two errors", err)
+	}
+	var first, second *ToolError
+	var se *SchemaError
+	if !errors.As(joined.Unwrap()[0], &first) || first.Tool != "alpha" || !errors.Is(first, errUnguarded) {
+		t.Errorf("first error %v, want alpha unguarded", joined.Unwrap()[0])
+	}
+	if !errors.As(joined.Unwrap()[1], &second) || second.Tool != "broken" || !errors.As(second, &se) {
+		t.Errorf("second error %v, want broken's schema", joined.Unwrap()[1])
+	}
+	if res := call(t, connect(t, srv), "weather", `{"days": 1}`); !res.IsError {
+		t.Errorf("after CheckServer, an invalid call: %q", text(res))
 	}
 }
 

@@ -4,6 +4,13 @@ package gosdk
 // go-sdk's tools.
 
 import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvalidate/mcpvalidate/internal/core"
@@ -12,8 +19,11 @@ import (
 // A Guard validates tool calls before their handlers run. It holds the compiled schemas
 // and the counters, so create it once per server with [New], bind each tool to it where
 // the tool is registered ([Guard.Handler], [AddTool]), and check every tool's schema at
-// start-up with [Guard.CheckTools]. A Guard is safe for concurrent use.
-type Guard struct{ core *core.Guard }
+// start-up with [Guard.CheckServer]. A Guard is safe for concurrent use.
+type Guard struct {
+	core  *core.Guard
+	bound sync.Map // tool name -> struct{}: the tools bound to this Guard
+}
 
 // New returns a Guard configured by opts.
 func New(opts ...Option) *Guard { return Wrap(core.New(opts...)) }
@@ -43,7 +53,10 @@ func (g *Guard) Stats() []ToolStats { return g.core.Stats() }
 // client for input first is not final. The schemas are compiled in the guard's cache on
 // the first call. A handler that panics is answered with an isError result saying that the
 // tool failed, and the panic is logged to slog's default logger, without its value.
-func (g *Guard) Handler(t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler { return handler(g.core, t, h) }
+func (g *Guard) Handler(t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
+	g.bound.Store(t.Name, struct{}{})
+	return handler(g.core, t, h)
+}
 
 // CheckTools compiles the inputSchema of every tool (and, under
 // [WithOutputValidation], every outputSchema) in the guard's cache and returns every
@@ -58,3 +71,48 @@ func (g *Guard) Handler(t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler { return
 // The handlers bound to the same schema texts then find them compiled. A tool given to
 // [AddTool] is checked as it was registered there, with the schemas inferred for it.
 func (g *Guard) CheckTools(tools ...*mcp.Tool) error { return checkTools(g.core, tools...) }
+
+// CheckServer lists srv's tools as a client sees them, through a session of its own that
+// it closes again, and returns every problem at once, in the order of the tools' names (nil
+// when there is none): a schema that does not compile, as [Guard.CheckTools] finds it, and
+// a tool that no handler of this guard serves, which go-sdk would run unchecked. A server
+// that calls it before serving refuses to start rather than serve a broken or unguarded
+// tool:
+//
+//	if err := guard.CheckServer(srv); err != nil {
+//		log.Fatal(err)
+//	}
+func (g *Guard) CheckServer(srv *mcp.Server) error {
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		return fmt.Errorf("mcpvalidate: listing the server's tools: %w", err)
+	}
+	defer ss.Wait()
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpvalidate", Version: "check"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return fmt.Errorf("mcpvalidate: listing the server's tools: %w", err)
+	}
+	defer cs.Close()
+	var tools []*mcp.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("mcpvalidate: listing the server's tools: %w", err)
+		}
+		tools = append(tools, t)
+	}
+	slices.SortFunc(tools, func(a, b *mcp.Tool) int { return cmp.Compare(a.Name, b.Name) })
+	var errs []error
+	for _, t := range tools {
+		if _, ok := g.bound.Load(t.Name); !ok {
+			errs = append(errs, &ToolError{Tool: t.Name, Schema: "inputSchema", Err: errUnguarded})
+			continue
+		}
+		errs = append(errs, g.CheckTools(t))
+	}
+	return errors.Join(errs...)
+}
+
+var errUnguarded = errors.New("no handler of this guard serves the tool, so its calls are not checked: register it with guard.Handler or gosdk.AddTool")

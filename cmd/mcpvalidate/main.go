@@ -1,14 +1,18 @@
 // Command mcpvalidate checks tool arguments against an MCP tool's inputSchema, runs files
-// in the JSON-Schema-Test-Suite format, and reviews schemas.
+// in the JSON-Schema-Test-Suite format, reviews schemas, and checks the calls of any MCP
+// server as a proxy in front of it.
 //
 //	mcpvalidate check -schema S.json [-format] [-gateway|-detailed] [ARGS.json|-]
 //	mcpvalidate suite [-format] FILE.json...
 //	mcpvalidate lint S.json
+//	mcpvalidate proxy [flags] -- COMMAND [ARG...]
+//	mcpvalidate proxy [flags] -upstream URL -listen ADDR
 //
 // check prints the violations, one a line, and exits 0 when the arguments are valid, 1 when
 // not; suite prints the failing tests, then "N passed, M failed", and exits 1 on failures;
-// lint prints advice, one a line, and exits 1 when it has any. A bad schema or command line
-// exits 2.
+// lint prints advice, one a line, and exits 1 when it has any; proxy puts the same checks
+// in front of any MCP server, over stdio or streamable HTTP, and exits with the server's
+// status. A bad schema or command line exits 2.
 //
 // mcpvalidate -h prints every command's usage and flags, mcpvalidate COMMAND -h one command's.
 package main
@@ -38,7 +42,7 @@ type command struct {
 	define                func(fs *flag.FlagSet) action
 }
 
-type action func(stdin io.Reader, stdout io.Writer) (int, error)
+type action func(stdin io.Reader, stdout, stderr io.Writer) (int, error)
 
 var commands = []command{
 	{"check", "-schema S.json [-format] [-gateway|-detailed] [ARGS.json|-]",
@@ -47,6 +51,12 @@ var commands = []command{
 		"Runs files in the JSON-Schema-Test-Suite format and prints the failing tests, then\n\"N passed, M failed\". Exit 0 all passed, 1 failures, 2 error.", runSuite},
 	{"lint", "S.json",
 		"Reviews a schema and prints advice, one a line. Exit 0 none, 1 advice, 2 bad schema.", lint},
+	{"proxy", "[flags] -- COMMAND [ARG...]  |  [flags] -upstream URL -listen ADDR",
+		"Runs COMMAND, an MCP server over stdio, and sits between it and the client on stdin and\n" +
+			"stdout; or serves streamable HTTP at http://ADDR/mcp in front of the server at URL.\n" +
+			"Checks each tools/call against the inputSchema the server lists and answers an\n" +
+			"invalid one itself; passes every other message unchanged. Exits with the server's\n" +
+			"status (stdio); 2 on a bad command line.", proxyCommand},
 }
 
 // errUsage marks a mistake in the command line, reported with the usage text.
@@ -83,7 +93,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case err != nil:
 		err = fmt.Errorf("%w: %v", errUsage, err)
 	default:
-		code, err = act(stdin, stdout)
+		code, err = act(stdin, stdout, stderr)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpvalidate:", err)
@@ -128,7 +138,7 @@ func check(fs *flag.FlagSet) action {
 	format := fs.Bool("format", false, "assert format (date-time, email, uuid, ...)")
 	gateway := fs.Bool("gateway", false, "print messages in the gateway style")
 	detailed := fs.Bool("detailed", false, "print messages that also say what was sent: its type, the name or value meant, the name sent for a missing one")
-	return func(stdin io.Reader, stdout io.Writer) (int, error) {
+	return func(stdin io.Reader, stdout, _ io.Writer) (int, error) {
 		if *schemaPath == "" || fs.NArg() > 1 || *gateway && *detailed {
 			return 0, fmt.Errorf("%w: check needs -schema, at most one arguments file, and one style", errUsage)
 		}
@@ -176,7 +186,7 @@ func check(fs *flag.FlagSet) action {
 
 func runSuite(fs *flag.FlagSet) action {
 	format := fs.Bool("format", false, "assert format in every group (groups marked format_assertion always do)")
-	return func(_ io.Reader, stdout io.Writer) (int, error) {
+	return func(_ io.Reader, stdout, _ io.Writer) (int, error) {
 		if fs.NArg() == 0 {
 			return 0, fmt.Errorf("%w: suite needs at least one file", errUsage)
 		}
@@ -220,7 +230,7 @@ func runSuite(fs *flag.FlagSet) action {
 }
 
 func lint(fs *flag.FlagSet) action {
-	return func(_ io.Reader, stdout io.Writer) (int, error) {
+	return func(_ io.Reader, stdout, _ io.Writer) (int, error) {
 		if fs.NArg() != 1 {
 			return 0, fmt.Errorf("%w: lint needs one schema file", errUsage)
 		}

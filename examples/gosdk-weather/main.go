@@ -46,8 +46,8 @@ func main() {
 		opts = append(opts, gosdk.WithFormatter(gosdk.DetailedFormat), gosdk.WithHints())
 	}
 	guard := gosdk.New(opts...)
-	srv, tools := newServer(guard)
-	if err := guard.CheckTools(tools...); err != nil {
+	srv := newServer(guard)
+	if err := guard.CheckServer(srv); err != nil {
 		log.Fatal(err)
 	}
 
@@ -74,9 +74,9 @@ func main() {
 	}
 }
 
-// newServer builds the server, each handler wrapped in one call: the weather tool,
-// and station, which it returns too.
-func newServer(guard *gosdk.Guard) (*mcp.Server, []*mcp.Tool) {
+// newServer builds the server, each handler wrapped in one call: the weather tool, and
+// station.
+func newServer(guard *gosdk.Guard) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "1.0.0"}, nil)
 	weather := &mcp.Tool{
 		Name:        "weather",
@@ -91,7 +91,7 @@ func newServer(guard *gosdk.Guard) (*mcp.Server, []*mcp.Tool) {
 		OutputSchema: json.RawMessage(readingSchema),
 	}
 	srv.AddTool(station, guard.Handler(station, reading))
-	return srv, []*mcp.Tool{weather, station}
+	return srv
 }
 
 // forecastSchema and stationSchema are the inputSchemas mcp-go builds for examples/weather

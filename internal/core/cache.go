@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// This file is the middleware's room: the compiled schemas a guard keeps. A schema is
+// This file is the guard's room: the compiled schemas a guard keeps. A schema is
 // compiled once per distinct text, however many tools and sessions declare it, and what
 // the cache holds stays within a memory budget.
 //

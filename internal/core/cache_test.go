@@ -104,3 +104,70 @@ func TestFailedCompileKept(t *testing.T) {
 		t.Errorf("after 10 calls to each of 2 tools: %+v, want 2 compilations within the budget", st)
 	}
 }
+
+// callBound checks one call to the tool key, as an adapter does: its schema found by the
+// key, or bound to it on the key's first call.
+func callBound(g *Guard, key string, schema []byte, args string) Verdict {
+	s := g.Lookup(key)
+	if s == nil {
+		s = g.Bind(key, nil, schema, nil)
+	}
+	return g.Check(&Call{Tool: key}, s, []byte(args), nil)
+}
+
+// TestCacheBudgetEvictsGradually: 500 tools that come and go, each with a schema of its
+// own, while one tool is called all along, keep the cache within a budget of 20 such
+// tools; the clock evicts the cold ones one at a time, never the one in use, and never
+// empties the cache.
+func TestCacheBudgetEvictsGradually(t *testing.T) {
+	schema := func(i int) []byte {
+		return fmt.Appendf(nil, `{"type":"object","properties":{"days":{"type":"integer","maximum":%d}}}`, 1000+i)
+	}
+	weather := []byte(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`)
+	probe := New()
+	callBound(probe, "probe", schema(0), `{"days":1}`)
+	budget := 20 * probe.CacheStats().Held
+	g := New(WithCacheBudget(budget))
+	for i := range 500 {
+		if vd := callBound(g, fmt.Sprint("tool-", i), schema(i), `{"days":1}`); vd.Found() {
+			t.Fatalf("tool-%d refused a valid call: %s", i, vd.Text())
+		}
+		if vd := callBound(g, "weather", weather, `{"location":"Paris"}`); vd.Found() {
+			t.Fatalf("weather refused a valid call: %s", vd.Text())
+		}
+		if held := g.CacheStats().Held; held > budget {
+			t.Fatalf("after %d tools the cache holds %d bytes, over its budget of %d", i+1, held, budget)
+		}
+	}
+	st := g.CacheStats()
+	if st.Compiled != 501 {
+		t.Errorf("%d compilations, want 501: weather's schema, called all along, was evicted", st.Compiled)
+	}
+	if st.Texts < 10 {
+		t.Errorf("the cache keeps %d compilations: eviction is not gradual", st.Texts)
+	}
+	if g.Lookup("weather") == nil || g.Lookup("tool-0") != nil {
+		t.Errorf("weather's binding evicted, or the first tool's kept")
+	}
+}
+
+// TestBindingsShareATextCompiledOnce: keys bound to equal texts share one compilation,
+// and each binding is counted; a key bound again keeps its first schema.
+func TestBindingsShareATextCompiledOnce(t *testing.T) {
+	g := New()
+	text := []byte(`{"type":"object","properties":{"e":{"enum":["a","b"]}}}`)
+	for i := range 7 {
+		if vd := callBound(g, fmt.Sprint("copy-", i), text, `{"e":"a"}`); vd.Found() {
+			t.Fatalf("copy-%d refused a valid call: %s", i, vd.Text())
+		}
+		if vd := callBound(g, fmt.Sprint("copy-", i), text, `{"e":"c"}`); !vd.Refused() {
+			t.Fatalf("copy-%d accepted a value outside the enum", i)
+		}
+	}
+	if st := g.CacheStats(); st.Compiled != 1 || st.Texts != 1 || st.Bindings != 7 {
+		t.Errorf("7 keys with one schema text: %+v, want 1 compilation, 1 text and 7 bindings", st)
+	}
+	if s := g.Bind("copy-0", nil, []byte(`{}`), nil); s != g.Lookup("copy-0") || s.text != string(text) {
+		t.Errorf("binding a bound key again replaced its schema")
+	}
+}

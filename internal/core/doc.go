@@ -3,16 +3,11 @@
 // compiled schemas, decides each call, and tells observers and counters. It imports
 // neither mcp-go nor go-sdk.
 //
-// Servers use it through an adapter: the root package mcpvalidate for
-// github.com/mark3labs/mcp-go, whose names are this package's, and package gosdk for
-// github.com/modelcontextprotocol/go-sdk, which takes a [Guard] from [New] and the options
-// of this package:
-//
-//	guard := core.New(core.WithFormatter(core.GatewayFormat))
-//	srv.AddTool(tool, gosdk.Handler(guard, tool, handler))
-//
-// One Guard can serve both frameworks in one process, with one cache and one set of
-// counters.
+// Servers use it through an adapter, which gives this package's names as its own: the
+// root package mcpvalidate for github.com/mark3labs/mcp-go, and package gosdk for
+// github.com/modelcontextprotocol/go-sdk. Each adapter's Guard wraps a [Guard] of this
+// package; one Guard can serve both frameworks in one process, with one cache and one set
+// of counters (the adapters' Wrap and Core).
 //
 // # Writing an adapter
 //

@@ -1,6 +1,10 @@
 package core
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/regex"
+)
 
 // The formats asserted under WithFormatAssertion, and by default in draft-07 and older.
 // Each check gives the full engine's verdict (santhosh-tekuri/jsonschema v6, format.go),
@@ -20,13 +24,17 @@ var formatChecks = map[string]func(string) bool{
 	"email": isEmail, "uri": isAbsoluteURI, "iri": isAbsoluteURI, "uri-reference": isURIReference,
 	"iri-reference": isURIReference, "uri-template": isURITemplate, "json-pointer": isJSONPointer,
 	"relative-json-pointer": isRelativeJSONPointer, "uuid": isUUID, "semver": isSemver,
-	"regex": validRegex,
+	"regex": regex.Valid,
 }
 
 // formatChecker returns the check of a format, or nil for a format that is an annotation.
 func formatChecker(name string) func(string) bool { return formatChecks[name] }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isAlnum(c byte) bool {
+	return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z'
+}
 
 // digits counts the decimal digits s starts with.
 func digits(s string) int {

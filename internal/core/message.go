@@ -11,8 +11,8 @@ import (
 )
 
 // A Formatter renders one violation as one line of text for the model that made the call.
-// It must not panic; the middleware recovers if it does and falls back to DefaultFormat.
-// Whatever it returns, the middleware keeps a refusal within 8 KB: the messages that do
+// It must not panic; the guard recovers if it does and falls back to DefaultFormat.
+// Whatever it returns, the guard keeps a refusal within 8 KB: the messages that do
 // not fit are counted, not shown, and the formatter is not called for them.
 type Formatter func(Violation) string
 

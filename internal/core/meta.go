@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// This file is the middleware's room: a refusal's violations as data, for clients that act
+// This file is the guard's room: a refusal's violations as data, for clients that act
 // on them rather than read the text. They travel in the result's _meta, under MetaKey:
 //
 //	{"of": "arguments", "violations": [

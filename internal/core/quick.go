@@ -11,7 +11,7 @@ import (
 // nothing but the call stack, so a valid call needs no pooled state, no path and no list
 // of names. It gives up on whatever it does not decide alone (any violation, an escaped
 // member name or a second undeclared one, a number that needs exact arithmetic) and then
-// the explaining pass (explain.go) checks the arguments from the start. Of the applicators
+// the explaining pass (explaining.go) checks the arguments from the start. Of the applicators
 // it takes a lone $ref, and a oneOf or anyOf whose alternatives a value's type, an
 // object's first member name or the value of a tag member tells apart, a tagged union
 // (see alternative and tagged); schemas with any other never reach it (see markQuick).

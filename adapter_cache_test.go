@@ -1,8 +1,11 @@
 package mcpvalidate
 
+// How the adapter meets the guard's cache: mcp-go tools and session tools that declare the
+// same schema, each from values of its own, share one compilation. The cache's own
+// budget, eviction and counters are tested in internal/core.
+
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -58,61 +61,6 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 	}
 	if st := g.Core().CacheStats(); st.Compiled != 1 || st.Texts != 1 || st.Bindings != 7 {
 		t.Errorf("7 tools with one schema text: %+v, want 1 compilation, 1 text and 7 bindings", st)
-	}
-}
-
-func TestCacheBudgetEvictsGradually(t *testing.T) {
-	schema := func(i int) json.RawMessage {
-		return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"days":{"type":"integer","maximum":%d}}}`, 1000+i))
-	}
-	// What one such tool holds, measured on a guard of its own.
-	probe := New()
-	probeSrv, _ := weatherServer(t, probe)
-	probeSrv.AddTool(mcp.NewToolWithRawSchema("probe", "", schema(0)), forecast(new(atomic.Int64)))
-	invoke(t, probeSrv, nil, "probe", map[string]any{"days": 1})
-	budget := 20 * probe.Core().CacheStats().Held
-	g := New(WithCacheBudget(budget))
-	srv, _ := weatherServer(t, g)
-	for i := range 500 { // tools that come and go, while weather is called all along
-		name := fmt.Sprintf("tool-%d", i)
-		srv.AddTool(mcp.NewToolWithRawSchema(name, "", schema(i)), forecast(new(atomic.Int64)))
-		invoke(t, srv, nil, name, map[string]any{"days": 1})
-		srv.DeleteTools(name)
-		if _, isErr := invoke(t, srv, nil, "weather", map[string]any{"location": "Paris"}); isErr {
-			t.Fatal("valid call refused")
-		}
-		if held := g.Core().CacheStats().Held; held > budget {
-			t.Fatalf("after %d tools the cache holds %d bytes, over its budget of %d", i+1, held, budget)
-		}
-	}
-	if n := g.Core().CacheStats().Compiled; n != 501 {
-		t.Errorf("%d compilations, want 501: weather's schema, called all along, was evicted", n)
-	}
-	if n := g.Core().CacheStats().Texts; n < 10 {
-		t.Errorf("the cache keeps %d compilations: eviction is not gradual", n)
-	}
-}
-
-func TestToolNamesStayBounded(t *testing.T) {
-	g := New()
-	srv, _ := weatherServer(t, g)
-	const churned = maxNames + 1000
-	for i := range churned {
-		name := fmt.Sprintf("tool-%d", i)
-		srv.AddTool(mcp.NewTool(name, mcp.WithString("q")), forecast(new(atomic.Int64)))
-		invoke(t, srv, nil, name, map[string]any{"q": "x"})
-		srv.DeleteTools(name)
-	}
-	stats := g.Stats()
-	if len(stats) > maxNames+1 {
-		t.Errorf("%d tool names tracked after %d came and went", len(stats), churned)
-	}
-	var accepted uint64
-	for _, s := range stats {
-		accepted += s.Accepted
-	}
-	if accepted != churned || stats[0].Tool != "" || stats[0].Accepted == 0 {
-		t.Errorf("counters lost in retiring names: %d accepted calls counted of %d; first entry %+v", accepted, churned, stats[0])
 	}
 }
 

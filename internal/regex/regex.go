@@ -1,20 +1,13 @@
-package core
-
-import (
-	"regexp/syntax"
-	"strings"
-	"sync"
-	"unicode"
-	"unicode/utf8"
-)
-
-// The "regex" format asks whether a string is a regular expression; the full engine's
-// answer is whether Go's regexp.Compile accepts it. regexp/syntax builds the expression's
-// tree as it parses: a few hundred bytes per byte of pattern, 5 KB for each \pL, and, inside
-// a class, a search of the rest of the pattern for ":]" after every "[:", which makes
-// "[" followed by many "[:" quadratic (256 KB took 2.5 s). validRegex follows the same
-// grammar in one pass over the string, with a stack of open groups as its only memory:
-// 32 bytes a group.
+// Package regex tells whether Go's regexp package accepts a pattern, without building
+// it: [Valid] is the check of JSON Schema's "regex" format, kept linear in the pattern's
+// length and bounded in memory.
+//
+// The full engine's answer to the "regex" format is whether Go's regexp.Compile accepts
+// the string. regexp/syntax builds the expression's tree as it parses: a few hundred bytes
+// per byte of pattern, 5 KB for each \pL, and, inside a class, a search of the rest of the
+// pattern for ":]" after every "[:", which makes "[" followed by many "[:" quadratic (256
+// KB took 2.5 s). Valid follows the same grammar in one pass over the string, with a stack
+// of open groups as its only memory: 32 bytes a group.
 //
 // Its verdict is Go's on every pattern that stays well within Go's limits on nesting
 // (1,000 levels of tree), program size (3.3 million instructions) and class runes (33
@@ -24,6 +17,15 @@ import (
 // time a group hands it up. It does not follow Go's factoring of alternatives that share a
 // prefix, nor its merging of the overlapping parts of a bracketed class: within a few
 // percent of a limit, it may refuse a pattern that Go accepts, or the other way round.
+package regex
+
+import (
+	"regexp/syntax"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
 
 const (
 	regexMaxHeight = 1000           // regexp/syntax's maxHeight
@@ -32,15 +34,15 @@ const (
 	regexMaxRepeat = 1000           // the largest count a repetition may have
 )
 
-// validRegex reports whether regexp.Compile accepts s.
-func validRegex(s string) bool {
+// Valid reports whether regexp.Compile accepts s.
+func Valid(s string) bool {
 	r := regexScan{s: s, repeats: 1, colon: -1, brace: -1, angle: -1}
 	ok := r.scan()
 	r.outer.release()
 	return ok
 }
 
-// regexScan is one pass of validRegex.
+// regexScan is one pass of Valid.
 type regexScan struct {
 	s          string
 	i          int

@@ -1,4 +1,4 @@
-package core
+package regex
 
 import (
 	"regexp/syntax"
@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// goCompiles is the full engine's check of the "regex" format, regexp.Compile, which fails
-// exactly when parsing with the Perl flags fails: what follows the parse cannot fail.
+// goCompiles is the verdict Valid stands for, regexp.Compile's, which fails exactly when
+// parsing with the Perl flags fails: what follows the parse cannot fail.
 func goCompiles(s string) bool {
 	_, err := syntax.Parse(s, syntax.Perl)
 	return err == nil
@@ -48,10 +48,10 @@ var regexCases = []string{
 
 // generatedRegexes returns n patterns built from the grammar's pieces, nested.
 func generatedRegexes(n int) []string {
-	seed := uint64(7)
+	x := uint64(7)
 	next := func(k int) int {
-		seed = seed*6364136223846793005 + 1442695040888963407
-		return int((seed >> 33) % uint64(k))
+		x = x*6364136223846793005 + 1442695040888963407
+		return int((x >> 33) % uint64(k))
 	}
 	atoms := []string{"a", "b", ".", "^", "$", `\d`, `\pL`, `\p{Greek}`, "[a-z]", "[^x]", `[[:alpha:]\d-]`, `\x41`,
 		`\Qa*\E`, `\b`, "é", `\.`, "(?i)", "{", "}", "]", `\z`, "[", `\`, "(?P<n>", ")"}
@@ -80,18 +80,18 @@ func generatedRegexes(n int) []string {
 	return out
 }
 
-// TestValidRegexAgreesWithGo: validRegex gives regexp.Compile's verdict on patterns that
+// TestValidRegexAgreesWithGo: Valid gives regexp.Compile's verdict on patterns that
 // exercise each rule of the syntax, and on generated ones.
 func TestValidRegexAgreesWithGo(t *testing.T) {
 	for _, p := range append(regexCases, generatedRegexes(3000)...) {
-		if got, want := validRegex(p), goCompiles(p); got != want {
-			t.Errorf("validRegex(%q) = %v, Go says %v", p, got, want)
+		if got, want := Valid(p), goCompiles(p); got != want {
+			t.Errorf("Valid(%q) = %v, Go says %v", p, got, want)
 		}
 	}
 }
 
 // TestValidRegexAtGoLimits: around Go's limits on nesting, program size and class runes,
-// validRegex counts as Go's parser does on these shapes (each at a size where Go accepts
+// Valid counts as Go's parser does on these shapes (each at a size where Go accepts
 // and one where it refuses).
 func TestValidRegexAtGoLimits(t *testing.T) {
 	nest := func(open, inner, close string, n int) string {
@@ -115,14 +115,14 @@ func TestValidRegexAtGoLimits(t *testing.T) {
 	for _, c := range cases {
 		for _, n := range c.ns {
 			p := c.at(n)
-			if got, want := validRegex(p), goCompiles(p); got != want {
-				t.Errorf("%s ×%d: validRegex = %v, Go says %v", c.name, n, got, want)
+			if got, want := Valid(p), goCompiles(p); got != want {
+				t.Errorf("%s ×%d: Valid = %v, Go says %v", c.name, n, got, want)
 			}
 		}
 	}
 }
 
-// FuzzValidRegex compares validRegex with regexp.Compile on patterns of up to 1,000 bytes,
+// FuzzValidRegex compares Valid with regexp.Compile on patterns of up to 1,000 bytes,
 // which cannot reach Go's limits.
 func FuzzValidRegex(f *testing.F) {
 	for _, p := range regexCases {
@@ -132,8 +132,8 @@ func FuzzValidRegex(f *testing.F) {
 		if len(p) > 1000 {
 			return
 		}
-		if got, want := validRegex(p), goCompiles(p); got != want {
-			t.Fatalf("validRegex(%q) = %v, Go says %v", p, got, want)
+		if got, want := Valid(p), goCompiles(p); got != want {
+			t.Fatalf("Valid(%q) = %v, Go says %v", p, got, want)
 		}
 	})
 }
@@ -144,11 +144,11 @@ func FuzzValidRegex(f *testing.F) {
 func TestValidRegexMemory(t *testing.T) {
 	for _, unit := range []string{"a", "()", ".", "a*", `\pL`, "[[:", "(?:", "(?:.", "(a", "a{1000}", `\Q`, `\x{41}`, "a|"} {
 		p := strings.Repeat(unit, (256<<10)/len(unit))
-		validRegex(p)
+		Valid(p)
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		validRegex(p)
+		Valid(p)
 		runtime.ReadMemStats(&after)
 		if perByte := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(p)); perByte > 9 {
 			t.Errorf("%q repeated to 1 MB: %.1f bytes allocated per byte", unit, perByte)
@@ -181,7 +181,7 @@ func TestValidRegexDeepButShort(t *testing.T) {
 	n := (1 << 20) / len(p)
 	perByte := allocatedPerByte(func() {
 		for range n {
-			validRegex(p)
+			Valid(p)
 		}
 	}, n*len(p))
 	if perByte > 1 {

@@ -18,7 +18,7 @@ func check(t *testing.T, schema, args string, opts ...Option) string {
 	return strings.Join(Messages(v.Validate([]byte(args)), nil), " | ")
 }
 
-func TestSeedContract(t *testing.T) {
+func TestContract(t *testing.T) {
 	cases := []struct{ args, want string }{
 		{`{"days": 2.5, "units": "k", "x": 1}`, "missing required property 'location' | property 'days' must be integer | property 'units' must be one of ['c', 'f'] | unexpected property 'x'"},
 		{`{"location": "Paris", "days": 2}`, ""},

@@ -14,6 +14,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/regex"
 )
 
 // The full engine (santhosh-tekuri/jsonschema) validates schemas under WithFullEngine, and
@@ -89,13 +91,13 @@ func compileFull(schema []byte, tree any, cfg config) (f *fullEngine, err error)
 	}
 	// The engine compiles the schema's patterns with its regexp engine, and checks the
 	// "regex" format with it when validating: there only the verdict is needed, which
-	// validRegex gives in linear time.
+	// regex.Valid gives in linear time.
 	compiled := false
 	c.UseRegexpEngine(func(s string) (jsonschema.Regexp, error) {
 		if !compiled {
 			return regexp.Compile(s)
 		}
-		if !validRegex(s) {
+		if !regex.Valid(s) {
 			return nil, errNotRegex
 		}
 		return nil, nil

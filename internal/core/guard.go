@@ -11,9 +11,9 @@ import (
 	"time"
 )
 
-// This file is the middleware's room: deciding, observing and counting. It knows tools by
-// name and schemas by bytes; what a framework calls a tool is its adapter's business
-// (calls.go is what adapters use).
+// This file is the Guard: deciding, observing and counting. It knows tools by name and
+// schemas by bytes; what a framework calls a tool is its adapter's business (adapters.go
+// is what adapters use).
 
 // A Guard validates tool calls before their handlers run. It holds the compiled schemas
 // and the counters, so create it once per server and share it between the server's

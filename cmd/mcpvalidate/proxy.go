@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpvalidate/mcpvalidate/proxy"
+)
+
+func proxyCommand(fs *flag.FlagSet) action {
+	var o proxy.Options
+	fs.BoolVar(&o.ReportOnly, "report-only", false, "let invalid calls through, only logging them")
+	format := fs.String("format", "default", "the refusals' style: default, gateway or detailed")
+	fs.BoolVar(&o.FormatAssertion, "format-assertion", false, "check \"format\" (date-time, email, uuid, ...) as an assertion")
+	fs.BoolVar(&o.Output, "output", false, "check successful results' structuredContent against the tools' outputSchema")
+	fs.IntVar(&o.MaxDepth, "max-depth", 0, "how deeply arguments may nest (0: 64)")
+	fs.IntVar(&o.MaxViolations, "max-violations", 0, "how many violations a refusal lists (0: 20)")
+	logTo := fs.String("log", "", "log refusals as JSON lines to this file, or to stderr with \"-\"; never argument values")
+	refuseAs := fs.String("refuse-as", "result", "answer a refused call with an isError \"result\", or a JSON-RPC \"error\" -32602")
+	unknown := fs.String("unknown", "pass", "a call of a tool the server does not list: \"pass\" it on, or \"refuse\" it")
+	upstream := fs.String("upstream", "", "the streamable HTTP server's endpoint URL, to front over HTTP instead of running a command")
+	listen := fs.String("listen", "", "with -upstream, the address to serve http://ADDR/mcp on, such as 127.0.0.1:8080")
+	return func(stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+		if _, isFile := stderr.(*os.File); !isFile {
+			stderr = &lockedWriter{w: stderr} // the log and the server's stderr write to it at once
+		}
+		o.Format = proxy.Format(*format)
+		switch *refuseAs {
+		case "result":
+		case "error":
+			o.RefuseAsError = true
+		default:
+			return 0, fmt.Errorf("%w: -refuse-as is result or error, not %q", errUsage, *refuseAs)
+		}
+		switch *unknown {
+		case "pass":
+		case "refuse":
+			o.Unknown = proxy.RefuseUnknown
+		default:
+			return 0, fmt.Errorf("%w: -unknown is pass or refuse, not %q", errUsage, *unknown)
+		}
+		switch *logTo {
+		case "":
+		case "-":
+			o.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+		default:
+			f, err := os.OpenFile(*logTo, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+			if err != nil {
+				return 0, err
+			}
+			defer f.Close()
+			o.Logger = slog.New(slog.NewJSONHandler(f, nil))
+		}
+		switch {
+		case *upstream != "" && (*listen == "" || fs.NArg() > 0):
+			return 0, fmt.Errorf("%w: -upstream needs -listen, and no command", errUsage)
+		case *upstream == "" && *listen != "":
+			return 0, fmt.Errorf("%w: -listen needs -upstream", errUsage)
+		case *upstream == "" && fs.NArg() == 0:
+			return 0, fmt.Errorf("%w: proxy needs the server's command after --, or -upstream and -listen", errUsage)
+		}
+		p, err := proxy.New(o)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if *upstream != "" {
+			h, err := p.Handler(*upstream)
+			if err != nil {
+				return 0, fmt.Errorf("%w: %v", errUsage, err)
+			}
+			ln, err := net.Listen("tcp", *listen)
+			if err != nil {
+				return 0, err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			fmt.Fprintf(stderr, "mcpvalidate proxy: serving http://%s/mcp in front of %s\n", ln.Addr(), *upstream)
+			return 0, serveHTTP(ctx, ln, h)
+		}
+		server := exec.Command(fs.Arg(0), fs.Args()[1:]...)
+		server.Stderr = stderr
+		return p.Run(server, stdin, stdout)
+	}
+}
+
+// A lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// serveHTTP serves h at /mcp on ln until ctx ends, then lets the requests in progress
+// finish.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return srv.Close()
+	}
+	return nil
+}

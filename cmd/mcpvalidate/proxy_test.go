@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/proxy"
+)
+
+// serverRole makes the test binary a scripted MCP server over stdio.
+const serverRole = "MCPVALIDATE_CMD_TEST_SERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serverRole) != "" {
+		scriptedServer(os.Stdin, os.Stdout)
+		os.Exit(7)
+	}
+	os.Exit(m.Run())
+}
+
+// scriptedServer lists the weather tool and answers its calls until its input ends.
+func scriptedServer(in io.Reader, out io.Writer) {
+	lines := bufio.NewScanner(in)
+	lines.Buffer(nil, 1<<20)
+	for lines.Scan() {
+		var req struct {
+			ID     json.RawMessage
+			Method string
+		}
+		if json.Unmarshal(lines.Bytes(), &req) != nil || req.ID == nil {
+			continue
+		}
+		switch req.Method {
+		case "tools/list":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"weather","inputSchema":%s}]}}`+"\n", req.ID, strings.ReplaceAll(weather, "\n", ""))
+		case "tools/call":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ran"}]}}`+"\n", req.ID)
+		}
+	}
+}
+
+// TestProxyCommand runs the proxy in front of a scripted server: a valid call reaches it,
+// an invalid one is refused as the flags say, logged without its values, and the proxy
+// exits with the server's status.
+func TestProxyCommand(t *testing.T) {
+	t.Setenv(serverRole, "1")
+	cases := []struct {
+		name string
+		args []string
+		want string // in the answer to the invalid call
+	}{
+		{"result", nil, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Invalid arguments: property 'days' must be integer"}],"isError":true,"_meta":`},
+		{"error", []string{"-refuse-as", "error"}, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid arguments: property 'days' must be integer","data":`},
+		{"gateway", []string{"-format", "gateway"}, `"isError":true`},
+		{"report only", []string{"-report-only"}, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ran"}]}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo"}}}` + "\n" +
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"SECRET-VALUE","days":"SECRET-DAYS"}}}` + "\n"
+			var out, errOut bytes.Buffer
+			args := append(append([]string{"proxy", "-log", "-"}, c.args...), "--", os.Args[0], "-test.run=^$")
+			code := run(args, strings.NewReader(in), &out, &errOut)
+			if code != 7 {
+				t.Errorf("exit %d, want the server's 7; stderr %s", code, errOut.String())
+			}
+			if !strings.Contains(out.String(), `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ran"}]}}`+"\n") {
+				t.Errorf("the valid call did not reach the server:\n%s", out.String())
+			}
+			if !strings.Contains(out.String(), c.want) {
+				t.Errorf("stdout lacks %s:\n%s", c.want, out.String())
+			}
+			if !strings.Contains(errOut.String(), `"msg":"mcpvalidate: tool call `) || !strings.Contains(errOut.String(), `"tool":"weather"`) {
+				t.Errorf("stderr has no JSON log line of the refusal: %s\nstdout %s", errOut.String(), out.String())
+			}
+			if strings.Contains(errOut.String(), "SECRET") {
+				t.Errorf("the log holds an argument's value: %s", errOut.String())
+			}
+		})
+	}
+}
+
+// TestProxyUsage: mistakes in the proxy's command line exit 2 with a message.
+func TestProxyUsage(t *testing.T) {
+	cases := []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"proxy"}, "proxy needs the server's command after --"},
+		{[]string{"proxy", "-upstream", "http://127.0.0.1:1/mcp"}, "-upstream needs -listen"},
+		{[]string{"proxy", "-listen", "127.0.0.1:0", "--", "x"}, "-listen needs -upstream"},
+		{[]string{"proxy", "-upstream", "ftp://x", "-listen", "127.0.0.1:0"}, "not an http or https URL"},
+		{[]string{"proxy", "-format", "fancy", "--", "x"}, `unknown format "fancy"`},
+		{[]string{"proxy", "-refuse-as", "silence", "--", "x"}, "-refuse-as is result or error"},
+		{[]string{"proxy", "-unknown", "maybe", "--", "x"}, "-unknown is pass or refuse"},
+		{[]string{"proxy", "-max-depth", "-1", "--", "x"}, "must not be negative"},
+		{[]string{"proxy", "--", os.DevNull + "/missing"}, "starting the server"},
+	}
+	for _, c := range cases {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), c.err) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut.String(), c.err)
+		}
+	}
+}
+
+// TestServeHTTP serves the proxy's handler at /mcp on 127.0.0.1 in front of an upstream,
+// and stops when told.
+func TestServeHTTP(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer upstream.Close()
+	p, err := proxy.New(proxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := p.Handler(upstream.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- serveHTTP(ctx, ln, h) }()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Errorf("got %s", body)
+	}
+	stop()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+}

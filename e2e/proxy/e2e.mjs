@@ -1,0 +1,190 @@
+// End-to-end checks of `mcpvalidate proxy` in front of published MCP servers that are not
+// ours and not Go (@modelcontextprotocol/server-everything, server-memory and
+// server-filesystem, pinned in package.json), driven over stdio by the official MCP
+// TypeScript SDK client, each server once direct and once through the proxy:
+//   - the tool list through the proxy equals the list direct;
+//   - every valid call gets the same answer through the proxy as direct;
+//   - every invalid call is refused through the proxy with our message and the violations
+//     in _meta, and never reaches the server (no entity created, no file written);
+//   - what the server itself answered to the same invalid call, direct, is printed as a
+//     Markdown table (the README's).
+//
+// Usage: node e2e.mjs /path/to/mcpvalidate
+//
+// It exits 0 when every check passes and 1 naming the failed checks. Every server it
+// starts is stopped (the SDK's transport closes its stdin, then signals it). No check reads
+// the clock; one safety net turns a hang into a failure after GLOBAL_TIMEOUT_MS.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const GLOBAL_TIMEOUT_MS = Number(process.env.E2E_GLOBAL_TIMEOUT_MS) || 300_000;
+const REQUEST_OPTIONS = { timeout: GLOBAL_TIMEOUT_MS };
+const META_KEY = 'com.github.mcpvalidate/violations';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const serverJS = (name) => path.join(here, 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js');
+
+const bin = process.argv[2];
+if (!bin || !existsSync(bin)) {
+  console.error('usage: node e2e.mjs /path/to/mcpvalidate');
+  process.exit(2);
+}
+const safety = setTimeout(() => {
+  console.error(`e2e: no end after ${GLOBAL_TIMEOUT_MS} ms: a hang`);
+  process.exit(1);
+}, GLOBAL_TIMEOUT_MS);
+
+const work = mkdtempSync(path.join(tmpdir(), 'mcpvalidate-e2e-proxy-'));
+const files = path.join(work, 'files');
+mkdirSync(files);
+writeFileSync(path.join(files, 'a.txt'), 'one\ntwo\nthree\n');
+
+// The servers: how to start each (a fresh memory file for each run, one shared directory
+// that only the invalid calls would write to), its valid calls, its invalid calls, and
+// what shows that an invalid call did not reach it.
+const servers = [
+  {
+    name: 'server-everything',
+    args: () => [serverJS('server-everything'), 'stdio'],
+    valid: [
+      ['echo', { message: 'hello' }],
+      ['get-sum', { a: 1, b: 2.5 }],
+      ['get-annotated-message', { messageType: 'success' }],
+    ],
+    invalid: [
+      ['echo', {}, "missing required property 'message'"],
+      ['echo', { message: 42 }, "property 'message' must be string"],
+      ['get-sum', { a: '1', b: 2 }, "property 'a' must be number"],
+      ['get-annotated-message', { messageType: 'warning' }, "property 'messageType' must be one of"],
+    ],
+  },
+  {
+    name: 'server-memory',
+    args: () => [serverJS('server-memory')],
+    env: (run) => ({ MEMORY_FILE_PATH: path.join(work, `memory-${run}.jsonl`) }),
+    valid: [
+      ['create_entities', { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote notes'] }] }],
+      ['search_nodes', { query: 'Ada' }],
+      ['read_graph', {}],
+    ],
+    invalid: [
+      ['create_entities', { entities: [{ name: 'Bob', entityType: 'person' }] }, "missing required property 'entities[0].observations'"],
+      ['create_entities', { entities: [{ name: 'Cy', entityType: 'person', observations: 'likes tea' }] }, 'must be array'],
+      ['create_relations', { relations: [{ from: 'Ada', to: 'Bob' }] }, "missing required property 'relations[0].relationType'"],
+      ['delete_entities', { entityNames: 'Ada' }, "property 'entityNames' must be array"],
+    ],
+    // Through the proxy, none of the invalid calls created anything: Ada alone.
+    reached: async (client) => {
+      const graph = await call(client, 'read_graph', {});
+      return !graph.content[0].text.includes('Bob') && !graph.content[0].text.includes('"Cy"') ? null : 'an entity of an invalid call exists';
+    },
+  },
+  {
+    name: 'server-filesystem',
+    args: () => [serverJS('server-filesystem'), files],
+    valid: [
+      ['list_directory', { path: files }],
+      ['read_text_file', { path: path.join(files, 'a.txt'), head: 2 }],
+      ['list_allowed_directories', {}],
+    ],
+    invalid: [
+      ['write_file', { path: path.join(files, 'b.txt') }, "missing required property 'content'"],
+      ['write_file', { path: path.join(files, 'c.txt'), content: 42 }, "property 'content' must be string"],
+      ['read_text_file', { path: path.join(files, 'a.txt'), head: '2' }, "property 'head' must be number"],
+      ['list_directory_with_sizes', { path: files, sortBy: 'date' }, "property 'sortBy' must be one of"],
+    ],
+    reached: async () => (existsSync(path.join(files, 'b.txt')) || existsSync(path.join(files, 'c.txt')) ? 'an invalid write_file wrote its file' : null),
+  },
+];
+
+async function connect(command, args, env) {
+  const client = new Client({ name: 'mcpvalidate-e2e-proxy', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command, args, env: { ...process.env, ...env }, stderr: 'ignore' }));
+  return client;
+}
+
+async function call(client, name, args) {
+  return client.callTool({ name, arguments: args }, undefined, REQUEST_OPTIONS);
+}
+
+// outcome is what a server answered to a call: its text, or the JSON-RPC error.
+async function outcome(client, name, args) {
+  try {
+    const res = await call(client, name, args);
+    const text = (res.content ?? []).map((c) => c.text ?? `[${c.type}]`).join(' ');
+    return { isError: !!res.isError, text, meta: res._meta };
+  } catch (err) {
+    return { error: true, text: `JSON-RPC error ${err.code}: ${err.message}` };
+  }
+}
+
+const failures = [];
+const table = [];
+for (const s of servers) {
+  const check = async (what, fn) => {
+    try {
+      await fn();
+      console.log(`ok   ${s.name}: ${what}`);
+    } catch (err) {
+      failures.push(`${s.name}: ${what}`);
+      console.log(`FAIL ${s.name}: ${what}: ${err.message}`);
+    }
+  };
+  const direct = await connect('node', s.args(), s.env?.('direct'));
+  const through = await connect(bin, ['proxy', '--', 'node', ...s.args()], s.env?.('through'));
+  try {
+    await check('the tool list through the proxy equals the list direct', async () => {
+      assert.deepEqual(await through.listTools(), await direct.listTools());
+    });
+    for (const [name, args] of s.valid) {
+      await check(`valid ${name} ${JSON.stringify(args)}: the same answer`, async () => {
+        assert.deepEqual(await call(through, name, args), await call(direct, name, args));
+      });
+    }
+    for (const [name, args, want] of s.invalid) {
+      const label = `${name} ${JSON.stringify(args)}`;
+      await check(`invalid ${label}: refused by the proxy`, async () => {
+        const got = await outcome(through, name, args);
+        assert.equal(got.isError, true, JSON.stringify(got));
+        assert.ok(got.text.startsWith('Invalid arguments: ') && got.text.includes(want), got.text);
+        assert.equal(got.meta?.[META_KEY]?.of, 'arguments', JSON.stringify(got.meta));
+      });
+    }
+    if (s.reached) {
+      await check('no invalid call reached the server through the proxy', async () => {
+        const why = await s.reached(through);
+        assert.equal(why, null, why);
+      });
+    }
+    // Then the same invalid calls, direct: what the server does without the proxy.
+    for (const [name, args] of s.invalid) {
+      const alone = await outcome(direct, name, args);
+      const said = alone.error ? alone.text : `${alone.isError ? 'isError' : 'success'}: ${alone.text}`;
+      const shown = (x) => x.replaceAll(files, '/data').replace(/\s+/g, ' ').replaceAll('|', '\\|');
+      table.push(`| ${s.name} | \`${name} ${shown(JSON.stringify(args))}\` | ${shown(said).slice(0, 160)} |`);
+    }
+  } finally {
+    await through.close();
+    await direct.close();
+  }
+}
+
+console.log('\nWhat each server answered to the invalid calls, without the proxy:\n');
+console.log('| server | call | the server alone |');
+console.log('|---|---|---|');
+for (const row of table) console.log(row);
+
+clearTimeout(safety);
+rmSync(work, { recursive: true, force: true });
+if (failures.length > 0) {
+  console.log(`\nFAILED: ${failures.join('; ')}`);
+  process.exit(1);
+}
+console.log('\nall passed');

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# End-to-end checks of `mcpvalidate proxy` in front of published MCP servers from npm
+# (e2e/proxy/package.json pins them and the TypeScript SDK client), over stdio: see
+# e2e.mjs. Needs go, node (>= 20) and npm; node_modules is installed here with `npm ci`,
+# with npm's cache in a temporary directory that is removed at the end.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/mcpvalidate-e2e-proxy.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+
+(cd "$root" && go build -o "$tmp/mcpvalidate" ./cmd/mcpvalidate)
+(cd "$here" && npm_config_cache="$tmp/npm-cache" npm ci --no-audit --no-fund)
+(cd "$here" && node e2e.mjs "$tmp/mcpvalidate")

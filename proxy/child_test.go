@@ -1,0 +1,255 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The test binary runs again as a child in these roles, chosen by the variable role.
+const role = "MCPVALIDATE_PROXY_TEST_ROLE"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(role) {
+	case "proxy": // the proxy in front of the server named by MCPVALIDATE_PROXY_TEST_SERVER
+		p, err := New(Options{Unknown: RefuseUnknown})
+		if err != nil {
+			panic(err)
+		}
+		server := exec.Command(os.Getenv("MCPVALIDATE_PROXY_TEST_SERVER"), strings.Fields(os.Getenv("MCPVALIDATE_PROXY_TEST_ARGS"))...)
+		server.Stderr = os.Stderr
+		code, err := p.Run(server, os.Stdin, os.Stdout)
+		if err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+		}
+		os.Exit(code)
+	case "exit3": // a server that reads one line and exits with status 3
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		os.Exit(3)
+	case "cat": // a server that echoes what it reads until its stdin ends
+		_, _ = io.Copy(os.Stdout, os.Stdin)
+		os.Exit(0)
+	}
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// rawServer builds testdata/rawserver, an MCP server on go-sdk whose tools validate
+// nothing and count their calls, once, and returns its path.
+func rawServer(t testing.TB) string {
+	t.Helper()
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "mcpvalidate-proxy-test")
+		if built.err != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(built.dir, "rawserver"), "./testdata/rawserver").CombinedOutput()
+		if err != nil {
+			built.err = &buildError{err, string(out)}
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return filepath.Join(built.dir, "rawserver")
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return "building rawserver: " + e.err.Error() + "\n" + e.out }
+
+// proxied is the command that runs the proxy in front of server.
+func proxied(server string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), role+"=proxy", "MCPVALIDATE_PROXY_TEST_SERVER="+server,
+		"MCPVALIDATE_PROXY_TEST_ARGS="+strings.Join(args, " "))
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+func connect(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestChildServer drives the go-sdk server through the proxy and direct with go-sdk's
+// client: the same tools, the same answers to valid calls, and invalid calls refused
+// without reaching the server, as its own count of calls shows.
+func TestChildServer(t *testing.T) {
+	ctx := context.Background()
+	server := rawServer(t)
+	direct := connect(t, exec.Command(server))
+	through := connect(t, proxied(server))
+
+	want, err := direct.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := through.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("tools through the proxy\n%v\ndirect\n%v", got, want)
+	}
+
+	valid := []string{`{"location":"Oslo"}`, `{"location":"Oslo","days":7,"units":"c"}`, `{"location":"\u00e9","days":1}`}
+	for _, args := range valid {
+		want := callJSON(t, direct, "weather", args)
+		if got := callJSON(t, through, "weather", args); got != want {
+			t.Errorf("%s: through the proxy\n%s\ndirect\n%s", args, got, want)
+		}
+	}
+	invalid := []struct{ tool, args, want string }{
+		{"weather", `{}`, "Invalid arguments: missing required property 'location'"},
+		{"weather", `{"location":"Oslo","days":"3"}`, "property 'days' must be integer"},
+		{"weather", `{"location":"Oslo","days":8}`, "property 'days' must be at most 7"},
+		{"weather", `{"location":"Oslo","units":"k"}`, "property 'units' must be one of"},
+		{"weather", `{"location":"Oslo","extra":true}`, "unexpected property 'extra'"},
+		{"weather", `{"location":""}`, "at least 1 character"},
+		{"broken", `{}`, "its input schema is invalid"},
+		{"unlisted", `{}`, "Unknown tool"},
+	}
+	for _, c := range invalid {
+		res := call(t, through, c.tool, c.args)
+		text := ""
+		if len(res.Content) == 1 {
+			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+				text = tc.Text
+			}
+		}
+		if !res.IsError || !strings.Contains(text, c.want) {
+			t.Errorf("%s %s: got isError=%v %q, want %q", c.tool, c.args, res.IsError, text, c.want)
+		}
+		if c.tool == "weather" && res.Meta["com.github.mcpvalidate/violations"] == nil {
+			t.Errorf("%s %s: no violations in _meta: %v", c.tool, c.args, res.Meta)
+		}
+	}
+	// The server's handlers ran for the valid calls only, through either path.
+	if got := callJSON(t, through, "calls", `{}`); !strings.Contains(got, `"text":"3"`) {
+		t.Errorf("the proxied server's handlers ran: %s, want 3 calls", got)
+	}
+	// Direct, the server validates nothing: its handlers run on the invalid calls.
+	if got := callJSON(t, direct, "broken", `{}`); !strings.Contains(got, `"text":"ran"`) {
+		t.Errorf("the broken tool, direct: %s", got)
+	}
+	if got := callJSON(t, direct, "weather", `{"location":"Oslo","days":"3"}`); !strings.Contains(got, `forecast for`) {
+		t.Errorf("an invalid call, direct: %s", got)
+	}
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, tool, args string) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s %s: %v", tool, args, err)
+	}
+	return res
+}
+
+func callJSON(t *testing.T, cs *mcp.ClientSession, tool, args string) string {
+	t.Helper()
+	b, err := json.Marshal(call(t, cs, tool, args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// runProxy runs Run in front of the test binary in role r, over pipes the test holds.
+func runProxy(t *testing.T, r string) (clientSend *io.PipeWriter, clientGot *bufio.Reader, result chan [2]any) {
+	t.Helper()
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, cw := io.Pipe()
+	or, ow := io.Pipe()
+	server := exec.Command(os.Args[0])
+	server.Env = append(os.Environ(), role+"="+r)
+	result = make(chan [2]any, 1)
+	go func() {
+		code, err := p.Run(server, cr, ow)
+		ow.Close()
+		result <- [2]any{code, err}
+	}()
+	t.Cleanup(func() {
+		cw.Close()
+		go io.Copy(io.Discard, or)
+	})
+	return cw, bufio.NewReader(or), result
+}
+
+// TestRunServerExits answers the call in flight when the server exits, and exits with
+// the server's status.
+func TestRunServerExits(t *testing.T) {
+	send, got, result := runProxy(t, "exit3")
+	io.WriteString(send, `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a","arguments":{}}}`+"\n")
+	line, err := got.ReadString('\n')
+	if err != nil || !strings.Contains(line, `{"jsonrpc":"2.0","id":"x","error":{"code":-32603,"message":"mcpvalidate proxy: the MCP server exited with status 3`) {
+		t.Fatalf("the client got %q, %v", line, err)
+	}
+	if r := <-result; r[0] != 3 || r[1] != nil {
+		t.Fatalf("Run returned %v, %v", r[0], r[1])
+	}
+}
+
+// TestRunClientEnds stops the server when the client's input ends, and returns its
+// status, after passing what the server still had to say.
+func TestRunClientEnds(t *testing.T) {
+	send, got, result := runProxy(t, "cat")
+	io.WriteString(send, "not json\n")
+	if line, err := got.ReadString('\n'); line != "not json\n" || err != nil {
+		t.Fatalf("the client got %q, %v", line, err)
+	}
+	io.WriteString(send, `{"jsonrpc":"2.0","method":"x"}`)
+	send.Close()
+	if line, err := got.ReadString('\n'); line != `{"jsonrpc":"2.0","method":"x"}` || err != io.EOF {
+		t.Fatalf("the client got %q, %v", line, err)
+	}
+	if r := <-result; r[0] != 0 || r[1] != nil {
+		t.Fatalf("Run returned %v, %v", r[0], r[1])
+	}
+}
+
+// TestRunBadCommand reports a server that cannot start.
+func TestRunBadCommand(t *testing.T) {
+	p, _ := New(Options{})
+	_, err := p.Run(exec.Command(filepath.Join(t.TempDir(), "missing")), strings.NewReader(""), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "starting the server") {
+		t.Fatalf("got %v", err)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Stdout = io.Discard
+	if _, err := p.Run(cmd, strings.NewReader(""), io.Discard); err == nil {
+		t.Fatal("Run took a command whose stdout was set")
+	}
+}

@@ -1,0 +1,32 @@
+// Package proxy puts mcpvalidate in front of any MCP server, whatever its language: it
+// sits between a client and a server, checks each tools/call's arguments against the
+// inputSchema the server itself lists for the tool, and answers a call with invalid
+// arguments itself, with the same isError result (text, and violations under _meta) the
+// Go adapters give. The call never reaches the server.
+//
+// Everything else passes unchanged: responses, notifications, progress, cancellations,
+// pings, the server's requests to the client (sampling, elicitation, roots), methods the
+// proxy does not know and lines that are not JSON reach the other side with the same
+// bytes, in the same order. A message is never re-serialised; only a JSON-RPC batch from
+// which a refused call is taken out is rebuilt, of its other members' own bytes, and the
+// refusals go back to the client as a batch of their own.
+//
+// The tools come from the server's tools/list answers to the client, page by page, and
+// are marked stale by notifications/tools/list_changed. A call of a tool not seen listed
+// since (a client that cached the list, or a protocol version without initialize) makes
+// the proxy ask the server for every page of the list itself, under request ids of its
+// own that the client never sees answered. A tool the server does not list passes on
+// (the server answers it), or with [RefuseUnknown] is refused. A tool whose inputSchema
+// does not compile is refused on every call, as in the library.
+//
+// Two fronts share one [Proxy]: [Proxy.Serve] and [Proxy.Run] for stdio, and
+// [Proxy.Handler] for streamable HTTP. Command mcpvalidate's proxy subcommand is a thin
+// shell over them:
+//
+//	mcpvalidate proxy -- npx -y @modelcontextprotocol/server-filesystem /data
+//
+// A task-augmented call (params.task) is checked as any other; a refused one is answered
+// with the isError result at once, as a server that does not run the call as a task
+// answers. Under [Options.Output], results are checked on the regular path only: a task's
+// result, fetched later with tasks/result, passes unchecked.
+package proxy

@@ -1,0 +1,395 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+)
+
+// This file is the streamable HTTP front: an http.Handler that passes each request to the
+// upstream server's endpoint, with its headers, and each answer back, JSON or an SSE
+// stream event by event, checking tools/call requests on the way.
+
+// Handler returns an http.Handler that fronts the streamable HTTP MCP server at upstream
+// (its endpoint's URL, such as http://127.0.0.1:8080/mcp), wherever it is mounted. POST,
+// GET and DELETE pass with their headers (Authorization, Mcp-Session-Id,
+// MCP-Protocol-Version, Last-Event-ID and the rest, but the hop-by-hop ones) and bodies;
+// answers come back with the upstream's status and headers, JSON bodies whole and SSE
+// streams event by event, each event's bytes unchanged unless the proxy withholds a
+// result in it. A POST whose only message is a refused call is answered by the proxy
+// (200, application/json) and never reaches the upstream. Tools are kept per
+// Mcp-Session-Id, for as long as the upstream keeps the MCP session (until a DELETE, or
+// a 404 for its id).
+func (p *Proxy) Handler(upstream string) (http.Handler, error) {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: upstream: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("proxy: upstream %q is not an http or https URL", upstream)
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = 256 // one upstream: keep a connection for each client's
+	return &front{p: p, upstream: u, sessions: map[string]*session{}, client: &http.Client{
+		Transport:     transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}, nil
+}
+
+type front struct {
+	p        *Proxy
+	upstream *url.URL
+	client   *http.Client
+
+	mu       sync.Mutex
+	sessions map[string]*session // by Mcp-Session-Id; "" for requests without one
+}
+
+const sessionHeader = "Mcp-Session-Id"
+
+func (f *front) session(id string) *session {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.sessions[id]
+	if s == nil {
+		s = newSession(id)
+		f.keep(s)
+	}
+	return s
+}
+
+// maxSessions bounds the sessions a front keeps: past it, one is forgotten (its next
+// call makes the proxy fetch its tools again).
+const maxSessions = 10000
+
+// keep adds s to the sessions, within maxSessions; f.mu is held.
+func (f *front) keep(s *session) {
+	if len(f.sessions) >= maxSessions {
+		for id := range f.sessions {
+			delete(f.sessions, id)
+			break
+		}
+	}
+	f.sessions[s.id] = s
+}
+
+func (f *front) forget(id string) {
+	f.mu.Lock()
+	delete(f.sessions, id)
+	f.mu.Unlock()
+}
+
+func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(sessionHeader)
+	s := f.session(id)
+	var body []byte
+	if r.Method == http.MethodPost {
+		var err error
+		if body, err = io.ReadAll(r.Body); err != nil {
+			http.Error(w, "mcpvalidate proxy: reading the request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		forward, answer := f.p.fromClient(s, body, f.fetcher(r))
+		switch {
+		case forward == nil && answer == nil:
+			w.WriteHeader(http.StatusAccepted)
+			return
+		case forward == nil:
+			writeJSON(w, answer)
+			return
+		}
+		f.post(w, r, s, forward, answer)
+		return
+	}
+	resp, err := f.send(r, r.Body)
+	if err != nil {
+		http.Error(w, "mcpvalidate proxy: the upstream server: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	if id != "" && (r.Method == http.MethodDelete && resp.StatusCode < 300 || resp.StatusCode == http.StatusNotFound) {
+		f.forget(id)
+	}
+	f.relay(w, resp, s, nil)
+}
+
+// post sends the client's messages on, and relays the answer, with the proxy's answers
+// to refused members of a batch, if any.
+func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward, answer []byte) {
+	resp, err := f.send(r, bytes.NewReader(forward))
+	if err != nil {
+		if gone := serverGoneAll(s, forward, "the upstream server could not be reached: "+err.Error()); gone != nil {
+			writeJSON(w, batchOf(gone, answer))
+			return
+		}
+		http.Error(w, "mcpvalidate proxy: the upstream server: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	if sid := resp.Header.Get(sessionHeader); sid != "" && sid != r.Header.Get(sessionHeader) {
+		f.started(s, sid)
+	}
+	if resp.StatusCode == http.StatusNotFound && r.Header.Get(sessionHeader) != "" {
+		f.forget(r.Header.Get(sessionHeader))
+	}
+	if answer != nil && resp.StatusCode == http.StatusAccepted {
+		writeJSON(w, answer) // only notifications went on; the refusals are the answer
+		return
+	}
+	f.relay(w, resp, s, answer)
+}
+
+// started keeps the session the upstream just named, with what its initialize said.
+func (f *front) started(from *session, id string) {
+	s := newSession(id)
+	from.mu.Lock()
+	s.client, s.clientVersion = from.client, from.clientVersion
+	from.mu.Unlock()
+	f.mu.Lock()
+	if f.sessions[id] == nil {
+		f.keep(s)
+	}
+	f.mu.Unlock()
+}
+
+// send makes the upstream request that r stands for, with body.
+func (f *front) send(r *http.Request, body io.Reader) (*http.Response, error) {
+	u := *f.upstream
+	if r.URL.RawQuery != "" {
+		u.RawQuery = r.URL.RawQuery
+	}
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), body)
+	if err != nil {
+		return nil, err
+	}
+	copyHeaders(out.Header, r.Header)
+	if r.Method != http.MethodPost {
+		out.ContentLength = r.ContentLength
+	}
+	return f.client.Do(out)
+}
+
+// fetcher returns the fetcher that asks the upstream for its tool list as the client's
+// request r would: with its headers (its session, protocol version and credentials).
+func (f *front) fetcher(r *http.Request) fetcher {
+	return func(key string, req []byte) ([]byte, error) {
+		u := *f.upstream
+		out, err := http.NewRequestWithContext(r.Context(), http.MethodPost, u.String(), bytes.NewReader(req))
+		if err != nil {
+			return nil, err
+		}
+		copyHeaders(out.Header, r.Header)
+		out.Header.Del("Last-Event-ID")
+		out.Header.Set("Content-Type", "application/json")
+		out.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := f.client.Do(out)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, errors.New("the upstream answered the proxy's tools/list with " + resp.Status)
+		}
+		if !isEventStream(resp.Header) {
+			return io.ReadAll(resp.Body)
+		}
+		events := newLineReader(resp.Body)
+		for {
+			ev, err := readEvent(events)
+			if data := ev.data(); data != nil && valid(data) {
+				if m, ok := parseMessage(data); ok && m.method == "" && idKey(m.id) == key {
+					return data, nil
+				}
+			}
+			if err != nil {
+				return nil, errors.New("the upstream's stream ended before it answered the proxy's tools/list")
+			}
+		}
+	}
+}
+
+// relay writes the upstream's answer: status, headers, and the body, checked.
+func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, answer []byte) {
+	copyHeaders(w.Header(), resp.Header)
+	switch {
+	case isEventStream(resp.Header):
+		w.Header().Del("Content-Length")
+		w.WriteHeader(resp.StatusCode)
+		flusher, _ := w.(http.Flusher)
+		if answer != nil {
+			_, _ = w.Write(append(append([]byte("data: "), answer...), "\n\n"...))
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		events := newLineReader(resp.Body)
+		for {
+			ev, err := readEvent(events)
+			if len(ev.raw) > 0 {
+				if out := ev.checked(f.p, s); out != nil {
+					if _, werr := w.Write(out); werr != nil {
+						return
+					}
+					if flusher != nil {
+						flusher.Flush()
+					}
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	case isJSON(resp.Header):
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		out := f.p.fromServer(s, body)
+		if answer != nil {
+			out = batchOf([][]byte{out}, answer)
+		}
+		if !sameBytes(out, body) {
+			w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(out)
+	default:
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	}
+}
+
+// An event is one server-sent event: its bytes as read, up to and with the blank line
+// that ends it.
+type event struct {
+	raw   []byte
+	lines [][]byte // raw's lines, without their ends
+}
+
+// readEvent reads the next event; at the end of the stream, what was left with io.EOF.
+func readEvent(r *lineReader) (event, error) {
+	var ev event
+	for {
+		line, err := r.next()
+		ev.raw = append(ev.raw, line...)
+		body := bytes.TrimRight(line, "\r\n")
+		if len(line) > 0 && len(body) == 0 {
+			return ev, err // the blank line
+		}
+		if len(body) > 0 {
+			ev.lines = append(ev.lines, body)
+		}
+		if err != nil {
+			return ev, err
+		}
+	}
+}
+
+// data returns the event's data, its data lines joined by newlines; nil when it has none.
+func (ev *event) data() []byte {
+	var data []byte
+	for _, l := range ev.lines {
+		field, value, _ := bytes.Cut(l, []byte(":"))
+		if string(field) != "data" {
+			continue
+		}
+		value = bytes.TrimPrefix(value, []byte(" "))
+		if data != nil {
+			data = append(data, '\n')
+		} else {
+			data = []byte{}
+		}
+		data = append(data, value...)
+	}
+	return data
+}
+
+// checked returns the event as it goes to the client: its own bytes, or, when the
+// proxy replaces its message, its other fields and the new data; nil to drop it.
+func (ev *event) checked(p *Proxy, s *session) []byte {
+	data := ev.data()
+	if data == nil {
+		return ev.raw
+	}
+	out := p.fromServer(s, data)
+	switch {
+	case out == nil:
+		return nil
+	case sameBytes(out, data):
+		return ev.raw
+	}
+	var b []byte
+	for _, l := range ev.lines {
+		if field, _, _ := bytes.Cut(l, []byte(":")); string(field) != "data" {
+			b = append(append(b, l...), '\n')
+		}
+	}
+	b = append(append(append(b, "data: "...), out...), '\n', '\n')
+	return b
+}
+
+// serverGoneAll answers the requests among msgs (a message or a batch) that the
+// session tracked, when they could not be sent.
+func serverGoneAll(s *session, msgs []byte, why string) [][]byte {
+	var answers [][]byte
+	each := func(b []byte) {
+		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() && s.answered(idKey(m.id)) != nil {
+			answers = append(answers, errorResponse(m.id, -32603, "mcpvalidate proxy: "+why))
+		}
+	}
+	if !elements(msgs, each) {
+		each(msgs)
+	}
+	return answers
+}
+
+// batchOf joins messages and batches into one batch.
+func batchOf(msgs [][]byte, more []byte) []byte {
+	var all [][]byte
+	for _, b := range append(msgs, more) {
+		if b == nil {
+			continue
+		}
+		if !elements(b, func(e []byte) { all = append(all, e) }) {
+			all = append(all, b)
+		}
+	}
+	return batch(all)
+}
+
+func writeJSON(w http.ResponseWriter, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+// hopByHop are the headers that concern one connection, not the request.
+var hopByHop = map[string]bool{"Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true,
+	"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true,
+	"Content-Length": true, "Host": true}
+
+func copyHeaders(dst, src http.Header) {
+	for k, vs := range src {
+		if hopByHop[http.CanonicalHeaderKey(k)] {
+			continue
+		}
+		dst[k] = append([]string(nil), vs...)
+	}
+}
+
+func mediaType(h http.Header) string {
+	t, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return t
+}
+
+func isEventStream(h http.Header) bool { return mediaType(h) == "text/event-stream" }
+
+func isJSON(h http.Header) bool { return mediaType(h) == "application/json" }

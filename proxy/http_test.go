@@ -1,0 +1,204 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// httpServer starts rawserver over streamable HTTP on 127.0.0.1 and returns its
+// endpoint; the test stops it.
+func httpServer(t testing.TB) string {
+	t.Helper()
+	cmd := exec.Command(rawServer(t), "-http", "127.0.0.1:0")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close() // rawserver exits when its stdin ends
+		cmd.Wait()
+	})
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + strings.TrimSpace(addr) + "/mcp"
+}
+
+// startFront starts the proxy's handler in front of upstream on 127.0.0.1.
+func startFront(t testing.TB, upstream string, opts Options) string {
+	t.Helper()
+	p, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := p.Handler(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
+func connectHTTP(t *testing.T, endpoint string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1.0.0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestHTTPChildServer is TestChildServer over streamable HTTP: go-sdk's client, through
+// the proxy's handler and direct, to the go-sdk server, whose answers are SSE streams.
+func TestHTTPChildServer(t *testing.T) {
+	ctx := context.Background()
+	upstream := httpServer(t)
+	direct := connectHTTP(t, upstream)
+	through := connectHTTP(t, startFront(t, upstream, Options{}))
+	want, err := direct.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := through.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("tools through the proxy\n%v\ndirect\n%v", got, want)
+	}
+	// Both sessions share the server's counter: each valid call counts twice.
+	for _, args := range []string{`{"location":"Oslo"}`, `{"location":"Oslo","days":7,"units":"f"}`} {
+		want := callJSON(t, direct, "weather", args)
+		if got := callJSON(t, through, "weather", args); got != want {
+			t.Errorf("%s: through the proxy\n%s\ndirect\n%s", args, got, want)
+		}
+	}
+	for _, args := range []string{`{}`, `{"location":"Oslo","days":0}`, `{"location":1}`} {
+		res := call(t, through, "weather", args)
+		if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.HasPrefix(text, "Invalid arguments: ") ||
+			res.Meta["com.github.mcpvalidate/violations"] == nil {
+			t.Errorf("%s: got %v %q %v", args, res.IsError, text, res.Meta)
+		}
+	}
+	if got := callJSON(t, direct, "calls", `{}`); !strings.Contains(got, `"text":"4"`) {
+		t.Errorf("the server's handlers ran: %s, want 4 calls", got)
+	}
+}
+
+// TestHTTPPassesThrough checks, against a scripted upstream, what the handler passes:
+// headers both ways, SSE events unchanged, one event rewritten when its result is
+// withheld, GET and DELETE, and a refused call that never reaches the upstream.
+func TestHTTPPassesThrough(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string // what reached the upstream: method, headers that matter, body
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.Header.Get("Authorization")+" "+r.Header.Get(sessionHeader)+" "+
+			r.Header.Get("MCP-Protocol-Version")+" "+r.Header.Get("Last-Event-ID")+" "+string(body))
+		mu.Unlock()
+		w.Header().Set(sessionHeader, "s-1")
+		w.Header().Set("X-Upstream", "yes")
+		switch {
+		case r.Method == http.MethodGet:
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "id: 7\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n: a comment\n\n")
+		case r.Method == http.MethodDelete:
+			w.WriteHeader(http.StatusNoContent)
+		case strings.Contains(string(body), `"tools/list"`):
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":`+toolsList+`}`)
+		case strings.Contains(string(body), `"sum"`):
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "id: 1\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\r\ndata: \"params\":{\"progressToken\":1,\"progress\":1}}\r\n\r\n")
+			io.WriteString(w, "id: 2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[],\"structuredContent\":{\"n\":\"x\"}}}\n\n")
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`)
+		}
+	}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{Output: true})
+
+	do := func(method, body string, header ...string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, endpoint, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer t")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	resp, body := do("POST", list)
+	if body != `{"jsonrpc":"2.0","id":1,"result":`+toolsList+`}` || resp.Header.Get(sessionHeader) != "s-1" || resp.Header.Get("X-Upstream") != "yes" {
+		t.Fatalf("tools/list: %v %s", resp.Header, body)
+	}
+	// The session's list is the one listed without a session: list it in the session too.
+	do("POST", list, sessionHeader, "s-1", "MCP-Protocol-Version", "2025-06-18")
+	resp, body = do("POST", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{}}}`, sessionHeader, "s-1")
+	if resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("the SSE answer came as %q", resp.Header.Get("Content-Type"))
+	}
+	want := "id: 1\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\r\ndata: \"params\":{\"progressToken\":1,\"progress\":1}}\r\n\r\n" +
+		"id: 2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"The tool failed on the server's side"
+	if !strings.HasPrefix(body, want) || !strings.HasSuffix(body, "}}\n\n") {
+		t.Fatalf("the SSE answer\n%q\nwant it to begin\n%q", body, want)
+	}
+	resp, body = do("POST", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{"days":9}}}`, sessionHeader, "s-1")
+	if resp.StatusCode != 200 || !strings.HasPrefix(body, `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"Invalid arguments: missing required property 'location'`) {
+		t.Fatalf("the refusal: %d %s", resp.StatusCode, body)
+	}
+	resp, body = do("POST", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"weather","arguments":{}}}`, sessionHeader, "s-1")
+	if resp.StatusCode != http.StatusAccepted || body != "" {
+		t.Fatalf("a refused notification: %d %s", resp.StatusCode, body)
+	}
+	_, body = do("GET", "", sessionHeader, "s-1", "Last-Event-ID", "6")
+	if body != "id: 7\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n: a comment\n\n" {
+		t.Fatalf("the GET stream: %q", body)
+	}
+	if resp, _ = do("DELETE", "", sessionHeader, "s-1"); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	wantSeen := []string{
+		"POST Bearer t    " + list,
+		"POST Bearer t s-1 2025-06-18  " + list,
+		`POST Bearer t s-1   {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{}}}`,
+		"GET Bearer t s-1  6 ",
+		"DELETE Bearer t s-1   ",
+	}
+	if !reflect.DeepEqual(seen, wantSeen) {
+		t.Fatalf("the upstream got\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(wantSeen, "\n"))
+	}
+}

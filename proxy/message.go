@@ -1,0 +1,263 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// This file reads JSON-RPC messages without decoding them: the members the proxy decides
+// on, as slices of the line it passes on unchanged.
+
+// A message is one JSON-RPC message: the members the proxy reads, as slices of its bytes.
+type message struct {
+	id     []byte // the raw id; nil when absent
+	method string // "" when absent or not a string
+	params []byte
+	result []byte
+	err    []byte
+	// ambiguous: one of the members above appears twice, or under a name that differs only
+	// in case (which Go's encoding/json, among others, reads as the same member), so
+	// servers may read different values from the proxy.
+	ambiguous bool
+	// methods are every value of a member named "method" in any case, when ambiguous.
+	methods []string
+}
+
+// isRequest reports whether m is a request or a notification (it has a method).
+func (m *message) isRequest() bool { return m.method != "" }
+
+// names reports whether any method the message may be read as is method.
+func (m *message) names(method string) bool {
+	if m.method == method {
+		return true
+	}
+	for _, x := range m.methods {
+		if x == method {
+			return true
+		}
+	}
+	return false
+}
+
+// parseMessage reads b, one JSON value known to be valid, as a JSON-RPC message; ok is
+// false when it is not an object.
+func parseMessage(b []byte) (m message, ok bool) {
+	ok = members(b, func(name string, v []byte) {
+		var slot *[]byte
+		switch name {
+		case "id":
+			slot = &m.id
+		case "params":
+			slot = &m.params
+		case "result":
+			slot = &m.result
+		case "error":
+			slot = &m.err
+		case "method":
+			s, _ := stringValue(v)
+			if m.method != "" || m.methods != nil {
+				m.ambiguous = true
+			}
+			m.method = s
+			m.methods = append(m.methods, s)
+			return
+		default:
+			for _, k := range [...]string{"id", "params", "result", "error", "method"} {
+				if strings.EqualFold(name, k) {
+					m.ambiguous = true
+					if k == "method" {
+						s, _ := stringValue(v)
+						m.methods = append(m.methods, s)
+					}
+				}
+			}
+			return
+		}
+		if *slot != nil {
+			m.ambiguous = true
+		}
+		*slot = v
+	})
+	if !m.ambiguous {
+		m.methods = nil
+	}
+	return m, ok
+}
+
+// callParams are the members of a tools/call's params the proxy reads.
+type callParams struct {
+	name      string
+	arguments []byte // nil when absent
+	task      []byte // params.task: a task-augmented call
+	meta      []byte // params._meta
+	ambiguous bool
+}
+
+func parseCallParams(b []byte) (p callParams, ok bool) {
+	named := false
+	ok = members(b, func(name string, v []byte) {
+		switch name {
+		case "name":
+			if named {
+				p.ambiguous = true
+			}
+			named = true
+			var isString bool
+			if p.name, isString = stringValue(v); !isString {
+				p.ambiguous = true
+			}
+		case "arguments":
+			if p.arguments != nil {
+				p.ambiguous = true
+			}
+			p.arguments = v
+		case "task":
+			p.task = v
+		case "_meta":
+			p.meta = v
+		default:
+			if strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments") {
+				p.ambiguous = true
+			}
+		}
+	})
+	return p, ok && named
+}
+
+// member returns the value of the member name of the object b, or nil.
+func member(b []byte, name string) []byte {
+	var found []byte
+	members(b, func(n string, v []byte) {
+		if n == name {
+			found = v
+		}
+	})
+	return found
+}
+
+// members calls fn with each member of the JSON object b, a valid JSON value, in order,
+// its name decoded; it returns false when b is not an object.
+func members(b []byte, fn func(name string, value []byte)) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	for i < len(b) && b[i] != '}' {
+		end := skipValue(b, i)
+		name, _ := stringValue(b[i:end])
+		i = skipSpace(b, end)
+		i = skipSpace(b, i+1) // the colon
+		end = skipValue(b, i)
+		fn(name, b[i:end])
+		i = skipSpace(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return true
+}
+
+// elements calls fn with each element of the JSON array b, a valid JSON value; it returns
+// false when b is not an array.
+func elements(b []byte, fn func(value []byte)) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	for i < len(b) && b[i] != ']' {
+		end := skipValue(b, i)
+		fn(b[i:end])
+		i = skipSpace(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the valid JSON value that starts at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the JSON string that starts at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// stringValue decodes v when it is a JSON string.
+func stringValue(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), true
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// idKey is the key of a JSON-RPC id in the proxy's tables: a string id and a number id
+// with the same digits differ.
+func idKey(id []byte) string {
+	if s, ok := stringValue(id); ok {
+		return `"` + s
+	}
+	return string(bytes.TrimSpace(id))
+}
+
+// isTrue reports whether v is the JSON literal true.
+func isTrue(v []byte) bool { return string(bytes.TrimSpace(v)) == "true" }

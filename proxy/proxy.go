@@ -1,0 +1,71 @@
+package proxy
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"sync/atomic"
+)
+
+// Format is the style of a refusal's text.
+type Format string
+
+// The built-in styles of core: DefaultFormat, GatewayFormat, and DetailedFormat with hints.
+const (
+	FormatDefault  Format = "default"
+	FormatGateway  Format = "gateway"
+	FormatDetailed Format = "detailed"
+)
+
+// Unknown is what the proxy does with a call of a tool the server does not list.
+type Unknown uint8
+
+const (
+	// PassUnknown passes the call on: the server answers it.
+	PassUnknown Unknown = iota
+	// RefuseUnknown refuses the call with an isError result naming the tool.
+	RefuseUnknown
+)
+
+// Options configure a [Proxy]. The zero value refuses invalid calls with an isError
+// result in the default style, and passes calls of tools the server does not list.
+type Options struct {
+	ReportOnly      bool   // let refused calls through, only logging them
+	Format          Format // "" or FormatDefault, FormatGateway, FormatDetailed
+	FormatAssertion bool   // check "format" (date-time, email, ...) as an assertion
+	Output          bool   // check a successful result's structuredContent against outputSchema
+	MaxDepth        int    // 0: core's default
+	MaxViolations   int    // 0: core's default
+	// Logger, when set, is told of each refusal and broken schema as JSON lines through
+	// slog, with tools, paths and kinds, never argument values, and of the proxy's own
+	// faults (a server that exits, a tool list that cannot be fetched).
+	Logger *slog.Logger
+	// RefuseAsError answers a refused call with a JSON-RPC error -32602 whose message is
+	// the refusal's text and whose data holds its violations, as some gateways do, instead
+	// of an isError tool result.
+	RefuseAsError bool
+	Unknown       Unknown
+}
+
+// A Proxy checks the tools/call requests that pass between MCP clients and servers
+// against the tools' inputSchemas, as the servers list them. One Proxy may serve any
+// number of connections and MCP sessions at once; each has its own tool list. It is safe
+// for concurrent use.
+type Proxy struct {
+	opts     Options
+	guard    guard
+	log      *slog.Logger
+	idPrefix string // of the proxy's own request ids: no client picks it by chance
+	ids      atomic.Uint64
+}
+
+// New returns a Proxy configured by opts, or an error when an option is out of range.
+func New(opts Options) (*Proxy, error) {
+	g, err := newGuard(&opts)
+	if err != nil {
+		return nil, err
+	}
+	var r [8]byte
+	_, _ = rand.Read(r[:])
+	return &Proxy{opts: opts, guard: g, log: opts.Logger, idPrefix: "mcpvalidate-" + hex.EncodeToString(r[:]) + "-"}, nil
+}

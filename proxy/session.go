@@ -1,0 +1,533 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+)
+
+// This file is what both fronts share: an MCP session's tools as its server lists them,
+// its requests in flight, and what becomes of each message from either side.
+
+// A tool is one tool of a tools/list answer: its schemas, bound in the guard's cache.
+type tool struct {
+	in, out *schema // out: nil when the tool declares no outputSchema
+}
+
+// pending is a client request the server has not answered yet.
+type pending struct {
+	id     []byte // as the client sent it
+	method string
+	name   string // tools/call: the tool
+	tool   *tool  // tools/call: the tool as checked; nil when not listed
+	task   bool   // tools/call: task-augmented, answered with a task, not a result
+	cursor bool   // tools/list: asks for a page after the first
+	gen    uint64 // tools/list: the list's generation when asked
+}
+
+// A session is one MCP session: one stdio pair, or one Mcp-Session-Id over HTTP.
+type session struct {
+	id string // Mcp-Session-Id; "" over stdio
+
+	mu            sync.Mutex
+	tools         map[string]*tool
+	complete      bool   // tools holds every page of a listing
+	stale         bool   // the server said its list changed since tools was made
+	gen           uint64 // how many times the server said its list changed
+	pending       map[string]*pending
+	waiters       map[string]chan []byte // the proxy's own requests, by id key
+	closed        string                 // why the server is gone; "" while it is there
+	client        string
+	clientVersion string
+}
+
+func newSession(id string) *session {
+	return &session{id: id, tools: map[string]*tool{}, pending: map[string]*pending{}, waiters: map[string]chan []byte{}}
+}
+
+// A fetcher sends the proxy's own request req, of the id key key, to the server and
+// returns the server's answer to it.
+type fetcher func(key string, req []byte) ([]byte, error)
+
+// fromClient decides what becomes of b, one line or body from the client (a message, a
+// batch, or bytes that are not JSON): forward is what goes on to the server (b itself
+// unless a refused call is taken out of a batch), answer what the client gets from the
+// proxy; either may be nil.
+func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher) (forward, answer []byte) {
+	if !valid(b) {
+		if mentionsCall(b) {
+			return nil, errorResponse([]byte("null"), -32700, "Parse error: the message is not JSON, and a lenient parser might read a tools/call in it, so it was not sent on")
+		}
+		return b, nil
+	}
+	if i := skipSpace(b, 0); b[i] != '[' {
+		ans, drop := p.clientMessage(s, b, fetch)
+		switch {
+		case ans != nil:
+			return nil, ans
+		case drop:
+			return nil, nil
+		}
+		return b, nil
+	}
+	var kept, answers [][]byte
+	changed := false
+	elements(b, func(e []byte) {
+		ans, drop := p.clientMessage(s, e, fetch)
+		switch {
+		case ans != nil:
+			answers, changed = append(answers, ans), true
+		case drop:
+			changed = true
+		default:
+			kept = append(kept, e)
+		}
+	})
+	if !changed {
+		return b, nil
+	}
+	return batch(kept), batch(answers)
+}
+
+// fromServer decides what becomes of b, one line or body from the server: out is what the
+// client gets, b itself unless a result is withheld; nil when the proxy keeps it (an
+// answer to its own request).
+func (p *Proxy) fromServer(s *session, b []byte) (out []byte) {
+	if !valid(b) {
+		return b
+	}
+	if i := skipSpace(b, 0); b[i] != '[' {
+		if repl, own := p.serverMessage(s, b); own {
+			return nil
+		} else if repl != nil {
+			return repl
+		}
+		return b
+	}
+	var kept [][]byte
+	changed := false
+	elements(b, func(e []byte) {
+		repl, own := p.serverMessage(s, e)
+		switch {
+		case own:
+			changed = true
+		case repl != nil:
+			kept, changed = append(kept, repl), true
+		default:
+			kept = append(kept, e)
+		}
+	})
+	if !changed {
+		return b
+	}
+	return batch(kept)
+}
+
+// batch joins messages into a JSON-RPC batch; nil when there are none.
+func batch(msgs [][]byte) []byte {
+	if len(msgs) == 0 {
+		return nil
+	}
+	return append(append([]byte{'['}, bytes.Join(msgs, []byte{','})...), ']')
+}
+
+// clientMessage decides one message from the client: answer is the proxy's answer when it
+// keeps the message from the server; drop, a refused notification, which gets none.
+func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher) (answer []byte, drop bool) {
+	m, ok := parseMessage(b)
+	if !ok || !m.isRequest() && !m.ambiguous {
+		return nil, false // a response to the server's request, or not JSON-RPC
+	}
+	if gone := s.gone(); gone != "" && m.id != nil {
+		return serverGone(m.id, gone), false
+	}
+	if m.names("tools/call") {
+		return p.clientCall(s, &m, fetch)
+	}
+	if m.id == nil {
+		return nil, false
+	}
+	q := &pending{id: bytes.Clone(m.id), method: m.method}
+	switch m.method {
+	case "tools/list":
+		q.cursor = member(m.params, "cursor") != nil
+		s.mu.Lock()
+		q.gen = s.gen
+		s.mu.Unlock()
+	case "initialize":
+		s.initialized(member(m.params, "clientInfo"))
+	}
+	if !s.track(q) {
+		return serverGone(m.id, s.gone()), false
+	}
+	return nil, false
+}
+
+// clientCall decides a tools/call.
+func (p *Proxy) clientCall(s *session, m *message, fetch fetcher) (answer []byte, drop bool) {
+	refuse := func(ans []byte) ([]byte, bool) {
+		if m.id == nil {
+			return nil, true
+		}
+		return ans, false
+	}
+	if m.ambiguous {
+		return refuse(invalidRequest(m.id, "a member of the message appears twice or in two cases, so the server might read another call than the one checked"))
+	}
+	if m.params == nil {
+		return nil, false // the server answers that it lacks params
+	}
+	c, ok := parseCallParams(m.params)
+	if c.ambiguous {
+		return refuse(invalidRequest(m.id, "params names the tool or its arguments twice, in two cases, or not as a string"))
+	}
+	if !ok {
+		return nil, false // no name: the server answers
+	}
+	t := p.lookup(s, c.name, c.meta, fetch)
+	if ans := p.checkCall(s, t, c.name, m.id, c.arguments); ans != nil {
+		return refuse(ans)
+	}
+	if m.id != nil && !s.track(&pending{id: bytes.Clone(m.id), method: "tools/call", name: c.name, tool: t, task: c.task != nil}) {
+		return serverGone(m.id, s.gone()), false
+	}
+	return nil, false
+}
+
+// serverMessage decides one message from the server: repl replaces it; own, an answer to
+// the proxy's own request, goes no further.
+func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
+	m, ok := parseMessage(b)
+	if !ok {
+		return nil, false
+	}
+	if m.isRequest() {
+		if m.method == "notifications/tools/list_changed" {
+			s.listChanged()
+		}
+		return nil, false
+	}
+	if m.id == nil {
+		return nil, false
+	}
+	key := idKey(m.id)
+	if p.ownKey(key) {
+		s.deliver(key, b)
+		return nil, true
+	}
+	q := s.answered(key)
+	if q == nil || m.result == nil {
+		return nil, false
+	}
+	switch q.method {
+	case "tools/list":
+		s.learn(p, m.result, !q.cursor, q.gen)
+	case "tools/call":
+		if !q.task {
+			return p.checkResult(s, q.tool, q.name, m.id, m.result), false
+		}
+	}
+	return nil, false
+}
+
+// lookup returns the tool name as the server lists it, asking the server for its list
+// first when the proxy has not seen the tool listed since the list last changed; nil
+// when the server does not list it.
+func (p *Proxy) lookup(s *session, name string, meta []byte, fetch fetcher) *tool {
+	s.mu.Lock()
+	t, stale, complete := s.tools[name], s.stale, s.complete
+	s.mu.Unlock()
+	if !stale && (t != nil || complete) || fetch == nil {
+		return t
+	}
+	if fresh, err := p.listAll(s, meta, fetch); err == nil {
+		return fresh[name]
+	} else if p.log != nil {
+		p.log.Warn("mcpvalidate proxy: the server's tool list could not be fetched", "session", s.id, "error", err)
+	}
+	return t // the list as it was, if any
+}
+
+// listAll asks the server for every page of its tool list and makes it the session's.
+func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (map[string]*tool, error) {
+	s.mu.Lock()
+	gen := s.gen
+	s.mu.Unlock()
+	meta = withoutProgressToken(meta)
+	tools := map[string]*tool{}
+	cursor := []byte(nil)
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return nil, errors.New("the server's tool list has more than " + strconv.Itoa(maxPages) + " pages")
+		}
+		key, req := p.ownRequest(cursor, meta)
+		resp, err := fetch(key, req)
+		if err != nil {
+			return nil, err
+		}
+		m, _ := parseMessage(resp)
+		if m.result == nil {
+			return nil, errors.New("the server answered tools/list with " + string(clip(m.err)))
+		}
+		next := addTools(p, tools, m.result)
+		if next == nil {
+			break
+		}
+		if bytes.Equal(next, cursor) {
+			return nil, errors.New("the server's tool list gives the same cursor twice")
+		}
+		cursor = next
+	}
+	s.mu.Lock()
+	if s.gen == gen {
+		s.stale = false
+	}
+	s.tools, s.complete = tools, true
+	s.mu.Unlock()
+	return tools, nil
+}
+
+// maxPages bounds the pages of one tool list the proxy reads.
+const maxPages = 10000
+
+// ownRequest makes the proxy's own tools/list request for the page after cursor (nil: the
+// first), with the _meta of the call that made it ask.
+func (p *Proxy) ownRequest(cursor, meta []byte) (key string, req []byte) {
+	n := p.ids.Add(1)
+	id := p.idPrefix + strconv.FormatUint(n, 10)
+	req = append([]byte(`{"jsonrpc":"2.0","id":"`), id...)
+	req = append(req, `","method":"tools/list"`...)
+	if cursor != nil || meta != nil {
+		req = append(req, `,"params":{`...)
+		if cursor != nil {
+			req = append(append(req, `"cursor":`...), cursor...)
+		}
+		if meta != nil {
+			if cursor != nil {
+				req = append(req, ',')
+			}
+			req = append(append(req, `"_meta":`...), meta...)
+		}
+		req = append(req, '}')
+	}
+	return `"` + id, append(req, '}')
+}
+
+// ownKey reports whether an id key is of the proxy's own requests.
+func (p *Proxy) ownKey(key string) bool {
+	return len(key) > len(p.idPrefix) && key[0] == '"' && key[1:1+len(p.idPrefix)] == p.idPrefix
+}
+
+// withoutProgressToken returns the object meta without its progressToken (the server
+// would report the proxy's request's progress to the client under the call's token).
+func withoutProgressToken(meta []byte) []byte {
+	if meta == nil || member(meta, "progressToken") == nil {
+		return meta
+	}
+	var kept [][]byte
+	members(meta, func(name string, v []byte) {
+		if name != "progressToken" {
+			kept = append(kept, append(append(appendString(nil, name), ':'), v...))
+		}
+	})
+	return append(append([]byte{'{'}, bytes.Join(kept, []byte{','})...), '}')
+}
+
+// addTools adds the tools of one tools/list result to tools and returns its nextCursor
+// (the raw JSON value), or nil on the last page.
+func addTools(p *Proxy, tools map[string]*tool, result []byte) (next []byte) {
+	texts := map[string][]byte{}
+	members(result, func(name string, v []byte) {
+		switch name {
+		case "nextCursor":
+			if string(v) != "null" {
+				next = bytes.Clone(v)
+			}
+		case "tools":
+			elements(v, func(e []byte) {
+				var name string
+				var in, out []byte
+				named := members(e, func(k string, v []byte) {
+					switch k {
+					case "name":
+						name, _ = stringValue(v)
+					case "inputSchema":
+						in = v
+					case "outputSchema":
+						out = v
+					}
+				})
+				if !named || name == "" {
+					return
+				}
+				t := &tool{}
+				switch {
+				case in == nil:
+					t.in = p.bind(nil, errNoInputSchema)
+				case texts[name] != nil && !bytes.Equal(texts[name], in):
+					t.in = p.bind(nil, errListedTwice)
+				default:
+					t.in = p.bind(bytes.Clone(in), nil)
+				}
+				texts[name] = t.in.text
+				if out != nil && string(out) != "null" {
+					t.out = p.bind(bytes.Clone(out), nil)
+				}
+				tools[name] = t
+			})
+		}
+	})
+	return next
+}
+
+var (
+	errNoInputSchema = errors.New("the server lists the tool without an inputSchema")
+	errListedTwice   = errors.New("the server lists the tool twice, with different inputSchemas")
+)
+
+// learn takes a tools/list result the client asked for: a first page starts the
+// session's list anew, a later page adds to it.
+func (s *session) learn(p *Proxy, result []byte, first bool, gen uint64) {
+	tools := map[string]*tool{}
+	next := addTools(p, tools, result)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if first {
+		s.tools = tools
+	} else {
+		for name, t := range tools {
+			s.tools[name] = t
+		}
+	}
+	s.complete = next == nil && (first || s.complete)
+	if s.gen == gen {
+		s.stale = false
+	}
+}
+
+func (s *session) listChanged() {
+	s.mu.Lock()
+	s.gen++
+	s.stale = true
+	s.mu.Unlock()
+}
+
+func (s *session) initialized(info []byte) {
+	name, _ := stringValue(member(info, "name"))
+	version, _ := stringValue(member(info, "version"))
+	s.mu.Lock()
+	s.client, s.clientVersion = name, version
+	s.mu.Unlock()
+}
+
+// track records a request on its way to the server; false when the server is gone.
+func (s *session) track(q *pending) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed != "" {
+		return false
+	}
+	s.pending[idKey(q.id)] = q
+	return true
+}
+
+// answered removes the request the server answered under key, and returns it.
+func (s *session) answered(key string) *pending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.pending[key]
+	delete(s.pending, key)
+	return q
+}
+
+// await registers a waiter for the answer to the proxy's own request key; nil when the
+// server is gone.
+func (s *session) await(key string) chan []byte {
+	c := make(chan []byte, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed != "" {
+		return nil
+	}
+	s.waiters[key] = c
+	return c
+}
+
+func (s *session) deliver(key string, b []byte) {
+	s.mu.Lock()
+	c := s.waiters[key]
+	delete(s.waiters, key)
+	s.mu.Unlock()
+	if c != nil {
+		c <- bytes.Clone(b)
+	}
+}
+
+func (s *session) gone() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// close marks the server gone for why, and returns the answers to the client requests
+// still in flight, in no particular order.
+func (s *session) close(why string) [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed == "" {
+		s.closed = why
+	}
+	var answers [][]byte
+	for key, q := range s.pending {
+		answers = append(answers, serverGone(q.id, s.closed))
+		delete(s.pending, key)
+	}
+	for key, c := range s.waiters {
+		close(c)
+		delete(s.waiters, key)
+	}
+	return answers
+}
+
+// responseHead is the start of a response to id, up to its result or error.
+func responseHead(id []byte) []byte {
+	b := make([]byte, 0, 128)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	return append(b, ',')
+}
+
+func errorResponse(id []byte, code int, msg string) []byte {
+	b := append(responseHead(id), `"error":{"code":`...)
+	b = strconv.AppendInt(b, int64(code), 10)
+	b = append(b, `,"message":`...)
+	b = appendString(b, msg)
+	return append(b, "}}"...)
+}
+
+func serverGone(id []byte, why string) []byte {
+	return errorResponse(id, -32603, "mcpvalidate proxy: "+why+"; the request was not answered")
+}
+
+func invalidRequest(id []byte, why string) []byte {
+	if id == nil {
+		id = []byte("null")
+	}
+	return errorResponse(id, -32600, "Invalid request: "+why)
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// clip returns at most the first 200 bytes of b, for messages.
+func clip(b []byte) []byte {
+	if len(b) > 200 {
+		return b[:200]
+	}
+	return b
+}

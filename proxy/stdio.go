@@ -1,0 +1,349 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// This file is the stdio front: newline-delimited JSON-RPC between a client's pipes and
+// a server's.
+
+// Serve relays newline-delimited JSON-RPC between a client (clientIn, clientOut) and a
+// server (serverIn, serverOut), checking the client's tools/call requests. Every line
+// goes on unchanged and in order, but for the refused calls, which the proxy answers
+// itself. When clientIn ends, Serve closes serverIn; it returns when serverOut ends,
+// after answering each client request still in flight with a JSON-RPC error. It returns
+// an error only when the client cannot be written to. A goroutine reading clientIn
+// returns when clientIn ends; close it after Serve returns.
+func (p *Proxy) Serve(clientIn io.Reader, clientOut io.Writer, serverIn io.WriteCloser, serverOut io.Reader) error {
+	c := p.newConn(clientOut, serverIn)
+	go c.fromClient(clientIn)
+	err := c.fromServer(serverOut)
+	c.finish("the MCP server closed its output")
+	return err
+}
+
+// Run starts cmd, an MCP server over stdio, and relays between it and the client
+// (clientIn, clientOut) as [Proxy.Serve] does; cmd.Stderr is left as the caller set it.
+// When clientIn ends, the server's stdin is closed, and a server still running 5 seconds
+// later is sent SIGTERM, and 5 seconds after that killed. Run returns when the server
+// has exited and its output ended, with the server's exit status (128 plus the signal's
+// number when a signal ended it); each client request still in flight is answered first
+// with a JSON-RPC error saying so.
+func (p *Proxy) Run(cmd *exec.Cmd, clientIn io.Reader, clientOut io.Writer) (int, error) {
+	if cmd.Stdin != nil || cmd.Stdout != nil {
+		return 0, errors.New("proxy: Run sets the command's stdin and stdout itself")
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return 0, err
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return 0, fmt.Errorf("proxy: starting the server: %w", err)
+	}
+	c := p.newConn(clientOut, inW)
+	exited := make(chan struct{})
+	go c.fromClient(clientIn)
+	go stopWhenDone(cmd.Process, c.done, exited)
+	relayErr := c.fromServer(outR)
+	if relayErr != nil { // the client is gone: so is the reason to run the server
+		c.stop()
+	}
+	waitErr := cmd.Wait()
+	close(exited)
+	outR.Close()
+	status := exitStatus(cmd.ProcessState)
+	why := fmt.Sprintf("the MCP server exited with status %d", status)
+	c.finish(why)
+	if p.log != nil && c.gone.Load() == nil {
+		p.log.Warn("mcpvalidate proxy: "+why, "error", waitErr)
+	}
+	return status, relayErr
+}
+
+// listTimeout bounds the wait for the server's answer to the proxy's own tools/list,
+// during which the client's next messages wait too.
+const listTimeout = 30 * time.Second
+
+// stopGrace is how long a server has to exit after its stdin closes, and again after
+// SIGTERM, before it is killed.
+const stopGrace = 5 * time.Second
+
+func stopWhenDone(proc *os.Process, done, exited <-chan struct{}) {
+	select {
+	case <-exited:
+		return
+	case <-done:
+	}
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Kill} {
+		t := time.NewTimer(stopGrace)
+		select {
+		case <-exited:
+			t.Stop()
+			return
+		case <-t.C:
+			_ = proc.Signal(sig)
+		}
+	}
+}
+
+func exitStatus(ps *os.ProcessState) int {
+	if ps == nil {
+		return 1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	if code := ps.ExitCode(); code >= 0 {
+		return code
+	}
+	return 1
+}
+
+// A conn is one stdio pair: one MCP session.
+type conn struct {
+	p *Proxy
+	s *session
+
+	cmu    sync.Mutex // orders writes to the client
+	client io.Writer
+	smu    sync.Mutex // orders writes to the server
+	server io.WriteCloser
+
+	busy     sync.Mutex // held while a client's line is decided and sent on
+	stopOnce sync.Once
+	done     chan struct{} // closed when the client's input ended or the client is gone
+	gone     errorValue    // why the client is gone, if it is
+}
+
+type errorValue struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (e *errorValue) Load() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+func (e *errorValue) Store(err error) {
+	e.mu.Lock()
+	if e.err == nil {
+		e.err = err
+	}
+	e.mu.Unlock()
+}
+
+func (p *Proxy) newConn(client io.Writer, server io.WriteCloser) *conn {
+	return &conn{p: p, s: newSession(""), client: client, server: server, done: make(chan struct{})}
+}
+
+// stop closes the server's stdin, once.
+func (c *conn) stop() {
+	c.stopOnce.Do(func() {
+		c.smu.Lock()
+		_ = c.server.Close()
+		c.smu.Unlock()
+		close(c.done)
+	})
+}
+
+// fromClient relays the client's lines until its input ends.
+func (c *conn) fromClient(r io.Reader) {
+	defer c.stop()
+	lines := newLineReader(r)
+	for {
+		line, err := lines.next()
+		if len(line) > 0 && !c.relay(line) {
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// relay decides one line of the client's and sends it on; false when the client is gone.
+func (c *conn) relay(line []byte) bool {
+	c.busy.Lock()
+	defer c.busy.Unlock()
+	forward, answer := c.p.fromClient(c.s, line, c.fetch)
+	if answer != nil && c.toClient(answer, false) != nil {
+		return false
+	}
+	if forward != nil {
+		_ = c.toServer(forward, sameBytes(forward, line))
+	}
+	return true
+}
+
+// fromServer relays the server's lines until its output ends: nil at its end, or the
+// error writing to the client.
+func (c *conn) fromServer(r io.Reader) error {
+	lines := newLineReader(r)
+	for {
+		line, err := lines.next()
+		if len(line) > 0 {
+			if out := c.p.fromServer(c.s, line); out != nil {
+				if werr := c.toClient(out, sameBytes(out, line)); werr != nil {
+					// Keep reading, so that a server that writes on is not blocked.
+					_, _ = io.Copy(io.Discard, r)
+					return werr
+				}
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return nil // the server's output is broken: it is as gone as at its end
+		}
+	}
+}
+
+// finish answers the client requests in flight when the server is gone, and waits for
+// the client's line being decided, if any, to be answered too.
+func (c *conn) finish(why string) {
+	for _, a := range c.s.close(why) {
+		if c.toClient(a, false) != nil {
+			break
+		}
+	}
+	c.busy.Lock()
+	//lint:ignore SA2001 waiting for the line in progress is the point
+	c.busy.Unlock()
+}
+
+// fetch is the stdio fetcher: the request is written to the server, and its answer
+// comes back among the server's lines.
+func (c *conn) fetch(key string, req []byte) ([]byte, error) {
+	answer := c.s.await(key)
+	if answer == nil {
+		return nil, errors.New(c.s.gone())
+	}
+	if err := c.toServer(req, false); err != nil {
+		c.s.deliver(key, nil)
+		return nil, err
+	}
+	t := time.NewTimer(listTimeout)
+	defer t.Stop()
+	select {
+	case b, ok := <-answer:
+		if !ok || b == nil {
+			return nil, errors.New("the MCP server is gone")
+		}
+		return b, nil
+	case <-t.C:
+		c.s.deliver(key, nil)
+		return nil, errors.New("the MCP server did not answer the proxy's tools/list within " + listTimeout.String())
+	}
+}
+
+// toClient writes a message to the client: whole, ending its line unless it is a line
+// already.
+func (c *conn) toClient(b []byte, isLine bool) error {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if err := c.gone.Load(); err != nil {
+		return err
+	}
+	err := writeLine(c.client, b, isLine)
+	if err != nil {
+		c.gone.Store(err)
+		c.stop()
+	}
+	return err
+}
+
+func (c *conn) toServer(b []byte, isLine bool) error {
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	return writeLine(c.server, b, isLine)
+}
+
+func writeLine(w io.Writer, b []byte, isLine bool) error {
+	if isLine {
+		_, err := w.Write(b)
+		return err
+	}
+	if cap(b) > len(b) {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	_, err := w.Write(newline)
+	return err
+}
+
+var newline = []byte{'\n'}
+
+// sameBytes reports whether a and b are the same slice.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// A lineReader reads lines of any length. A line is valid until the next call. A long
+// line is gathered in blocks and joined once, so that reading it allocates about twice
+// its size; a buffer of more than a megabyte is let go after its line, so that memory
+// follows the messages in flight.
+type lineReader struct {
+	r      *bufio.Reader
+	buf    []byte
+	blocks [][]byte
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line with its newline (the last line may have none), and
+// io.EOF or the read error with the bytes read before it.
+func (l *lineReader) next() ([]byte, error) {
+	if cap(l.buf) > 1<<20 {
+		l.buf = nil
+	}
+	chunk, err := l.r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return chunk, err
+	}
+	size := 0
+	l.blocks = l.blocks[:0]
+	for err == bufio.ErrBufferFull {
+		l.blocks = append(l.blocks, bytes.Clone(chunk))
+		size += len(chunk)
+		chunk, err = l.r.ReadSlice('\n')
+	}
+	size += len(chunk)
+	if cap(l.buf) < size {
+		l.buf = make([]byte, 0, size)
+	}
+	l.buf = l.buf[:0]
+	for _, b := range l.blocks {
+		l.buf = append(l.buf, b...)
+	}
+	clear(l.blocks)
+	return append(l.buf, chunk...), err
+}

@@ -1,0 +1,212 @@
+package proxy
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// This file tells JSON from what is not, at any depth: encoding/json's json.Valid
+// stops at 10,000 levels of nesting, which JavaScript's JSON.parse, among others, reads,
+// so a call nested deeper in its params would pass unchecked.
+
+// valid reports whether b is one JSON value, with white space around it.
+func valid(b []byte) bool {
+	var stack []byte // the open containers: '{' or '['
+	i := skipSpace(b, 0)
+	for {
+		// A value at b[i].
+		if i >= len(b) {
+			return false
+		}
+		switch c := b[i]; {
+		case c == '{' || c == '[':
+			stack = append(stack, c)
+			i = skipSpace(b, i+1)
+			if i < len(b) && (c == '{' && b[i] == '}' || c == '[' && b[i] == ']') {
+				stack = stack[:len(stack)-1]
+				i++
+				break
+			}
+			if c == '{' {
+				if i = memberStart(b, i); i < 0 {
+					return false
+				}
+			}
+			continue
+		case c == '"':
+			if i = stringEnd(b, i); i < 0 {
+				return false
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if i = numberEnd(b, i); i < 0 {
+				return false
+			}
+		case bytes.HasPrefix(b[i:], []byte("true")):
+			i += 4
+		case bytes.HasPrefix(b[i:], []byte("false")):
+			i += 5
+		case bytes.HasPrefix(b[i:], []byte("null")):
+			i += 4
+		default:
+			return false
+		}
+		// After a value: close containers, or go on to the next member or item.
+		for {
+			i = skipSpace(b, i)
+			if len(stack) == 0 {
+				return i == len(b)
+			}
+			if i >= len(b) {
+				return false
+			}
+			top := stack[len(stack)-1]
+			if top == '{' && b[i] == '}' || top == '[' && b[i] == ']' {
+				stack = stack[:len(stack)-1]
+				i++
+				continue
+			}
+			if b[i] != ',' {
+				return false
+			}
+			i = skipSpace(b, i+1)
+			if top == '{' {
+				if i = memberStart(b, i); i < 0 {
+					return false
+				}
+			}
+			break
+		}
+	}
+}
+
+// memberStart checks a member's name and colon at b[i] and returns where its value starts, or -1.
+func memberStart(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	if i = stringEnd(b, i); i < 0 {
+		return -1
+	}
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return -1
+	}
+	return skipSpace(b, i+1)
+}
+
+// stringEnd returns the end of the JSON string at b[i], or -1 if it is not one.
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(b) || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					return -1
+				}
+				i += 4
+			default:
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// numberEnd returns the end of the JSON number at b[i], or -1 if it is not one.
+func numberEnd(b []byte, i int) int {
+	digits := func() bool {
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if !digits() {
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return -1
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return -1
+		}
+	}
+	return i
+}
+
+// mentionsCall reports whether b, read with JSON's escapes decoded wherever they are,
+// holds "tools/call": what a lenient parser (one that takes NaN, comments or trailing
+// commas) might read as a call in bytes that are not JSON.
+func mentionsCall(b []byte) bool {
+	const want = "tools/call"
+	matched := 0
+	for i := 0; i < len(b); {
+		r, size := rune(b[i]), 1
+		if b[i] == '\\' && i+1 < len(b) {
+			switch b[i+1] {
+			case '/':
+				r, size = '/', 2
+			case 'u':
+				if i+5 < len(b) && isHex(b[i+2]) && isHex(b[i+3]) && isHex(b[i+4]) && isHex(b[i+5]) {
+					r, size = rune(hexValue(b[i+2:i+6])), 6
+				}
+			}
+		} else if b[i] >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(b[i:])
+		}
+		i += size
+		switch {
+		case r == rune(want[matched]):
+			matched++
+		case r == rune(want[0]):
+			matched = 1
+		default:
+			matched = 0
+		}
+		if matched == len(want) {
+			return true
+		}
+	}
+	return false
+}
+
+func hexValue(h []byte) int {
+	n := 0
+	for _, c := range h {
+		n <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			n |= int(c - '0')
+		case c >= 'a' && c <= 'f':
+			n |= int(c-'a') + 10
+		default:
+			n |= int(c-'A') + 10
+		}
+	}
+	return n
+}
