@@ -5,19 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
-// This file is the adapter's room: everything that knows mcp-go. It finds the called
-// tool's schema, and turns the guard's decision into mcp-go results.
+// This file is the adapter's room: everything that knows mcp-go but what it reads of
+// mcp-go's internals (mcpgo_internals.go). It finds the called tool's schema, and turns
+// the guard's decision into mcp-go results.
 
 // Middleware returns mcp-go tool middleware that validates every tools/call against the
 // called tool's inputSchema before the handler runs:
@@ -127,7 +126,7 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 		return g.checkResult(ctx, req, &call, out, h)
 	}
 	g.placement.binds.Store(true)
-	boundCode.Store(reflect.ValueOf(bound).Pointer())
+	boundCode.Store(codePointer(bound))
 	return bound
 }
 
@@ -149,37 +148,6 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *
 	}
 	return res, nil
 }
-
-// needsInput reports whether res asks the client for input before the tool can finish
-// (2026-07-28's multi round-trip): not the tool's result, which comes when the client calls
-// again with the input, but a question, which has no structuredContent to check.
-func needsInput(res *mcp.CallToolResult) bool {
-	at := &resultTypeField
-	return at.ok && *(*string)(unsafe.Add(unsafe.Pointer(res), at.offset)) == "input_required"
-}
-
-// CallToolResult.ResultType, in its embedded Result, came with mcp-go v1.0.0; earlier
-// releases have no result that asks for input. needsInput reads the field where the
-// release has it, so one build serves every release.
-var resultTypeField = func() (at struct {
-	offset uintptr
-	ok     bool
-}) {
-	t := reflect.TypeFor[mcp.CallToolResult]()
-	f, ok := t.FieldByName("ResultType")
-	if !ok || f.Type.Kind() != reflect.String {
-		return at
-	}
-	for _, i := range f.Index { // through structs embedded by value only
-		if t.Kind() != reflect.Struct {
-			return at
-		}
-		at.offset += t.Field(i).Offset
-		t = t.Field(i).Type
-	}
-	at.ok = true
-	return at
-}()
 
 // structuredContent is the JSON text mcp-go sends as a result's structuredContent: the raw
 // bytes when it has them, else the value marshalled; nil when the result has none.
@@ -228,22 +196,6 @@ func (c *checkedCall) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// argsIdentity identifies a call's arguments by the addresses of their raw bytes and their
-// decoded value, never their contents: a handler that forwards other arguments must put
-// them in other values.
-type argsIdentity struct {
-	raw     unsafe.Pointer
-	rawLen  int
-	decoded [2]unsafe.Pointer // the interface's type and value words
-}
-
-func identify(p *mcp.CallToolParams) argsIdentity {
-	return argsIdentity{
-		raw: unsafe.Pointer(unsafe.SliceData(p.RawArguments)), rawLen: len(p.RawArguments),
-		decoded: *(*[2]unsafe.Pointer)(unsafe.Pointer(&p.Arguments)),
-	}
-}
-
 // boundCode is the code of every handler Handler returns: one function literal's.
 var boundCode atomic.Uintptr
 
@@ -259,58 +211,25 @@ type placement struct {
 	probed  atomic.Bool // the guard's middleware was given probeHandler meanwhile
 }
 
-// mcp-go keeps a server's tool middleware in an unexported slice, in the order they run,
-// under a lock, where last reads them. A release that keeps them elsewhere leaves the
-// adapter to learn its place from the handlers it wraps.
-var middlewareList = func() (at struct {
-	list, lock uintptr
-	ok         bool
-}) {
-	t := reflect.TypeFor[server.MCPServer]()
-	var okList, okLock bool
-	at.list, okList = fieldOffset(t, "toolHandlerMiddlewares", reflect.TypeFor[[]server.ToolHandlerMiddleware]())
-	at.lock, okLock = fieldOffset(t, "toolMiddlewareMu", reflect.TypeFor[sync.RWMutex]())
-	at.ok = okList && okLock
-	return at
-}()
-
-// fieldOffset returns the offset in struct type t of its own field name, if it has one of
-// type want. A field promoted from an embedded struct does not count: its offset is within
-// that struct, which may even be behind a pointer.
-func fieldOffset(t reflect.Type, name string, want reflect.Type) (uintptr, bool) {
-	f, ok := t.FieldByName(name)
-	if !ok || len(f.Index) != 1 || f.Type != want {
-		return 0, false
-	}
-	return f.Offset, true
-}
-
 // last reports whether the guard's middleware runs last on srv, next to the handler.
 func (g *Guard) last(srv *server.MCPServer) bool {
-	switch at := &middlewareList; {
-	case srv == nil:
+	if srv == nil {
 		return false
-	case !at.ok:
-		return g.placement.innermost.Load() == srv
-	default:
-		mu := (*sync.RWMutex)(unsafe.Add(unsafe.Pointer(srv), at.lock))
-		mu.RLock()
-		mws := *(*[]server.ToolHandlerMiddleware)(unsafe.Add(unsafe.Pointer(srv), at.list))
-		var p unsafe.Pointer
-		if len(mws) > 0 {
-			p = funcPointer(mws[len(mws)-1])
-		}
-		mu.RUnlock()
-		if _, ours := g.placement.ours.Load(p); ours || p == nil {
-			return ours
-		}
-		if inner, known := g.placement.composed.Load(p); known {
-			return inner.(bool)
-		}
-		inner := g.wrapsDirectly(mws[len(mws)-1])
-		g.placement.composed.Store(p, inner)
-		return inner
 	}
+	mw, known := lastMiddleware(srv)
+	if !known {
+		return g.placement.innermost.Load() == srv
+	}
+	p := funcPointer(mw)
+	if _, ours := g.placement.ours.Load(p); ours || p == nil {
+		return ours
+	}
+	if inner, known := g.placement.composed.Load(p); known {
+		return inner.(bool)
+	}
+	inner := g.wrapsDirectly(mw)
+	g.placement.composed.Store(p, inner)
+	return inner
 }
 
 // wrapsDirectly reports whether mw, wrapped around a handler, passes that very handler to
@@ -339,7 +258,7 @@ var probeHandler server.ToolHandlerFunc = func(context.Context, mcp.CallToolRequ
 }
 
 func (g *Guard) bound(next server.ToolHandlerFunc) bool {
-	return g.placement.binds.Load() && reflect.ValueOf(next).Pointer() == boundCode.Load()
+	return g.placement.binds.Load() && codePointer(next) == boundCode.Load()
 }
 
 // TaskHandler wraps the handler of a tool registered with AddTaskTool, which mcp-go runs
@@ -438,6 +357,20 @@ func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.
 	return k
 }
 
+// findTool returns the tool that mcp-go runs for a call of name: the session's tool of that
+// name if there is one, else the server's.
+func findTool(srv *server.MCPServer, session server.ClientSession, name string) (server.ServerTool, bool) {
+	if s, ok := session.(server.SessionWithTools); ok {
+		if st, ok := sessionTool(s, name); ok {
+			return st, true
+		}
+	}
+	if srv == nil {
+		return server.ServerTool{}, false
+	}
+	return serverTool(srv, name)
+}
+
 // resultSchema returns the compilation of t's outputSchema when results are checked and t
 // declares one, else nil.
 func (g *Guard) resultSchema(t *mcp.Tool) *core.Schema {
@@ -478,17 +411,6 @@ func outputSchemaOf(t *mcp.Tool) ([]byte, error) {
 	return json.Marshal(t.OutputSchema)
 }
 
-// funcPointer identifies a func value: its closure, or its function. Two func values are
-// the same func when their pointers are equal.
-func funcPointer[F server.ToolHandlerFunc | server.ToolHandlerMiddleware](f F) unsafe.Pointer {
-	return *(*unsafe.Pointer)(unsafe.Pointer(&f))
-}
-
-// sameCode reports whether f and g run the same code: closures of one function literal.
-func sameCode(f, g server.ToolHandlerFunc) bool {
-	return f != nil && g != nil && reflect.ValueOf(f).Pointer() == reflect.ValueOf(g).Pointer()
-}
-
 // schemaFor returns the compilation of tool's schema, compiling it on the first call that
 // declares its text.
 func (g *Guard) schemaFor(tool *mcp.Tool, key schemaKey) *core.Schema {
@@ -517,68 +439,6 @@ func (g *Guard) call(session server.ClientSession, tool string) core.Call {
 		call.Client, call.ClientVersion = impl.Name, impl.Version
 	}
 	return call
-}
-
-// schemaKey identifies a tool's schema by the identity of the values it is built from:
-// addresses and lengths, never contents, so a cache hit reads no schema. A tool registered
-// again with a new schema has new values, hence a new key. (Changing a registered tool's
-// maps in place is a data race in mcp-go itself.)
-type schemaKey struct {
-	raw, props, defs, required, order, additional unsafe.Pointer
-	rawLen, requiredLen, orderLen                 int
-	typ                                           string
-	additionalBool                                int8 // 1 false, 2 true
-	output                                        bool // an outputSchema, which mcp-go marshals its own way
-}
-
-// keyOf keys a schema given as raw bytes or as mcp-go's schema struct (an outputSchema
-// converted to the input schema's type, which has the same fields).
-func keyOf(raw json.RawMessage, s *mcp.ToolInputSchema) schemaKey {
-	k := schemaKey{
-		raw: unsafe.Pointer(unsafe.SliceData(raw)), rawLen: len(raw),
-		props: mapPointer(s.Properties), defs: mapPointer(s.Defs),
-		required: unsafe.Pointer(unsafe.SliceData(s.Required)), requiredLen: len(s.Required),
-		typ: s.Type,
-	}
-	if at := &propertyOrder; at.ok {
-		order := *(*[]string)(unsafe.Add(unsafe.Pointer(s), at.offset))
-		k.order, k.orderLen = unsafe.Pointer(unsafe.SliceData(order)), len(order)
-	}
-	switch a := s.AdditionalProperties.(type) {
-	case nil:
-	case bool:
-		k.additionalBool = 1
-		if a {
-			k.additionalBool = 2
-		}
-	default:
-		if v := reflect.ValueOf(a); v.Kind() == reflect.Map || v.Kind() == reflect.Pointer {
-			k.additional = v.UnsafePointer()
-		} else {
-			// A value without identity: key on its JSON text, the slow but exact way.
-			b, _ := json.Marshal(a)
-			k.typ += "\x00" + string(b)
-		}
-	}
-	return k
-}
-
-// ToolInputSchema.PropertyOrder, the order in which the schema's text lists its properties,
-// came with mcp-go v1.1.0; earlier releases list them sorted, so there is nothing to key on.
-// keyOf reads the field where the release has it, so one build serves every release.
-var propertyOrder = func() (at struct {
-	offset uintptr
-	ok     bool
-}) {
-	at.offset, at.ok = fieldOffset(reflect.TypeFor[mcp.ToolInputSchema](), "PropertyOrder", reflect.TypeFor[[]string]())
-	return at
-}()
-
-func mapPointer(m map[string]any) unsafe.Pointer {
-	if m == nil {
-		return nil
-	}
-	return reflect.ValueOf(m).UnsafePointer()
 }
 
 // schemaOf returns the inputSchema as tools/list advertises it. A tool built without any

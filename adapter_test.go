@@ -408,12 +408,12 @@ func TestPropertyOrderKey(t *testing.T) {
 	b := a
 	order := reflect.ValueOf(&b.InputSchema).Elem().FieldByName("PropertyOrder")
 	if !order.IsValid() {
-		if propertyOrder.ok {
-			t.Fatal("propertyOrder found a field that reflect does not")
+		if schemaFields.order {
+			t.Fatal("keyOf found a PropertyOrder that reflect does not")
 		}
 		t.Skip("this mcp-go has no ToolInputSchema.PropertyOrder")
 	}
-	if !propertyOrder.ok {
+	if !schemaFields.order {
 		t.Fatal("keyOf does not read this mcp-go's PropertyOrder")
 	}
 	order.Set(reflect.ValueOf([]string{"b", "a"}))
