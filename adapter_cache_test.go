@@ -59,7 +59,7 @@ func TestSchemaCompiledOncePerText(t *testing.T) {
 			t.Fatal("server tool refused a valid call")
 		}
 	}
-	if st := g.Core().CacheStats(); st.Compiled != 1 || st.Texts != 1 || st.Bindings != 7 {
+	if st := g.core.CacheStats(); st.Compiled != 1 || st.Texts != 1 || st.Bindings != 7 {
 		t.Errorf("7 tools with one schema text: %+v, want 1 compilation, 1 text and 7 bindings", st)
 	}
 }

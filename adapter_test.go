@@ -488,7 +488,7 @@ func TestGuardCheckServer(t *testing.T) {
 		t.Errorf("broken schemas %v, want %v", got, want)
 	}
 	// weather and gamma share one text: 6 texts, 7 bindings (beta has two schemas).
-	if st := g.Core().CacheStats(); st.Compiled != 6 || st.Texts != 6 || st.Bindings != 7 {
+	if st := g.core.CacheStats(); st.Compiled != 6 || st.Texts != 6 || st.Bindings != 7 {
 		t.Errorf("cache %+v, want 6 compilations and texts, 7 bindings", st)
 	}
 	if st := g.Stats(); len(st) != 0 {
@@ -511,7 +511,7 @@ func TestGuardCheckServer(t *testing.T) {
 	if err := g.CheckServer(srv); err == nil {
 		t.Error("CheckServer again: no error")
 	}
-	if n := g.Core().CacheStats().Compiled; n != 6 {
+	if n := g.core.CacheStats().Compiled; n != 6 {
 		t.Errorf("after the calls and CheckServer again, %d compilations, want 6", n)
 	}
 }

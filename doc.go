@@ -88,7 +88,7 @@
 // [Event], …) as its own, so an mcp-go server needs no other import. Servers on the
 // official Go SDK use [github.com/mcpvalidate/mcpvalidate/gosdk], a module of its own with
 // the same names, and depend on no mcp-go module; a process serving both shares one guard
-// through [Guard.Core] and gosdk's Wrap.
+// through [Guard.Share] and gosdk's Wrap.
 //
 // # Compatibility
 //

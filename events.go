@@ -26,6 +26,11 @@ const (
 // RefusalsPerRepair). See [core.ToolStats].
 type ToolStats = core.ToolStats
 
+// Shared is a guard as one framework's adapter hands it to another's (Share, then Wrap),
+// so that a process serving through both shares one cache and one set of counters. It is
+// opaque.
+type Shared = core.Shared
+
 // A ToolError is a tool whose inputSchema or outputSchema does not compile, as
 // the guard's start-up check reports it. See [core.ToolError].
 type ToolError = core.ToolError

@@ -23,14 +23,21 @@ type Guard struct {
 }
 
 // New returns a Guard configured by opts.
-func New(opts ...Option) *Guard { return Wrap(core.New(opts...)) }
+func New(opts ...Option) *Guard { return &Guard{core: core.New(opts...)} }
 
-// Wrap returns a Guard for mcp-go servers around the guard g, sharing its options, cache
-// and counters, for a process that serves through more than one framework.
-func Wrap(g *core.Guard) *Guard { return &Guard{core: g} }
+// Wrap returns a Guard for mcp-go servers around another framework's guard, shared with
+// [Guard.Share] there: one cache, one set of counters and the same options, for a process
+// that serves through both. With a go-sdk server's guard s, mcpvalidate.Wrap(s.Share()).
+// The zero Shared gives a guard with the default options.
+func Wrap(s Shared) *Guard {
+	if g := core.Unshare(s); g != nil {
+		return &Guard{core: g}
+	}
+	return New()
+}
 
-// Core returns the guard the adapter wraps, to share with the adapter of another framework.
-func (g *Guard) Core() *core.Guard { return g.core }
+// Share returns the guard as [Wrap] of another framework's adapter takes it.
+func (g *Guard) Share() Shared { return g.core.Share() }
 
 // Stats returns a snapshot of every tool's counters, sorted by tool name. See
 // [core.Guard.Stats].

@@ -13,7 +13,7 @@ import (
 // adapterPlumbing are the core's exported names that only adapters use: a user never
 // meets them, so they have no counterpart here.
 var adapterPlumbing = map[string]bool{
-	"Call": true, "Schema": true, "Unusable": true, "Verdict": true, "Guard": true, "CacheStats": true,
+	"Call": true, "Schema": true, "Unusable": true, "Verdict": true, "Guard": true, "CacheStats": true, "Unshare": true,
 }
 
 // TestEveryCoreNameHasItsCounterpart: every exported option, kind, outcome, type and

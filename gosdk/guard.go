@@ -26,15 +26,21 @@ type Guard struct {
 }
 
 // New returns a Guard configured by opts.
-func New(opts ...Option) *Guard { return Wrap(core.New(opts...)) }
+func New(opts ...Option) *Guard { return &Guard{core: core.New(opts...)} }
 
-// Wrap returns a Guard for go-sdk servers around the guard g, sharing its options, cache
-// and counters, for a process that serves through more than one framework: with an mcp-go
-// server's guard m, gosdk.Wrap(m.Core()).
-func Wrap(g *core.Guard) *Guard { return &Guard{core: g} }
+// Wrap returns a Guard for go-sdk servers around another framework's guard, shared with
+// its Share method: one cache, one set of counters and the same options, for a process
+// that serves through both. With an mcp-go server's guard m, gosdk.Wrap(m.Share()). The
+// zero Shared gives a guard with the default options.
+func Wrap(s Shared) *Guard {
+	if g := core.Unshare(s); g != nil {
+		return &Guard{core: g}
+	}
+	return New()
+}
 
-// Core returns the guard the adapter wraps, to share with the adapter of another framework.
-func (g *Guard) Core() *core.Guard { return g.core }
+// Share returns the guard as Wrap of another framework's adapter takes it.
+func (g *Guard) Share() Shared { return g.core.Share() }
 
 // Stats returns a snapshot of every tool's counters, sorted by tool name. When more than
 // 4,096 tool names have been called, the counters of those called least recently are

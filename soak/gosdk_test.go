@@ -115,7 +115,7 @@ func hasSession(srv *mcp.Server) bool {
 	return false
 }
 
-func (s *gosdkServer) guard() *core.Guard { return s.g.Core() }
+func (s *gosdkServer) guard() *core.Guard { return core.Unshare(s.g.Share()) }
 
 func (s *gosdkServer) stop() {
 	s.front.CloseClientConnections()

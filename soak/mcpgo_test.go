@@ -80,7 +80,7 @@ func (m *mcpgoServer) register(version int) {
 	m.srv.AddTools(tools...)
 }
 
-func (m *mcpgoServer) guard() *core.Guard { return m.g.Core() }
+func (m *mcpgoServer) guard() *core.Guard { return core.Unshare(m.g.Share()) }
 
 func (m *mcpgoServer) stop() {
 	m.front.CloseClientConnections()

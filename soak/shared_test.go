@@ -35,7 +35,7 @@ func TestOneGuardForBothFrameworks(t *testing.T) {
 	other := sdk.NewServer(&sdk.Implementation{Name: "weather", Version: "1.0.0"}, nil)
 	tool := &sdk.Tool{Name: "weather", InputSchema: json.RawMessage(schema)}
 	var ran atomic.Int64
-	other.AddTool(tool, gosdk.Wrap(guard.Core()).Handler(tool, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	other.AddTool(tool, gosdk.Wrap(guard.Share()).Handler(tool, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		ran.Add(1)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "Sunny"}}}, nil
 	}))

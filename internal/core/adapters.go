@@ -89,3 +89,14 @@ func (e *ToolError) Error() string {
 
 // Unwrap returns the compile error, usually a [*SchemaError].
 func (e *ToolError) Unwrap() error { return e.Err }
+
+// Shared is a guard as one framework's adapter hands it to another's, so that a process
+// serving through both shares one cache and one set of counters: opaque, with no method a
+// user could reach the guard through.
+type Shared struct{ g *Guard }
+
+// Share returns g as a [Shared].
+func (g *Guard) Share() Shared { return Shared{g} }
+
+// Unshare returns the guard s holds, or nil for the zero Shared.
+func Unshare(s Shared) *Guard { return s.g }
