@@ -12,7 +12,8 @@ import (
 
 // TestAdopterModuleGraphs: a fresh module that adopts mcpvalidate for one framework holds
 // no module of the other in its module graph, so go mod tidy never downloads it nor
-// raises the versions of what they share.
+// raises the versions of what they share, and its framework at the oldest release
+// supported, so that adopting moves no server past it.
 func TestAdopterModuleGraphs(t *testing.T) {
 	t.Parallel()
 	checkout, err := filepath.Abs(".")
@@ -31,7 +32,7 @@ import (
 )
 
 func main() { server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(mcpvalidate.Middleware())) }
-`, "github.com/mark3labs/mcp-go@", "github.com/modelcontextprotocol/go-sdk"},
+`, "github.com/mark3labs/mcp-go@v0.56.0", "github.com/modelcontextprotocol/go-sdk"},
 		{"go-sdk", "github.com/mcpvalidate/mcpvalidate/gosdk", `package main
 
 import (
@@ -44,7 +45,7 @@ func main() {
 	tool := &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}
 	mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil).AddTool(tool, gosdk.New().Handler(tool, nil))
 }
-`, "github.com/modelcontextprotocol/go-sdk@", "github.com/mark3labs/mcp-go"},
+`, "github.com/modelcontextprotocol/go-sdk@v1.7.0", "github.com/mark3labs/mcp-go"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
