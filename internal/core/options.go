@@ -13,6 +13,7 @@ type config struct {
 	maxViolations int
 	formatter     Formatter
 	observers     []func(Event)
+	ends          []func(CallEnd)
 	cacheBudget   int64
 	reportOnly    bool
 	outputs       bool
