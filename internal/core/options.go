@@ -37,6 +37,18 @@ func newConfig(opts []Option) config {
 	return c
 }
 
+// Join returns the option that applies opts in order: what a package that configures a
+// guard in more than one way (such as mcpvalidate's OpenTelemetry module) hands its user.
+func Join(opts ...Option) Option {
+	return func(c *config) {
+		for _, o := range opts {
+			if o != nil {
+				o(c)
+			}
+		}
+	}
+}
+
 // WithFullEngine validates every schema with the full JSON Schema engine
 // (santhosh-tekuri/jsonschema) rather than the subset that otherwise validates every
 // schema: many times slower, with violations of the same kinds in the same order. It is
