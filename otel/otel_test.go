@@ -82,7 +82,7 @@ func (r *rig) collect(t *testing.T) map[string]metricdata.Metrics {
 func attrs(s attribute.Set) string {
 	var kv []string
 	for _, a := range s.ToSlice() {
-		kv = append(kv, string(a.Key)+"="+a.Value.Emit())
+		kv = append(kv, string(a.Key)+"="+a.Value.String())
 	}
 	slices.Sort(kv)
 	return strings.Join(kv, ",")
@@ -259,8 +259,8 @@ func TestSpans(t *testing.T) {
 		t.Errorf("count %d, shown %d; want 4 and 4", ev[KeyViolationCount].AsInt64(), ev[KeyPathsShown].AsInt64())
 	}
 	for _, kv := range append(refusal.Attributes(), refusal.Events()[0].Attributes...) {
-		if strings.Contains(kv.Value.Emit(), "hunter2") {
-			t.Errorf("%s carries a value sent: %s", kv.Key, kv.Value.Emit())
+		if strings.Contains(kv.Value.String(), "hunter2") {
+			t.Errorf("%s carries a value sent: %s", kv.Key, kv.Value.String())
 		}
 	}
 
@@ -313,7 +313,7 @@ func TestReportOnly(t *testing.T) {
 	s := r.spans.Ended()[0]
 	for _, kv := range s.Attributes() {
 		if kv.Key == KeyErrorType {
-			t.Errorf("a report-only refusal's span has error.type %s", kv.Value.Emit())
+			t.Errorf("a report-only refusal's span has error.type %s", kv.Value.String())
 		}
 	}
 	if len(s.Events()) != 1 {

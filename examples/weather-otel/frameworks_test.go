@@ -53,7 +53,7 @@ func (in *instruments) points(t *testing.T) map[string]int64 {
 	key := func(name string, s attribute.Set) string {
 		var kv []string
 		for _, a := range s.ToSlice() {
-			kv = append(kv, string(a.Key)+"="+a.Value.Emit())
+			kv = append(kv, string(a.Key)+"="+a.Value.String())
 		}
 		slices.Sort(kv)
 		return name + "{" + strings.Join(kv, ",") + "}"
