@@ -58,8 +58,9 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 		if g.bound(next) {
 			return next // it checks its own schema
 		}
-		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			k := g.admit(ctx, req, next)
+			defer func() { g.core.Ended(&k.call, err != nil || res == nil || res.IsError) }()
 			if k.verdict.Refused() {
 				return refusal(k.verdict), nil
 			}
@@ -90,7 +91,7 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 // outputSchema. Arguments a handler forwards to it in place of its call's are checked.
 func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHandlerFunc {
 	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
-	bound := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	bound := func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		c, outSchema := g.schemaFor(&tool, key), g.resultSchema(&tool)
 		mark, _ := ctx.Value(checkedKey{g}).(*checkedCall)
 		args := identify(&req.Params)
@@ -101,6 +102,10 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 		}
 		call := g.call(server.ClientSessionFromContext(ctx), req.Params.Name)
 		call.ChecksResult = outSchema != nil && !(sameCall && mark.out == outSchema)
+		call.Context = ctx
+		if mark == nil { // else the middleware around it reports the call's end
+			defer func() { g.core.Ended(&call, err != nil || res == nil || res.IsError) }()
+		}
 		if !argsChecked {
 			raw := req.Params.RawArguments
 			if mark != nil && mark.args.raw == args.raw && mark.args.rawLen == args.rawLen && mark.args.decoded != args.decoded {
@@ -322,6 +327,7 @@ func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.
 	session := server.ClientSessionFromContext(ctx)
 	srv := server.ServerFromContext(ctx)
 	k := checked{call: g.call(session, req.Params.Name)}
+	k.call.Context = ctx
 	st, ok := findTool(srv, session, req.Params.Name)
 	switch {
 	case !ok && srv == nil:

@@ -20,6 +20,10 @@ const DefaultCacheBudget = core.DefaultCacheBudget
 // [core.WithObserver].
 func WithObserver(fn func(Event)) Option { return core.WithObserver(fn) }
 
+// WithCallEnd calls fn when a validated call ends, after its handler returned or the guard
+// answered in its place, with the call's context and duration. See [core.WithCallEnd].
+func WithCallEnd(fn func(CallEnd)) Option { return core.WithCallEnd(fn) }
+
 // WithLogger logs refusals of arguments and results (at Info) and broken schemas (at Error)
 // to l, saying so when they only report (WithReportOnly). See [core.WithLogger].
 func WithLogger(l *slog.Logger) Option { return core.WithLogger(l) }

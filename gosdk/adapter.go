@@ -33,9 +33,11 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 	if g.ChecksResults() && t.OutputSchema != nil {
 		out = bind(g, t.OutputSchema)
 	}
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		call := callOf(g, req)
 		call.ChecksResult = out != nil
+		call.Context = ctx
+		defer func() { g.Ended(&call, err != nil || res == nil || res.IsError) }()
 		var args []byte
 		if req.Params != nil {
 			args = req.Params.Arguments
@@ -55,7 +57,7 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 			g.Unchecked(&call)
 			return h(ctx, req)
 		}
-		res, err := h(ctx, req)
+		res, err = h(ctx, req)
 		if err != nil || res == nil || res.IsError || res.InputRequests != nil {
 			// Only a final success is checked: a result with input requests (even none,
 			// asking the client to retry) asks for input before the tool can finish.
@@ -174,8 +176,11 @@ func callOf(g *core.Guard, req *mcp.CallToolRequest) core.Call {
 	}
 	call.Session = req.Session.ID()
 	if g.Observed() {
-		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-			call.Client, call.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
+		if p := req.Session.InitializeParams(); p != nil {
+			call.ProtocolVersion = p.ProtocolVersion
+			if p.ClientInfo != nil {
+				call.Client, call.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
+			}
 		}
 	}
 	return call

@@ -9,8 +9,13 @@ import "github.com/mcpvalidate/mcpvalidate/internal/core"
 
 // An Event reports one validated call to an observer ([WithObserver]): Tool, Outcome,
 // SessionID, ClientName and ClientVersion, Violations (never argument values), Err (why a
-// schema is broken), Duration (of the check) and ReportOnly. See [core.Event].
+// schema is broken), Duration (of the check), ReportOnly, Retries (the refusals an
+// accepted call repairs), Context and ProtocolVersion. See [core.Event].
 type Event = core.Event
+
+// A CallEnd reports the end of one validated call to [WithCallEnd]: its context, tool,
+// duration and whether its result is an error. See [core.CallEnd].
+type CallEnd = core.CallEnd
 
 // Outcome is what became of a tool call.
 type Outcome = core.Outcome

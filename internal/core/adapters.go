@@ -1,6 +1,10 @@
 package core
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"time"
+)
 
 // The guard's side of a framework adapter: a framework's tools/call comes in as a Call
 // and a Schema, a Verdict goes out. The adapters of this module (mcp-go in the root
@@ -19,8 +23,49 @@ type Call struct {
 	// its result goes to the client; a result withheld leaves them awaiting repair.
 	ChecksResult bool
 
+	// ProtocolVersion is the MCP protocol version the session negotiated, when the
+	// framework tells it.
+	ProtocolVersion string
+	// Context is the call's context as its handler receives it, with its trace span; nil
+	// when the adapter has none.
+	Context context.Context
+
 	counters  *toolState
-	repairing bool // accepted, its result not yet known to reach the client
+	repairing bool      // accepted, its result not yet known to reach the client
+	start     time.Time // when the call's first check began, for WithCallEnd
+}
+
+// Ended tells the call-end observers ([WithCallEnd]) that the call ended, its result an
+// error (isError, or an error returned) or not. An adapter calls it once per call it
+// checked, after the handler returns or the guard answers instead.
+func (g *Guard) Ended(call *Call, isError bool) {
+	if len(g.cfg.ends) == 0 || call.start.IsZero() {
+		return
+	}
+	e := CallEnd{Context: call.Context, Tool: call.Tool, ProtocolVersion: call.ProtocolVersion,
+		Duration: time.Since(call.start), IsError: isError}
+	for _, fn := range g.cfg.ends {
+		func() {
+			defer func() { _ = recover() }() // an observer's bug must not decide the call
+			fn(e)
+		}()
+	}
+}
+
+// A CallEnd reports the end of one validated tools/call to the observers of [WithCallEnd].
+type CallEnd struct {
+	Context         context.Context // the call's context; nil when the adapter has none
+	Tool            string          // the tool called
+	ProtocolVersion string          // as the session negotiated it, when the framework tells it
+	Duration        time.Duration   // from the start of the check to the end of the call
+	IsError         bool            // the result is an error: a refusal, or the tool's own
+}
+
+// WithCallEnd calls fn when a validated call ends, after its handler returned or the
+// guard answered in its place, on the caller's goroutine: what an operation's duration
+// is measured by. fn must be quick.
+func WithCallEnd(fn func(CallEnd)) Option {
+	return func(c *config) { c.ends = append(c.ends, fn) }
 }
 
 // counters returns the counters of the call's tool.
@@ -33,7 +78,7 @@ func (g *Guard) counters(call *Call) *toolState {
 
 // Observed reports whether the guard has observers, the only ones told the client's name
 // and version: an adapter that must look them up may skip it otherwise.
-func (g *Guard) Observed() bool { return len(g.cfg.observers) > 0 }
+func (g *Guard) Observed() bool { return len(g.cfg.observers) > 0 || len(g.cfg.ends) > 0 }
 
 // ChecksResults reports whether results are checked against their tool's outputSchema
 // ([WithOutputValidation]).

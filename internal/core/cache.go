@@ -44,6 +44,9 @@ type schemaCache struct {
 	byKey    sync.Map // key -> *binding, read without the lock
 	build    func([]byte) (*Validator, error)
 	compiled atomic.Int64
+	hits     atomic.Int64 // lookups that found a binding
+	misses   atomic.Int64 // lookups that found none
+	evicted  atomic.Int64 // bindings evicted to stay within the budget
 
 	mu     sync.Mutex
 	byText map[string]*Schema
@@ -81,8 +84,10 @@ func newSchemaCache(budget int64, build func([]byte) (*Validator, error)) *schem
 func (sc *schemaCache) lookup(key any) *Schema {
 	v, ok := sc.byKey.Load(key)
 	if !ok {
+		sc.misses.Add(1)
 		return nil
 	}
+	sc.hits.Add(1)
 	b := v.(*binding)
 	if !b.used.Load() {
 		b.used.Store(true)
@@ -170,6 +175,7 @@ func (sc *schemaCache) shed(spare *Schema) {
 // The last binding takes its place, to be looked at next.
 func (sc *schemaCache) evict(i int) {
 	b := sc.ring[i]
+	sc.evicted.Add(1)
 	last := len(sc.ring) - 1
 	sc.ring[i] = sc.ring[last]
 	sc.ring[last] = nil
@@ -195,10 +201,15 @@ type CacheStats struct {
 	Compiled int64 // compilations run since the guard was made, evicted ones included
 	Bindings int   // schema identities bound to a text (see Guard.Bind)
 	Held     int64 // bytes the cache holds by its count, within WithCacheBudget
+	Hits     int64 // lookups of a schema's identity that found its compilation
+	Misses   int64 // lookups that did not, each followed by a Bind
+	Evicted  int64 // bindings evicted to keep within WithCacheBudget
 }
 
 // CacheStats returns what the guard's schema cache holds now.
 func (g *Guard) CacheStats() CacheStats {
 	texts, bindings, held := g.schemas.size()
-	return CacheStats{Texts: texts, Compiled: g.schemas.compiled.Load(), Bindings: bindings, Held: held}
+	sc := g.schemas
+	return CacheStats{Texts: texts, Compiled: sc.compiled.Load(), Bindings: bindings, Held: held,
+		Hits: sc.hits.Load(), Misses: sc.misses.Load(), Evicted: sc.evicted.Load()}
 }

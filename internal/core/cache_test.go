@@ -100,8 +100,12 @@ func TestFailedCompileKept(t *testing.T) {
 			g.Check(&Call{Tool: tool}, s, []byte(`{}`), nil)
 		}
 	}
-	if st := g.CacheStats(); st.Compiled != 2 || st.Held > 1<<20 {
+	st := g.CacheStats()
+	if st.Compiled != 2 || st.Held > 1<<20 {
 		t.Errorf("after 10 calls to each of 2 tools: %+v, want 2 compilations within the budget", st)
+	}
+	if st.Hits+st.Misses != 20 || st.Misses != st.Evicted+int64(st.Bindings) {
+		t.Errorf("cache counts %+v: want 20 lookups, each miss bound and then evicted or still bound", st)
 	}
 }
 

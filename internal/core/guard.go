@@ -78,6 +78,13 @@ type Event struct {
 	Violations    []Violation   // Refused, ResultRefused: why, in the arguments or the result
 	Err           error         // SchemaBroken: the compile error
 	Duration      time.Duration // of the check alone, not of the handler
+	// Retries, for an Accepted call, counts the refusals of the same tool in the same
+	// MCP session that it repairs; 0 when it repairs none.
+	Retries int
+	// Context is the call's context as its handler receives it, carrying its trace span;
+	// nil when the adapter has none.
+	Context         context.Context
+	ProtocolVersion string // the MCP protocol version, when the framework tells it
 	// ReportOnly: the guard runs WithReportOnly, so a call Refused or SchemaBroken was
 	// not refused: its handler ran; a result ResultRefused reached the client.
 	ReportOnly bool
@@ -190,7 +197,7 @@ func (g *Guard) verdict(text string, of judged, vs []Violation, shown []string) 
 // none (nil), the decoded value (nil, or a map[string]any).
 func (g *Guard) Check(call *Call, s *Schema, args []byte, value any) (vd Verdict) {
 	v, err := g.schemas.validator(s)
-	start := g.startClock()
+	start := g.started(call)
 	var vs []Violation
 	outcome := Accepted
 	defer func() {
@@ -226,7 +233,7 @@ func (g *Guard) Check(call *Call, s *Schema, args []byte, value any) (vd Verdict
 func (g *Guard) ResultValidator(call *Call, s *Schema) (*Validator, Verdict) {
 	v, err := g.schemas.validator(s)
 	if err != nil {
-		g.observe(call, SchemaBroken, nil, fmt.Errorf("outputSchema: %w", err), g.startClock())
+		g.observe(call, SchemaBroken, nil, fmt.Errorf("outputSchema: %w", err), g.started(call))
 		return nil, g.verdict(brokenOutputText, ofResult, nil, nil)
 	}
 	return v, Verdict{}
@@ -235,7 +242,7 @@ func (g *Guard) ResultValidator(call *Call, s *Schema) (*Validator, Verdict) {
 // CheckResult validates the structured content of a successful result, the JSON text the
 // client is sent (nil when the result has none), against the tool's outputSchema v.
 func (g *Guard) CheckResult(call *Call, v *Validator, content []byte) (vd Verdict) {
-	start := g.startClock()
+	start := g.started(call)
 	defer func() {
 		if r := recover(); r != nil {
 			vs := []Violation{{Kind: KindOther, Detail: "the result could not be validated", InResult: true}}
@@ -268,7 +275,7 @@ var noStructuredContent = Violation{Kind: KindRequired, Keyword: "outputSchema",
 // its way. The model is asked to call again.
 func (g *Guard) Replaced(call *Call) Verdict {
 	vs := []Violation{{Kind: KindOther, Detail: "the tool was registered again or removed while the call was on its way"}}
-	g.observe(call, Refused, vs, errReplaced, g.startClock())
+	g.observe(call, Refused, vs, errReplaced, g.started(call))
 	return g.verdict(replacedText, ofArguments, nil, nil)
 }
 
@@ -276,10 +283,19 @@ var errReplaced = errors.New("mcpvalidate: the tool was registered again or remo
 
 // startClock starts timing a call; only observers are told how long a call took.
 func (g *Guard) startClock() time.Time {
-	if len(g.cfg.observers) > 0 {
+	if len(g.cfg.observers) > 0 || len(g.cfg.ends) > 0 {
 		return time.Now()
 	}
 	return time.Time{}
+}
+
+// started starts timing a call's check, and the call itself on its first check.
+func (g *Guard) started(call *Call) time.Time {
+	start := g.startClock()
+	if call.start.IsZero() {
+		call.start = start
+	}
+	return start
 }
 
 const (
@@ -409,10 +425,11 @@ var (
 
 func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start time.Time) {
 	t := g.counters(call)
+	retries := 0
 	switch o {
 	case Accepted:
 		g.add(t, &t.accepted, 1)
-		g.accepted(call, t)
+		retries = g.accepted(call, t)
 	case Refused:
 		g.add(t, &t.refused, 1)
 		if g.cfg.reportOnly {
@@ -436,7 +453,7 @@ func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start 
 	}
 	e := Event{Tool: call.Tool, Outcome: o, SessionID: call.Session, ClientName: call.Client,
 		ClientVersion: call.ClientVersion, Violations: vs, Err: err, Duration: time.Since(start),
-		ReportOnly: g.cfg.reportOnly}
+		ReportOnly: g.cfg.reportOnly, Retries: retries, Context: call.Context, ProtocolVersion: call.ProtocolVersion}
 	for _, fn := range g.cfg.observers {
 		g.safely(fn, e)
 	}

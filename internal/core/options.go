@@ -13,6 +13,7 @@ type config struct {
 	maxViolations int
 	formatter     Formatter
 	observers     []func(Event)
+	ends          []func(CallEnd)
 	cacheBudget   int64
 	reportOnly    bool
 	outputs       bool
@@ -34,6 +35,18 @@ func newConfig(opts []Option) config {
 		}
 	}
 	return c
+}
+
+// Join returns the option that applies opts in order: what a package that configures a
+// guard in more than one way (such as mcpvalidate's OpenTelemetry module) hands its user.
+func Join(opts ...Option) Option {
+	return func(c *config) {
+		for _, o := range opts {
+			if o != nil {
+				o(c)
+			}
+		}
+	}
 }
 
 // WithFullEngine validates every schema with the full JSON Schema engine

@@ -101,19 +101,23 @@ func (r *repairs) accept(call *Call) int {
 
 // accepted counts the repair made by the accepted call, or, when its result is to be
 // checked, leaves it to the result's verdict (CheckResult, Unchecked).
-func (g *Guard) accepted(call *Call, t *toolState) {
+func (g *Guard) accepted(call *Call, t *toolState) (retries int) {
 	if call.ChecksResult {
 		call.repairing = true
-		return
+		return 0
 	}
-	g.repaired(call, t)
+	return g.repaired(call, t)
 }
 
-func (g *Guard) repaired(call *Call, t *toolState) {
-	if n := g.repairs.accept(call); n > 0 {
+// repaired counts the repair of the refusals before call, and returns how many it
+// repaired.
+func (g *Guard) repaired(call *Call, t *toolState) int {
+	n := g.repairs.accept(call)
+	if n > 0 {
 		g.add(t, &t.repaired, 1)
 		g.add(t, &t.retries, uint64(n))
 	}
+	return n
 }
 
 // Unchecked tells the guard that the result of an accepted call whose result it was to

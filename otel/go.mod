@@ -1,0 +1,25 @@
+module github.com/mcpvalidate/mcpvalidate/otel
+
+go 1.25.5
+
+require (
+	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000
+	go.opentelemetry.io/otel v1.46.0
+	go.opentelemetry.io/otel/metric v1.46.0
+	go.opentelemetry.io/otel/sdk v1.46.0
+	go.opentelemetry.io/otel/sdk/metric v1.46.0
+	go.opentelemetry.io/otel/trace v1.46.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
+)
+
+replace github.com/mcpvalidate/mcpvalidate/internal => ../internal

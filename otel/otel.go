@@ -1,0 +1,422 @@
+// Package mcpvalidateotel records what an mcpvalidate guard sees as OpenTelemetry metrics
+// and span annotations: the MCP semantic conventions' mcp.server.operation.duration for
+// tools/call, instruments of its own under the mcpvalidate. prefix (calls by outcome,
+// violations by kind and keyword, repairs, retries, the check's own time, the schema
+// cache), and, on the span of each refused call, what was refused and where, never a value.
+//
+// It is a module of its own, so that a server using mcpvalidate without it pulls in no
+// OpenTelemetry. One [Instrumentation] serves guards of both frameworks:
+//
+//	inst, err := mcpvalidateotel.New(mcpvalidateotel.WithMeterProvider(mp))
+//	guard := mcpvalidate.New(inst.Option()) // or gosdk.New(inst.Option())
+//	inst.ObserveCache(guard.Share())
+//
+// Metric attributes stay bounded whatever a model sends: the tool's name (one of the
+// server's tools; past [MaxTools] names, "_other"), the outcome, the violation's kind and
+// keyword; never a member name or a path. Spans carry paths, escaped and elided as the
+// guard's log lines show them, at most [MaxSpanPaths] of them.
+package mcpvalidateotel
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
+)
+
+// ScopeName is the instrumentation scope of the meter the instruments come from.
+const ScopeName = "github.com/mcpvalidate/mcpvalidate/otel"
+
+// OperationBuckets are the explicit bucket boundaries, in seconds, the MCP semantic
+// conventions give mcp.server.operation.duration.
+var OperationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// CheckBuckets are the bucket boundaries, in seconds, of mcpvalidate.check.duration: a
+// check takes microseconds, a hostile one milliseconds.
+var CheckBuckets = []float64{1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1}
+
+// MaxTools bounds the tool names recorded as attribute values; calls to tools named after
+// the first MaxTools are recorded under OtherTool. A server's tools are its own, but one that
+// registers tools under generated names must not grow every backend's series without end.
+const MaxTools = 1000
+
+// OtherTool is the gen_ai.tool.name of the calls to tools beyond [MaxTools].
+const OtherTool = "_other"
+
+// MaxSpanPaths bounds the violation paths a span event lists; the event's
+// mcpvalidate.violation.count says how many violations there were.
+const MaxSpanPaths = 20
+
+// Attribute keys: the conventions' and our own.
+const (
+	KeyMethodName      = attribute.Key("mcp.method.name")
+	KeyToolName        = attribute.Key("gen_ai.tool.name")
+	KeyOperationName   = attribute.Key("gen_ai.operation.name")
+	KeyErrorType       = attribute.Key("error.type")
+	KeyProtocolVersion = attribute.Key("mcp.protocol.version")
+
+	KeyOutcome        = attribute.Key("mcpvalidate.outcome")     // accepted, refused, schema_broken, result_refused
+	KeyReportOnly     = attribute.Key("mcpvalidate.report_only") // the guard refused nothing (WithReportOnly)
+	KeyKind           = attribute.Key("mcpvalidate.violation.kind")
+	KeyKeyword        = attribute.Key("mcpvalidate.violation.keyword")
+	KeyIn             = attribute.Key("mcpvalidate.violation.in") // arguments or result
+	KeyViolationCount = attribute.Key("mcpvalidate.violation.count")
+	KeyKinds          = attribute.Key("mcpvalidate.violation.kinds")
+	KeyPaths          = attribute.Key("mcpvalidate.violation.paths")
+	KeyPathsShown     = attribute.Key("mcpvalidate.violation.paths_shown")
+)
+
+// ToolError is error.type's value for a call whose result is an error (isError), the
+// guard's refusal or the tool's own, as the conventions have it.
+const ToolError = "tool_error"
+
+// RefusalEvent is the name of the span event that records a refusal, a broken schema or a
+// withheld result: what the guard did, and the violations' kinds and paths.
+const RefusalEvent = "mcpvalidate.refusal"
+
+// An Option configures [New].
+type Option func(*config)
+
+type config struct {
+	mp metric.MeterProvider
+}
+
+// WithMeterProvider records the metrics through mp; without it, [New] records none.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *config) { c.mp = mp }
+}
+
+// Instrumentation holds the instruments one process records its guards' calls in. It is
+// safe for concurrent use.
+type Instrumentation struct {
+	operation mcpconv.ServerOperationDuration
+	calls     metric.Int64Counter
+	viols     metric.Int64Counter
+	repairs   metric.Int64Counter
+	retries   metric.Int64Counter
+	check     metric.Float64Histogram
+
+	meter  metric.Meter
+	tools  sync.Map // tool name -> *toolAttrs
+	nTools atomic.Int64
+	other  *toolAttrs
+
+	cacheMu sync.Mutex
+	guards  []*core.Guard
+	cacheOn bool
+}
+
+// toolAttrs are one tool's attribute sets, made once.
+type toolAttrs struct {
+	name     string
+	outcomes [2][5]metric.MeasurementOption // [report only][outcome]
+	tool     metric.MeasurementOption
+	ok, fail metric.MeasurementOption // of the operation: error.type unset, tool_error
+}
+
+// New makes the instruments in the meter of the MeterProvider given by
+// [WithMeterProvider], under the scope [ScopeName].
+func New(opts ...Option) (*Instrumentation, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.mp == nil {
+		c.mp = noop.NewMeterProvider()
+	}
+	in := &Instrumentation{meter: c.mp.Meter(ScopeName)}
+	m := in.meter
+	var err error
+	if in.operation, err = mcpconv.NewServerOperationDuration(m, metric.WithExplicitBucketBoundaries(OperationBuckets...)); err != nil {
+		return nil, err
+	}
+	counters := []struct {
+		into       *metric.Int64Counter
+		name, unit string
+		desc       string
+	}{
+		{&in.calls, "mcpvalidate.calls", "{call}", "Tool calls the guard checked, by tool and outcome."},
+		{&in.viols, "mcpvalidate.violations", "{violation}", "Violations found in refused arguments and results, by tool, kind and keyword."},
+		{&in.repairs, "mcpvalidate.repairs", "{call}", "Accepted calls that followed refusals of the same tool in the same MCP session."},
+		{&in.retries, "mcpvalidate.retries", "{call}", "Refused calls that a later accepted call of the same tool and MCP session repaired."},
+	}
+	for _, k := range counters {
+		if *k.into, err = m.Int64Counter(k.name, metric.WithUnit(k.unit), metric.WithDescription(k.desc)); err != nil {
+			return nil, err
+		}
+	}
+	in.check, err = m.Float64Histogram("mcpvalidate.check.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time the guard spent checking a call's arguments or result, handler excluded."),
+		metric.WithExplicitBucketBoundaries(CheckBuckets...))
+	if err != nil {
+		return nil, err
+	}
+	in.other = newToolAttrs(OtherTool)
+	return in, nil
+}
+
+// Option returns the guard option that records every validated call: pass it to
+// mcpvalidate.New or gosdk.New (their Option is the core's).
+func (in *Instrumentation) Option() core.Option {
+	return core.Join(core.WithObserver(in.Observe), core.WithCallEnd(in.End))
+}
+
+var outcomeNames = [5]string{core.Accepted: "accepted", core.Refused: "refused",
+	core.SchemaBroken: "schema_broken", core.ResultRefused: "result_refused"}
+
+// OutcomeName returns the value of mcpvalidate.outcome for o.
+func OutcomeName(o core.Outcome) string {
+	if int(o) < len(outcomeNames) && outcomeNames[o] != "" {
+		return outcomeNames[o]
+	}
+	return "other"
+}
+
+func newToolAttrs(name string) *toolAttrs {
+	t := &toolAttrs{name: name}
+	tool := KeyToolName.String(name)
+	for ro := range 2 {
+		for o := range outcomeNames {
+			t.outcomes[ro][o] = metric.WithAttributeSet(attribute.NewSet(tool,
+				KeyOutcome.String(OutcomeName(core.Outcome(o))), KeyReportOnly.Bool(ro == 1)))
+		}
+	}
+	t.tool = metric.WithAttributeSet(attribute.NewSet(tool))
+	op := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), tool,
+		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool))}
+	t.ok = metric.WithAttributeSet(attribute.NewSet(op...))
+	t.fail = metric.WithAttributeSet(attribute.NewSet(append(op, KeyErrorType.String(ToolError))...))
+	return t
+}
+
+// attrs returns the attribute sets of the tool name, within MaxTools names.
+func (in *Instrumentation) attrs(name string) *toolAttrs {
+	if v, ok := in.tools.Load(name); ok {
+		return v.(*toolAttrs)
+	}
+	if in.nTools.Load() >= MaxTools {
+		return in.other
+	}
+	v, loaded := in.tools.LoadOrStore(name, newToolAttrs(name))
+	if !loaded && in.nTools.Add(1) > MaxTools {
+		in.tools.Delete(name)
+		return in.other
+	}
+	return v.(*toolAttrs)
+}
+
+// Observe records one validated call ([core.Event]): mcpvalidate.calls, the check's time,
+// violations, repairs and retries, and, on the span in the call's context, the outcome and,
+// unless the call was accepted, a [RefusalEvent]. [Instrumentation.Option] installs it;
+// mcpvalidate.WithObserver(inst.Observe) does too, without the operation's duration.
+func (in *Instrumentation) Observe(e core.Event) {
+	ctx := e.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	t := in.attrs(e.Tool)
+	ro := 0
+	if e.ReportOnly {
+		ro = 1
+	}
+	o := int(e.Outcome)
+	if o >= len(outcomeNames) {
+		o = 0
+	}
+	in.calls.Add(ctx, 1, t.outcomes[ro][o])
+	in.check.Record(ctx, e.Duration.Seconds(), t.outcomes[ro][o])
+	if e.Retries > 0 {
+		in.repairs.Add(ctx, 1, t.tool)
+		in.retries.Add(ctx, int64(e.Retries), t.tool)
+	}
+	for _, v := range e.Violations {
+		n := int64(1)
+		if v.Kind == core.KindTruncated {
+			n = int64(v.Count)
+		}
+		where := "arguments"
+		if v.InResult {
+			where = "result"
+		}
+		in.viols.Add(ctx, n, metric.WithAttributes(KeyToolName.String(t.name), KeyKind.String(v.Kind.String()),
+			KeyKeyword.String(keyword(v.Keyword)), KeyIn.String(where)))
+	}
+	annotate(trace.SpanFromContext(ctx), e)
+}
+
+// End records mcp.server.operation.duration for one call's end ([core.CallEnd]).
+func (in *Instrumentation) End(e core.CallEnd) {
+	ctx := e.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	t := in.attrs(e.Tool)
+	op := t.ok
+	if e.IsError {
+		op = t.fail
+	}
+	if e.ProtocolVersion == "" {
+		in.operation.Inst().Record(ctx, e.Duration.Seconds(), op)
+		return
+	}
+	kvs := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), KeyToolName.String(t.name),
+		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool)), KeyProtocolVersion.String(protocolVersion(e.ProtocolVersion))}
+	if e.IsError {
+		kvs = append(kvs, KeyErrorType.String(ToolError))
+	}
+	in.operation.Inst().Record(ctx, e.Duration.Seconds(), metric.WithAttributes(kvs...))
+}
+
+// keyword returns a schema keyword as an attribute value: keywords are the schema
+// vocabulary's, a bounded set; anything else becomes "other".
+func keyword(k string) string {
+	if k == "" {
+		return "none"
+	}
+	if len(k) > 32 {
+		return "other"
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '$') {
+			return "other"
+		}
+	}
+	return k
+}
+
+// protocolVersion returns an MCP protocol version (a date such as 2025-06-18) as an
+// attribute value, "other" when it is not one.
+func protocolVersion(v string) string {
+	if len(v) != len("2025-06-18") {
+		return "other"
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !('0' <= c && c <= '9' || c == '-' && (i == 4 || i == 7)) {
+			return "other"
+		}
+	}
+	return v
+}
+
+// annotate records the call's outcome on span, and what was refused in a RefusalEvent.
+func annotate(span trace.Span, e core.Event) {
+	if !span.IsRecording() {
+		return
+	}
+	outcome := OutcomeName(e.Outcome)
+	span.SetAttributes(KeyOutcome.String(outcome), KeyReportOnly.Bool(e.ReportOnly))
+	if e.Outcome == core.Accepted {
+		return
+	}
+	if !e.ReportOnly {
+		span.SetAttributes(KeyErrorType.String(ToolError))
+	}
+	count := 0
+	kinds := make([]string, 0, min(len(e.Violations), MaxSpanPaths))
+	paths := make([]string, 0, cap(kinds))
+	for _, v := range e.Violations {
+		if v.Kind == core.KindTruncated {
+			count += v.Count
+			continue
+		}
+		count++
+		if len(paths) < MaxSpanPaths {
+			kinds = append(kinds, v.Kind.String())
+			paths = append(paths, spanPath(v))
+		}
+	}
+	span.AddEvent(RefusalEvent, trace.WithAttributes(KeyOutcome.String(outcome), KeyReportOnly.Bool(e.ReportOnly),
+		KeyViolationCount.Int(count), KeyPathsShown.Int(len(paths)), KeyKinds.StringSlice(kinds), KeyPaths.StringSlice(paths)))
+}
+
+// spanPath is where a violation is, as the guard's log lines show it: names escaped, long
+// names and deep paths elided; a result's under structuredContent; "" for the arguments
+// (or the result) as a whole.
+func spanPath(v core.Violation) string {
+	p := v.Path.String()
+	if !v.InResult {
+		return p
+	}
+	if p == "" {
+		return "structuredContent"
+	}
+	if strings.HasPrefix(p, "[") {
+		return "structuredContent" + p
+	}
+	return "structuredContent." + p
+}
+
+// ObserveCache reports the schema cache of g, summed with those of the other guards
+// given, through observable instruments read at each collection: mcpvalidate.cache.schemas,
+// .bindings and .size (gauges), and .compilations, .hits, .misses and .evictions
+// (counters). Pass the guard's Share(), of either framework. The guard is kept for as long
+// as the Instrumentation.
+func (in *Instrumentation) ObserveCache(s core.Shared) error {
+	g := core.Unshare(s)
+	if g == nil {
+		return errors.New("mcpvalidateotel: ObserveCache of the zero Shared: pass a guard's Share()")
+	}
+	in.cacheMu.Lock()
+	defer in.cacheMu.Unlock()
+	in.guards = append(in.guards, g)
+	if in.cacheOn {
+		return nil
+	}
+	m := in.meter
+	gauge := func(name, unit, desc string) (metric.Int64ObservableGauge, error) {
+		return m.Int64ObservableGauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
+	}
+	counter := func(name, unit, desc string) (metric.Int64ObservableCounter, error) {
+		return m.Int64ObservableCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+	}
+	schemas, err1 := gauge("mcpvalidate.cache.schemas", "{schema}", "Distinct schema texts the guard's cache holds, each compiled at most once.")
+	bindings, err2 := gauge("mcpvalidate.cache.bindings", "{binding}", "Tool schemas bound to a text in the guard's cache.")
+	size, err3 := gauge("mcpvalidate.cache.size", "By", "Bytes the guard's schema cache holds by its own count, within its budget.")
+	compiled, err4 := counter("mcpvalidate.cache.compilations", "{schema}", "Schemas compiled since the guard was made, evicted ones included.")
+	hits, err5 := counter("mcpvalidate.cache.hits", "{lookup}", "Lookups of a tool's schema that found it compiled or bound.")
+	misses, err6 := counter("mcpvalidate.cache.misses", "{lookup}", "Lookups of a tool's schema that did not find it, each followed by binding it.")
+	evicted, err7 := counter("mcpvalidate.cache.evictions", "{binding}", "Bindings evicted to keep the cache within its budget.")
+	for _, err := range []error{err1, err2, err3, err4, err5, err6, err7} {
+		if err != nil {
+			return err
+		}
+	}
+	_, err := m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		in.cacheMu.Lock()
+		var sum core.CacheStats
+		for _, g := range in.guards {
+			st := g.CacheStats()
+			sum.Texts += st.Texts
+			sum.Bindings += st.Bindings
+			sum.Held += st.Held
+			sum.Compiled += st.Compiled
+			sum.Hits += st.Hits
+			sum.Misses += st.Misses
+			sum.Evicted += st.Evicted
+		}
+		in.cacheMu.Unlock()
+		o.ObserveInt64(schemas, int64(sum.Texts))
+		o.ObserveInt64(bindings, int64(sum.Bindings))
+		o.ObserveInt64(size, sum.Held)
+		o.ObserveInt64(compiled, sum.Compiled)
+		o.ObserveInt64(hits, sum.Hits)
+		o.ObserveInt64(misses, sum.Misses)
+		o.ObserveInt64(evicted, sum.Evicted)
+		return nil
+	}, schemas, bindings, size, compiled, hits, misses, evicted)
+	if err != nil {
+		return err
+	}
+	in.cacheOn = true
+	return nil
+}

@@ -1,0 +1,403 @@
+package mcpvalidateotel
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
+)
+
+const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
+"units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`
+
+// rig is a guard instrumented into an in-memory reader and span recorder.
+type rig struct {
+	reader *sdkmetric.ManualReader
+	spans  *tracetest.SpanRecorder
+	tp     *sdktrace.TracerProvider
+	inst   *Instrumentation
+	g      *core.Guard
+}
+
+func newRig(t *testing.T, opts ...core.Option) *rig {
+	t.Helper()
+	r := &rig{reader: sdkmetric.NewManualReader(), spans: tracetest.NewSpanRecorder()}
+	r.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(r.spans))
+	inst, err := New(WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.reader))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.inst = inst
+	r.g = core.New(append(opts, inst.Option())...)
+	if err := inst.ObserveCache(r.g.Share()); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// call runs one call of tool in the MCP session, in a span of its own, as an adapter does.
+func (r *rig) call(tool, session, args string) {
+	ctx, span := r.tp.Tracer("test").Start(context.Background(), "tools/call "+tool)
+	defer span.End()
+	c := core.Call{Tool: tool, Session: session, Context: ctx, ProtocolVersion: "2025-06-18"}
+	s := r.g.Lookup(tool)
+	if s == nil {
+		schema := weatherSchema
+		if tool == "broken" {
+			schema = `{"type":"nonsense"}`
+		}
+		s = r.g.Bind(tool, nil, []byte(schema), nil)
+	}
+	vd := r.g.Check(&c, s, []byte(args), nil)
+	r.g.Ended(&c, vd.Refused())
+}
+
+func (r *rig) collect(t *testing.T) map[string]metricdata.Metrics {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := r.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]metricdata.Metrics{}
+	for _, sm := range rm.ScopeMetrics {
+		if sm.Scope.Name != ScopeName {
+			t.Errorf("scope %q, want %q", sm.Scope.Name, ScopeName)
+		}
+		for _, m := range sm.Metrics {
+			out[m.Name] = m
+		}
+	}
+	return out
+}
+
+// attrs renders an attribute set as k=v pairs, sorted, joined by commas.
+func attrs(s attribute.Set) string {
+	var kv []string
+	for _, a := range s.ToSlice() {
+		kv = append(kv, string(a.Key)+"="+a.Value.String())
+	}
+	slices.Sort(kv)
+	return strings.Join(kv, ",")
+}
+
+// sums returns a counter's points by their attributes.
+func sums(t *testing.T, m metricdata.Metrics) map[string]int64 {
+	t.Helper()
+	s, ok := m.Data.(metricdata.Sum[int64])
+	if !ok || !s.IsMonotonic {
+		t.Fatalf("%s: %T, want a monotonic int64 sum", m.Name, m.Data)
+	}
+	out := map[string]int64{}
+	for _, p := range s.DataPoints {
+		out[attrs(p.Attributes)] = p.Value
+	}
+	return out
+}
+
+func gauge(t *testing.T, m metricdata.Metrics) int64 {
+	t.Helper()
+	g, ok := m.Data.(metricdata.Gauge[int64])
+	if !ok || len(g.DataPoints) != 1 {
+		t.Fatalf("%s: %#v, want one int64 gauge point", m.Name, m.Data)
+	}
+	return g.DataPoints[0].Value
+}
+
+// histogram returns a histogram's points' counts by their attributes, and checks their bounds.
+func histogram(t *testing.T, m metricdata.Metrics, bounds []float64) map[string]uint64 {
+	t.Helper()
+	h, ok := m.Data.(metricdata.Histogram[float64])
+	if !ok {
+		t.Fatalf("%s: %T, want a float64 histogram", m.Name, m.Data)
+	}
+	out := map[string]uint64{}
+	for _, p := range h.DataPoints {
+		if !slices.Equal(p.Bounds, bounds) {
+			t.Errorf("%s: bounds %v, want %v", m.Name, p.Bounds, bounds)
+		}
+		out[attrs(p.Attributes)] = p.Count
+	}
+	return out
+}
+
+func wantCounts[V comparable](t *testing.T, name string, got, want map[string]V) {
+	t.Helper()
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s{%s} = %v, want %v", name, k, got[k], v)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%s: %d series %v, want %d", name, len(got), got, len(want))
+	}
+}
+
+const (
+	opAttrs = "gen_ai.operation.name=execute_tool,gen_ai.tool.name=weather,mcp.method.name=tools/call,mcp.protocol.version=2025-06-18"
+	refused = "gen_ai.tool.name=weather,mcpvalidate.outcome=refused,mcpvalidate.report_only=false"
+)
+
+// TestEveryInstrument: a known mix of calls (two refusals repaired by an accepted call, an
+// accepted call, a call to a broken schema) shows in every instrument, with its unit,
+// description, attributes and buckets.
+func TestEveryInstrument(t *testing.T) {
+	r := newRig(t)
+	r.call("weather", "s1", `{"days":"two","x":1}`)
+	r.call("weather", "s1", `{"location":"Paris","units":"k"}`)
+	r.call("weather", "s1", `{"location":"Paris"}`)
+	r.call("weather", "s2", `{"location":"Oslo","days":2}`)
+	r.call("broken", "s2", `{}`)
+	ms := r.collect(t)
+
+	units := map[string]string{
+		"mcp.server.operation.duration": "s", "mcpvalidate.calls": "{call}", "mcpvalidate.violations": "{violation}",
+		"mcpvalidate.repairs": "{call}", "mcpvalidate.retries": "{call}", "mcpvalidate.check.duration": "s",
+		"mcpvalidate.cache.schemas": "{schema}", "mcpvalidate.cache.bindings": "{binding}", "mcpvalidate.cache.size": "By",
+		"mcpvalidate.cache.compilations": "{schema}", "mcpvalidate.cache.hits": "{lookup}",
+		"mcpvalidate.cache.misses": "{lookup}", "mcpvalidate.cache.evictions": "{binding}",
+	}
+	for name, unit := range units {
+		m, ok := ms[name]
+		switch {
+		case !ok:
+			t.Errorf("%s not recorded", name)
+		case m.Unit != unit:
+			t.Errorf("%s: unit %q, want %q", name, m.Unit, unit)
+		case m.Description == "":
+			t.Errorf("%s has no description", name)
+		}
+	}
+	if len(ms) != len(units) {
+		t.Errorf("%d instruments, want %d", len(ms), len(units))
+	}
+
+	wantCounts(t, "mcp.server.operation.duration", histogram(t, ms["mcp.server.operation.duration"], OperationBuckets), map[string]uint64{
+		opAttrs:                            2,
+		"error.type=tool_error," + opAttrs: 2,
+		"error.type=tool_error," + strings.ReplaceAll(opAttrs, "=weather", "=broken"): 1,
+	})
+	wantCounts(t, "mcpvalidate.calls", sums(t, ms["mcpvalidate.calls"]), map[string]int64{
+		refused: 2,
+		strings.ReplaceAll(refused, "=refused", "=accepted"):                                      2,
+		"gen_ai.tool.name=broken,mcpvalidate.outcome=schema_broken,mcpvalidate.report_only=false": 1,
+	})
+	wantCounts(t, "mcpvalidate.check.duration", histogram(t, ms["mcpvalidate.check.duration"], CheckBuckets), map[string]uint64{
+		refused: 2,
+		strings.ReplaceAll(refused, "=refused", "=accepted"):                                      2,
+		"gen_ai.tool.name=broken,mcpvalidate.outcome=schema_broken,mcpvalidate.report_only=false": 1,
+	})
+	v := "gen_ai.tool.name=weather,mcpvalidate.violation.in=arguments,"
+	wantCounts(t, "mcpvalidate.violations", sums(t, ms["mcpvalidate.violations"]), map[string]int64{
+		v + "mcpvalidate.violation.keyword=required,mcpvalidate.violation.kind=required":               1,
+		v + "mcpvalidate.violation.keyword=type,mcpvalidate.violation.kind=type":                       1,
+		v + "mcpvalidate.violation.keyword=additionalProperties,mcpvalidate.violation.kind=additional": 1,
+		v + "mcpvalidate.violation.keyword=enum,mcpvalidate.violation.kind=enum":                       1,
+	})
+	wantCounts(t, "mcpvalidate.repairs", sums(t, ms["mcpvalidate.repairs"]), map[string]int64{"gen_ai.tool.name=weather": 1})
+	wantCounts(t, "mcpvalidate.retries", sums(t, ms["mcpvalidate.retries"]), map[string]int64{"gen_ai.tool.name=weather": 2})
+
+	st := r.g.CacheStats()
+	for name, want := range map[string]int64{
+		"mcpvalidate.cache.schemas": int64(st.Texts), "mcpvalidate.cache.bindings": int64(st.Bindings),
+		"mcpvalidate.cache.size": st.Held,
+	} {
+		if got := gauge(t, ms[name]); got != want || got <= 0 {
+			t.Errorf("%s = %d, want %d (> 0)", name, got, want)
+		}
+	}
+	for name, want := range map[string]int64{
+		"mcpvalidate.cache.compilations": 2, "mcpvalidate.cache.hits": 3, "mcpvalidate.cache.misses": 2,
+		"mcpvalidate.cache.evictions": 0,
+	} {
+		wantCounts(t, name, sums(t, ms[name]), map[string]int64{"": want})
+	}
+}
+
+// TestSpans: a refused call's span says the guard refused it, with the kinds and paths of
+// its violations and no value; an accepted call's says it was accepted and has no event.
+func TestSpans(t *testing.T) {
+	r := newRig(t)
+	secret := "hunter2-secret-value"
+	r.call("weather", "s1", `{"days":"`+secret+`","a\"b":1,"units":"`+secret+`"}`)
+	r.call("weather", "s1", `{"location":"Paris"}`)
+	spans := r.spans.Ended()
+	if len(spans) != 2 {
+		t.Fatalf("%d spans, want 2", len(spans))
+	}
+	refusal, accepted := spans[0], spans[1]
+
+	has := func(kvs []attribute.KeyValue) map[attribute.Key]attribute.Value {
+		m := map[attribute.Key]attribute.Value{}
+		for _, kv := range kvs {
+			m[kv.Key] = kv.Value
+		}
+		return m
+	}
+	a := has(refusal.Attributes())
+	if a[KeyOutcome].AsString() != "refused" || a[KeyErrorType].AsString() != ToolError || a[KeyReportOnly].AsBool() {
+		t.Errorf("refused span's attributes: %v", refusal.Attributes())
+	}
+	if len(refusal.Events()) != 1 || refusal.Events()[0].Name != RefusalEvent {
+		t.Fatalf("refused span's events: %v", refusal.Events())
+	}
+	ev := has(refusal.Events()[0].Attributes)
+	if got := ev[KeyKinds].AsStringSlice(); !slices.Equal(got, []string{"required", "type", "additional", "enum"}) {
+		t.Errorf("kinds %q", got)
+	}
+	if got := ev[KeyPaths].AsStringSlice(); !slices.Equal(got, []string{"location", "days", `["a\"b"]`, "units"}) {
+		t.Errorf("paths %q", got)
+	}
+	if ev[KeyViolationCount].AsInt64() != 4 || ev[KeyPathsShown].AsInt64() != 4 {
+		t.Errorf("count %d, shown %d; want 4 and 4", ev[KeyViolationCount].AsInt64(), ev[KeyPathsShown].AsInt64())
+	}
+	for _, kv := range append(refusal.Attributes(), refusal.Events()[0].Attributes...) {
+		if strings.Contains(kv.Value.String(), "hunter2") {
+			t.Errorf("%s carries a value sent: %s", kv.Key, kv.Value.String())
+		}
+	}
+
+	b := has(accepted.Attributes())
+	if b[KeyOutcome].AsString() != "accepted" || b[KeyErrorType].Type() != attribute.EMPTY || len(accepted.Events()) != 0 {
+		t.Errorf("accepted span: attributes %v, events %v", accepted.Attributes(), accepted.Events())
+	}
+}
+
+// TestSpanPathsBounded: a call with many violations under long hostile names lists at most
+// MaxSpanPaths paths, each elided, and counts them all.
+func TestSpanPathsBounded(t *testing.T) {
+	r := newRig(t, core.WithMaxViolations(100))
+	var args strings.Builder
+	args.WriteString(`{"location":"x"`)
+	for i := range 50 {
+		args.WriteString(`,"` + strings.Repeat(string(rune('a'+i%26)), 5000) + string(rune('A'+i%26)) + `\n` + `":1`)
+	}
+	args.WriteString("}")
+	r.call("weather", "s1", args.String())
+	ev := r.spans.Ended()[0].Events()[0]
+	for _, kv := range ev.Attributes {
+		switch kv.Key {
+		case KeyPaths:
+			paths := kv.Value.AsStringSlice()
+			if len(paths) != MaxSpanPaths {
+				t.Errorf("%d paths, want %d", len(paths), MaxSpanPaths)
+			}
+			for _, p := range paths {
+				if len(p) > 200 || strings.Contains(p, "\n") {
+					t.Errorf("path of %d bytes not elided or escaped: %.80q", len(p), p)
+				}
+			}
+		case KeyViolationCount:
+			if kv.Value.AsInt64() < 50 {
+				t.Errorf("count %d, want at least 50", kv.Value.AsInt64())
+			}
+		}
+	}
+}
+
+// TestReportOnly: under WithReportOnly a refused call is counted with report_only=true,
+// and its span has the event but no error.type: the tool ran.
+func TestReportOnly(t *testing.T) {
+	r := newRig(t, core.WithReportOnly())
+	r.call("weather", "s1", `{}`)
+	wantCounts(t, "mcpvalidate.calls", sums(t, r.collect(t)["mcpvalidate.calls"]), map[string]int64{
+		strings.ReplaceAll(refused, "report_only=false", "report_only=true"): 1,
+	})
+	s := r.spans.Ended()[0]
+	for _, kv := range s.Attributes() {
+		if kv.Key == KeyErrorType {
+			t.Errorf("a report-only refusal's span has error.type %s", kv.Value.String())
+		}
+	}
+	if len(s.Events()) != 1 {
+		t.Errorf("events %v, want the refusal", s.Events())
+	}
+}
+
+// TestResultRefused: a result refused by its output schema is counted as result_refused,
+// its violations under violation.in=result, its paths under structuredContent.
+func TestResultRefused(t *testing.T) {
+	r := newRig(t, core.WithOutputValidation())
+	ctx, span := r.tp.Tracer("test").Start(context.Background(), "tools/call out")
+	c := core.Call{Tool: "out", Context: ctx}
+	v, vd := r.g.ResultValidator(&c, r.g.Bind("out", nil, []byte(`{"type":"object","required":["summary"]}`), nil))
+	if vd.Found() {
+		t.Fatal(vd.Text())
+	}
+	r.g.CheckResult(&c, v, []byte(`{"sum":1}`))
+	span.End()
+	ms := r.collect(t)
+	wantCounts(t, "mcpvalidate.calls", sums(t, ms["mcpvalidate.calls"]), map[string]int64{
+		"gen_ai.tool.name=out,mcpvalidate.outcome=result_refused,mcpvalidate.report_only=false": 1,
+	})
+	wantCounts(t, "mcpvalidate.violations", sums(t, ms["mcpvalidate.violations"]), map[string]int64{
+		"gen_ai.tool.name=out,mcpvalidate.violation.in=result,mcpvalidate.violation.keyword=required,mcpvalidate.violation.kind=required": 1,
+	})
+	for _, kv := range r.spans.Ended()[0].Events()[0].Attributes {
+		if kv.Key == KeyPaths && !slices.Equal(kv.Value.AsStringSlice(), []string{"structuredContent.summary"}) {
+			t.Errorf("paths %q", kv.Value.AsStringSlice())
+		}
+	}
+}
+
+// TestToolNamesBounded: past MaxTools tool names, calls are recorded under OtherTool.
+func TestToolNamesBounded(t *testing.T) {
+	r := newRig(t)
+	for i := range MaxTools + 5 {
+		r.inst.Observe(core.Event{Tool: "t" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i), Outcome: core.Accepted})
+	}
+	got := sums(t, r.collect(t)["mcpvalidate.calls"])
+	if len(got) != MaxTools+1 {
+		t.Errorf("%d series, want %d", len(got), MaxTools+1)
+	}
+	if n := got["gen_ai.tool.name="+OtherTool+",mcpvalidate.outcome=accepted,mcpvalidate.report_only=false"]; n != 5 {
+		t.Errorf("%s: %d calls, want 5", OtherTool, n)
+	}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// TestAttributeValuesBounded: keywords and protocol versions outside their vocabularies
+// are recorded as "other".
+func TestAttributeValuesBounded(t *testing.T) {
+	for in, want := range map[string]string{"required": "required", "$ref": "$ref", "": "none",
+		"x-" + strings.Repeat("y", 40): "other", "a b": "other"} {
+		if got := keyword(in); got != want {
+			t.Errorf("keyword(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"2025-06-18": "2025-06-18", "2025-06-1x": "other", "latest": "other"} {
+		if got := protocolVersion(in); got != want {
+			t.Errorf("protocolVersion(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestWithoutMeterProvider: New without a MeterProvider records nothing and fails nothing.
+func TestWithoutMeterProvider(t *testing.T) {
+	inst, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := core.New(inst.Option())
+	if err := inst.ObserveCache(g.Share()); err != nil {
+		t.Fatal(err)
+	}
+	c := core.Call{Tool: "t"}
+	if vd := g.Check(&c, g.Bind("t", nil, []byte(`{}`), nil), []byte(`{}`), nil); vd.Found() {
+		t.Error(vd.Text())
+	}
+	g.Ended(&c, false)
+}
