@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpvalidate/mcpvalidate/proxy"
 )
 
@@ -136,7 +138,7 @@ func TestServeHTTP(t *testing.T) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- serveHTTP(ctx, ln, h) }()
+	go func() { served <- serve(ctx, ln, "/mcp", h) }()
 	resp, err := http.Post("http://"+ln.Addr().String()+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -149,5 +151,44 @@ func TestServeHTTP(t *testing.T) {
 	stop()
 	if err := <-served; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestIntercept runs intercept as docker/mcp-gateway's before:exec: interceptor does: one
+// call request on stdin, as the gateway marshals it, the refusal or nothing on stdout; with
+// the tools from a file, and from a streamable HTTP endpoint's own tools/list.
+func TestIntercept(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "weather", InputSchema: json.RawMessage(strings.ReplaceAll(weather, "\n", ""))},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	gw := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer gw.Close()
+	file := write(t, "tools.json", `{"tools":[{"name":"weather","inputSchema":`+weather+`}]}`)
+	message := func(args string) string {
+		//lint:ignore SA1026 the gateway marshals the request so; with Extra nil, no func is reached
+		b, err := json.Marshal(&mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "weather", Arguments: json.RawMessage(args)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, source := range [][]string{{"-tools", file}, {"-gateway", gw.URL}} {
+		var out, errOut bytes.Buffer
+		if code := run(append([]string{"intercept"}, source...), strings.NewReader(message(`{"location":"Oslo"}`)), &out, &errOut); code != 0 || out.Len() != 0 {
+			t.Errorf("%v, a valid call: exit %d, stdout %q, stderr %q", source, code, out.String(), errOut.String())
+		}
+		out.Reset()
+		code := run(append([]string{"intercept"}, source...), strings.NewReader(message(`{"days":"3"}`)), &out, &errOut)
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 0 || !res.IsError ||
+			res.Content[0].(*mcp.TextContent).Text != "Invalid arguments: missing required property 'location'; property 'days' must be integer" {
+			t.Errorf("%v, an invalid call: exit %d, %v, stdout %s, stderr %s", source, code, err, out.String(), errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"intercept"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "needs -tools FILE or -gateway URL") {
+		t.Errorf("no tools: exit %d, %s", code, errOut.String())
 	}
 }
