@@ -125,6 +125,10 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward
 	resp, err := f.send(r, bytes.NewReader(forward))
 	if err != nil {
 		if gone := serverGoneAll(s, forward, "the upstream server could not be reached: "+err.Error()); gone != nil {
+			if b := skipSpace(forward, 0); forward[b] != '[' {
+				writeJSON(w, gone[0]) // one message, one answer
+				return
+			}
 			writeJSON(w, batchOf(gone, answer))
 			return
 		}

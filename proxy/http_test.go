@@ -202,3 +202,38 @@ func TestHTTPPassesThrough(t *testing.T) {
 		t.Fatalf("the upstream got\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(wantSeen, "\n"))
 	}
 }
+
+// TestHTTPUpstreamGone answers each request of a POST with a JSON-RPC error when the
+// upstream cannot be reached, and other requests with 502.
+func TestHTTPUpstreamGone(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	upstream := gone.URL + "/mcp"
+	gone.Close()
+	endpoint := startFront(t, upstream, Options{})
+	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(string(body), `[{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"mcpvalidate proxy: the upstream server could not be reached: `) {
+		t.Fatalf("got %d %s", resp.StatusCode, body)
+	}
+	resp, err = http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.HasPrefix(string(body), `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,`) {
+		t.Fatalf("got %s", body)
+	}
+	resp, err = http.Get(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("GET: %d", resp.StatusCode)
+	}
+}
