@@ -147,6 +147,19 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward
 		return
 	}
 	f.relay(w, resp, s, answer)
+	forgetAll(s, forward) // what this answer did not answer, a broken stream will not
+}
+
+// forgetAll forgets the requests among msgs (a message or a batch) still in flight.
+func forgetAll(s *session, msgs []byte) {
+	each := func(b []byte) {
+		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() {
+			s.answered(idKey(m.id))
+		}
+	}
+	if !elements(msgs, each) {
+		each(msgs)
+	}
 }
 
 // started keeps the session the upstream just named, with what its initialize said.
@@ -203,7 +216,7 @@ func (f *front) fetcher(r *http.Request) fetcher {
 		if !isEventStream(resp.Header) {
 			return io.ReadAll(resp.Body)
 		}
-		events := newLineReader(resp.Body)
+		events := newLineReaderSize(resp.Body, 4<<10)
 		for {
 			ev, err := readEvent(events)
 			if data := ev.data(); data != nil && valid(data) {
@@ -232,7 +245,7 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 		if flusher != nil {
 			flusher.Flush()
 		}
-		events := newLineReader(resp.Body)
+		events := newLineReaderSize(resp.Body, 4<<10)
 		for {
 			ev, err := readEvent(events)
 			if len(ev.raw) > 0 {

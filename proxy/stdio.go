@@ -315,8 +315,12 @@ type lineReader struct {
 	blocks [][]byte
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+func newLineReader(r io.Reader) *lineReader { return newLineReaderSize(r, 64<<10) }
+
+// newLineReaderSize reads r through a buffer of size bytes: 64 KB for a long-lived pipe,
+// less for an HTTP answer, whose buffer is made for each.
+func newLineReaderSize(r io.Reader, size int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, size)}
 }
 
 // next returns the next line with its newline (the last line may have none), and
