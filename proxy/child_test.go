@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // The test binary runs again as a child in these roles, chosen by the variable role.
@@ -36,6 +38,9 @@ func TestMain(m *testing.M) {
 	case "exit3": // a server that reads one line and exits with status 3
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 		os.Exit(3)
+	case "stubborn": // a server that outlives its stdin, until a signal ends it
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		select {}
 	case "cat": // a server that echoes what it reads until its stdin ends
 		_, _ = io.Copy(os.Stdout, os.Stdin)
 		os.Exit(0)
@@ -237,6 +242,20 @@ func TestRunClientEnds(t *testing.T) {
 	}
 	if r := <-result; r[0] != 0 || r[1] != nil {
 		t.Fatalf("Run returned %v, %v", r[0], r[1])
+	}
+}
+
+// TestRunStopsStubbornServer: a server that outlives its stdin is sent SIGTERM, and Run
+// returns with the status the signal gave it. It waits out the grace period, 5 seconds.
+func TestRunStopsStubbornServer(t *testing.T) {
+	tier.Full(t)
+	send, got, result := runProxy(t, "stubborn")
+	send.Close()
+	if _, err := got.ReadString('\n'); err != io.EOF {
+		t.Fatalf("the client got %v, want the end", err)
+	}
+	if r := <-result; r[0] != 128+15 || r[1] != nil {
+		t.Fatalf("Run returned %v, %v; want 143 (SIGTERM)", r[0], r[1])
 	}
 }
 

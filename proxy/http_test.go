@@ -237,3 +237,57 @@ func TestHTTPUpstreamGone(t *testing.T) {
 		t.Fatalf("GET: %d", resp.StatusCode)
 	}
 }
+
+// TestHTTPBatch takes a refused call out of a batch: the upstream gets the rest, and the
+// client one answer holding the upstream's and the proxy's, JSON or SSE.
+func TestHTTPBatch(t *testing.T) {
+	var got []string
+	var mu sync.Mutex
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, string(body))
+		mu.Unlock()
+		answer := `[{"jsonrpc":"2.0","id":1,"result":{"content":[]}}]`
+		if r.URL.Query().Get("sse") != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: "+answer+"\n\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, answer)
+	}))
+	defer upstream.Close()
+	p, _ := New(Options{})
+	h, err := p.Handler(upstream.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	// The tools, as if the client had listed them.
+	s := h.(*front).session("")
+	s.learn(p, []byte(toolsList), true, 0)
+	valid := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`
+	invalid := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
+	for _, query := range []string{"", "?sse=1"} {
+		resp, err := http.Post(ts.URL+"/mcp"+query, "application/json", strings.NewReader("["+valid+","+invalid+"]"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := `[{"jsonrpc":"2.0","id":1,"result":{"content":[]}},{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Invalid arguments: missing required property 'location'"`
+		if query != "" {
+			want = `data: [{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Invalid arguments: missing required property 'location'"`
+		}
+		if !strings.HasPrefix(string(body), want) {
+			t.Errorf("%q: the client got\n%s\nwant it to begin\n%s", query, body, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0] != "["+valid+"]" || got[1] != "["+valid+"]" {
+		t.Fatalf("the upstream got %q", got)
+	}
+}
