@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,7 +32,9 @@ func TestMain(m *testing.M) {
 		}
 		server := exec.Command(os.Getenv("MCPVALIDATE_PROXY_TEST_SERVER"), strings.Fields(os.Getenv("MCPVALIDATE_PROXY_TEST_ARGS"))...)
 		server.Stderr = os.Stderr
-		code, err := p.Run(server, os.Stdin, os.Stdout)
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		code, err := p.Run(ctx, server, os.Stdin, os.Stdout)
+		stop()
 		if err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 		}
@@ -191,6 +195,11 @@ func callJSON(t *testing.T, cs *mcp.ClientSession, tool, args string) string {
 
 // runProxy runs Run in front of the test binary in role r, over pipes the test holds.
 func runProxy(t *testing.T, r string) (clientSend *io.PipeWriter, clientGot *bufio.Reader, result chan [2]any) {
+	return runProxyContext(t, context.Background(), r)
+}
+
+// runProxyContext is runProxy under ctx.
+func runProxyContext(t *testing.T, ctx context.Context, r string) (clientSend *io.PipeWriter, clientGot *bufio.Reader, result chan [2]any) {
 	t.Helper()
 	p, err := New(Options{})
 	if err != nil {
@@ -202,7 +211,7 @@ func runProxy(t *testing.T, r string) (clientSend *io.PipeWriter, clientGot *buf
 	server.Env = append(os.Environ(), role+"="+r)
 	result = make(chan [2]any, 1)
 	go func() {
-		code, err := p.Run(server, cr, ow)
+		code, err := p.Run(ctx, server, cr, ow)
 		ow.Close()
 		result <- [2]any{code, err}
 	}()
@@ -259,16 +268,31 @@ func TestRunStopsStubbornServer(t *testing.T) {
 	}
 }
 
+// TestRunStopped: told to stop, Run sends the server SIGTERM at once, and returns the
+// status it gave the server.
+func TestRunStopped(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	send, got, result := runProxyContext(t, ctx, "stubborn")
+	io.WriteString(send, "{}\n")
+	stop()
+	if _, err := got.ReadString('\n'); err != io.EOF {
+		t.Fatalf("the client got %v, want the end", err)
+	}
+	if r := <-result; r[0] != 128+15 || r[1] != nil {
+		t.Fatalf("Run returned %v, %v; want 143 (SIGTERM)", r[0], r[1])
+	}
+}
+
 // TestRunBadCommand reports a server that cannot start.
 func TestRunBadCommand(t *testing.T) {
 	p, _ := New(Options{})
-	_, err := p.Run(exec.Command(filepath.Join(t.TempDir(), "missing")), strings.NewReader(""), io.Discard)
+	_, err := p.Run(context.Background(), exec.Command(filepath.Join(t.TempDir(), "missing")), strings.NewReader(""), io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "starting the server") {
 		t.Fatalf("got %v", err)
 	}
 	cmd := exec.Command(os.Args[0])
 	cmd.Stdout = io.Discard
-	if _, err := p.Run(cmd, strings.NewReader(""), io.Discard); err == nil {
+	if _, err := p.Run(context.Background(), cmd, strings.NewReader(""), io.Discard); err == nil {
 		t.Fatal("Run took a command whose stdout was set")
 	}
 }

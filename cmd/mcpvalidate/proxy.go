@@ -119,7 +119,10 @@ func proxyCommand(fs *flag.FlagSet) action {
 		}
 		server := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 		server.Stderr = stderr
-		return p.Run(server, stdin, stdout)
+		// Told to stop, the proxy passes it on to the server, and exits when it does.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return p.Run(ctx, server, stdin, stdout)
 	}
 }
 
