@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,12 +33,18 @@ func TestMain(m *testing.M) {
 		}
 		server := exec.Command(os.Getenv("MCPVALIDATE_PROXY_TEST_SERVER"), strings.Fields(os.Getenv("MCPVALIDATE_PROXY_TEST_ARGS"))...)
 		server.Stderr = os.Stderr
+		if path := os.Getenv("MCPVALIDATE_PROXY_TEST_CPUPROFILE"); path != "" {
+			if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 		code, err := p.Run(ctx, server, os.Stdin, os.Stdout)
 		stop()
 		if err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 		}
+		pprof.StopCPUProfile()
 		os.Exit(code)
 	case "exit3": // a server that reads one line and exits with status 3
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
