@@ -28,7 +28,9 @@ func TestNPMServers(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(files, "a.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	js := func(name string) string { return filepath.Join(modules, "@modelcontextprotocol", name, "dist", "index.js") }
+	js := func(name string) string {
+		return filepath.Join(modules, "@modelcontextprotocol", name, "dist", "index.js")
+	}
 	cases := []struct {
 		server  string
 		args    []string
