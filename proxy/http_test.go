@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -289,5 +290,27 @@ func TestHTTPBatch(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) != 2 || got[0] != "["+valid+"]" || got[1] != "["+valid+"]" {
 		t.Fatalf("the upstream got %q", got)
+	}
+}
+
+// TestHTTPSessionsBounded: however many session ids clients send, the front keeps at most
+// maxSessions tool lists.
+func TestHTTPSessionsBounded(t *testing.T) {
+	p, _ := New(Options{})
+	h, err := p.Handler("http://127.0.0.1:1/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := h.(*front)
+	for i := range 2 * maxSessions {
+		f.session("s-" + strconv.Itoa(i))
+	}
+	if n := len(f.sessions); n > maxSessions || n < maxSessions/2 {
+		t.Fatalf("%d sessions kept, want at most %d", n, maxSessions)
+	}
+	for _, bad := range []string{"ftp://x/mcp", "http:///mcp", "::"} {
+		if _, err := p.Handler(bad); err == nil {
+			t.Errorf("Handler took %q", bad)
+		}
 	}
 }
