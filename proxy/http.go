@@ -85,6 +85,8 @@ func (f *front) forget(id string) {
 	f.mu.Unlock()
 }
 
+// ServeHTTP decides a POST's messages and passes them on, or answers them; other
+// requests pass as they are.
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(sessionHeader)
 	s := f.session(id)

@@ -142,17 +142,20 @@ type conn struct {
 	gone     errorValue    // why the client is gone, if it is
 }
 
+// An errorValue holds the first error stored in it.
 type errorValue struct {
 	mu  sync.Mutex
 	err error
 }
 
+// Load returns the error stored, or nil.
 func (e *errorValue) Load() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.err
 }
 
+// Store keeps err unless an error is kept already.
 func (e *errorValue) Store(err error) {
 	e.mu.Lock()
 	if e.err == nil {

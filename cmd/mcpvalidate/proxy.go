@@ -132,6 +132,7 @@ type lockedWriter struct {
 	w  io.Writer
 }
 
+// Write writes b to w, alone.
 func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
