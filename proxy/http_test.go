@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -312,5 +313,24 @@ func TestHTTPSessionsBounded(t *testing.T) {
 		if _, err := p.Handler(bad); err == nil {
 			t.Errorf("Handler took %q", bad)
 		}
+	}
+}
+
+// TestListTools lists the go-sdk test server's tools over streamable HTTP as a client
+// does, each tool with the bytes the server sent.
+func TestListTools(t *testing.T) {
+	got, err := ListTools(context.Background(), httpServer(t), http.Header{"Authorization": {"Bearer t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Tools []struct{ Name string } }
+	if err := json.Unmarshal(got, &list); err != nil || len(list.Tools) != 3 {
+		t.Fatalf("got %s (%v)", got, err)
+	}
+	if !strings.Contains(string(got), `"inputSchema":`+weatherSchema) {
+		t.Errorf("the weather tool's schema changed on the way: %s", got)
+	}
+	if _, err := ListTools(context.Background(), "http://127.0.0.1:1/mcp", nil); err == nil {
+		t.Error("listed the tools of a server that is not there")
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -10,8 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvalidate/mcpvalidate/proxy"
 )
@@ -38,7 +35,10 @@ func interceptCommand(fs *flag.FlagSet) action {
 		if *toolsFile != "" {
 			tools, err = os.ReadFile(*toolsFile)
 		} else {
-			tools, err = listTools(*gateway)
+			tools, err = proxy.ListTools(context.Background(), *gateway, nil)
+			if err != nil {
+				err = fmt.Errorf("listing the tools of %s: %w", *gateway, err)
+			}
 		}
 		if err != nil {
 			return 0, err
@@ -68,28 +68,4 @@ func interceptCommand(fs *flag.FlagSet) action {
 		fmt.Fprintf(stderr, "mcpvalidate intercept: serving http://%s/\n", ln.Addr())
 		return 0, serve(ctx, ln, "/", in)
 	}
-}
-
-// listTools lists the tools of the streamable HTTP MCP endpoint at url, every page, as a
-// tools/list result. The schemas come back through go-sdk's client, which decodes them:
-// their members are then in the order of their names, which changes only the order of
-// the violations in a refusal.
-func listTools(url string) ([]byte, error) {
-	ctx := context.Background()
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpvalidate-intercept", Version: "1.0.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("listing the tools of %s: %w", url, err)
-	}
-	defer cs.Close()
-	var list struct {
-		Tools []*mcp.Tool `json:"tools"`
-	}
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("listing the tools of %s: %w", url, err)
-		}
-		list.Tools = append(list.Tools, t)
-	}
-	return json.Marshal(list)
 }
