@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpvalidate/mcpvalidate/proxy"
 )
 
@@ -155,24 +153,33 @@ func TestServeHTTP(t *testing.T) {
 }
 
 // TestIntercept runs intercept as docker/mcp-gateway's before:exec: interceptor does: one
-// call request on stdin, as the gateway marshals it, the refusal or nothing on stdout; with
-// the tools from a file, and from a streamable HTTP endpoint's own tools/list.
+// call request on stdin, as the gateway marshals go-sdk's request, the refusal or nothing
+// on stdout; with the tools from a file, and from a streamable HTTP endpoint's own
+// tools/list. (proxy's TestInterceptor marshals go-sdk's own types.)
 func TestIntercept(t *testing.T) {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
-	srv.AddTool(&mcp.Tool{Name: "weather", InputSchema: json.RawMessage(strings.ReplaceAll(weather, "\n", ""))},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{}, nil
-		})
-	gw := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer gw.Close()
-	file := write(t, "tools.json", `{"tools":[{"name":"weather","inputSchema":`+weather+`}]}`)
-	message := func(args string) string {
-		//lint:ignore SA1026 the gateway marshals the request so; with Extra nil, no func is reached
-		b, err := json.Marshal(&mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "weather", Arguments: json.RawMessage(args)}})
-		if err != nil {
-			t.Fatal(err)
+	list := `{"tools":[{"name":"weather","inputSchema":` + strings.ReplaceAll(weather, "\n", "") + `}]}`
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ID     json.RawMessage
+			Method string
 		}
-		return string(b)
+		_ = json.Unmarshal(body, &req)
+		w.Header().Set("Content-Type", "application/json")
+		switch req.Method {
+		case "initialize":
+			w.Header().Set("Mcp-Session-Id", "s")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"g","version":"1"}}}`, req.ID)
+		case "tools/list":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, list)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	defer gw.Close()
+	file := write(t, "tools.json", list)
+	message := func(args string) string {
+		return `{"Session":null,"Params":{"name":"weather","arguments":` + args + `},"Extra":null}`
 	}
 	for _, source := range [][]string{{"-tools", file}, {"-gateway", gw.URL}} {
 		var out, errOut bytes.Buffer
@@ -181,9 +188,12 @@ func TestIntercept(t *testing.T) {
 		}
 		out.Reset()
 		code := run(append([]string{"intercept"}, source...), strings.NewReader(message(`{"days":"3"}`)), &out, &errOut)
-		var res mcp.CallToolResult
-		if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 0 || !res.IsError ||
-			res.Content[0].(*mcp.TextContent).Text != "Invalid arguments: missing required property 'location'; property 'days' must be integer" {
+		var res struct {
+			Content []struct{ Text string }
+			IsError bool
+		}
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 0 || !res.IsError || len(res.Content) != 1 ||
+			res.Content[0].Text != "Invalid arguments: missing required property 'location'; property 'days' must be integer" {
 			t.Errorf("%v, an invalid call: exit %d, %v, stdout %s, stderr %s", source, code, err, out.String(), errOut.String())
 		}
 	}
