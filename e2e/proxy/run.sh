@@ -10,8 +10,10 @@ root="$(cd "$here/../.." && pwd)"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/mcpvalidate-e2e-proxy.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
-(cd "$root" && go build -o "$tmp/mcpvalidate" ./cmd/mcpvalidate && go build -o "$tmp/rawserver" ./proxy/testdata/rawserver)
+# Each built from its own directory: the same whether it is a module of its own or not.
+(cd "$root/cmd/mcpvalidate" && go build -o "$tmp/mcpvalidate" .)
+(cd "$root/proxy" && go build -o "$tmp/rawserver" ./testdata/rawserver)
 (cd "$here" && npm_config_cache="$tmp/npm-cache" npm ci --no-audit --no-fund)
 (cd "$here" && node e2e.mjs "$tmp/mcpvalidate" "$tmp/rawserver")
 # The same servers with the Go SDK's client, direct and through the proxy.
-(cd "$root" && MCPVALIDATE_E2E_NODE_MODULES="$here/node_modules" go test -count=1 -timeout 10m -run '^TestNPMServers$' -v ./proxy/)
+(cd "$root/proxy" && MCPVALIDATE_E2E_NODE_MODULES="$here/node_modules" go test -count=1 -timeout 10m -run '^TestNPMServers$' -v .)
