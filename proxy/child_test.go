@@ -7,13 +7,18 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"reflect"
+	"runtime/pprof"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // The test binary runs again as a child in these roles, chosen by the variable role.
@@ -28,14 +33,25 @@ func TestMain(m *testing.M) {
 		}
 		server := exec.Command(os.Getenv("MCPVALIDATE_PROXY_TEST_SERVER"), strings.Fields(os.Getenv("MCPVALIDATE_PROXY_TEST_ARGS"))...)
 		server.Stderr = os.Stderr
-		code, err := p.Run(server, os.Stdin, os.Stdout)
+		if path := os.Getenv("MCPVALIDATE_PROXY_TEST_CPUPROFILE"); path != "" {
+			if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		code, err := p.Run(ctx, server, os.Stdin, os.Stdout)
+		stop()
 		if err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 		}
+		pprof.StopCPUProfile()
 		os.Exit(code)
 	case "exit3": // a server that reads one line and exits with status 3
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 		os.Exit(3)
+	case "stubborn": // a server that outlives its stdin, until a signal ends it
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		select {}
 	case "cat": // a server that echoes what it reads until its stdin ends
 		_, _ = io.Copy(os.Stdout, os.Stdin)
 		os.Exit(0)
@@ -186,6 +202,11 @@ func callJSON(t *testing.T, cs *mcp.ClientSession, tool, args string) string {
 
 // runProxy runs Run in front of the test binary in role r, over pipes the test holds.
 func runProxy(t *testing.T, r string) (clientSend *io.PipeWriter, clientGot *bufio.Reader, result chan [2]any) {
+	return runProxyContext(t, context.Background(), r)
+}
+
+// runProxyContext is runProxy under ctx.
+func runProxyContext(t *testing.T, ctx context.Context, r string) (clientSend *io.PipeWriter, clientGot *bufio.Reader, result chan [2]any) {
 	t.Helper()
 	p, err := New(Options{})
 	if err != nil {
@@ -197,7 +218,7 @@ func runProxy(t *testing.T, r string) (clientSend *io.PipeWriter, clientGot *buf
 	server.Env = append(os.Environ(), role+"="+r)
 	result = make(chan [2]any, 1)
 	go func() {
-		code, err := p.Run(server, cr, ow)
+		code, err := p.Run(ctx, server, cr, ow)
 		ow.Close()
 		result <- [2]any{code, err}
 	}()
@@ -240,16 +261,45 @@ func TestRunClientEnds(t *testing.T) {
 	}
 }
 
+// TestRunStopsStubbornServer: a server that outlives its stdin is sent SIGTERM, and Run
+// returns with the status the signal gave it. It waits out the grace period, 5 seconds.
+func TestRunStopsStubbornServer(t *testing.T) {
+	tier.Full(t)
+	send, got, result := runProxy(t, "stubborn")
+	send.Close()
+	if _, err := got.ReadString('\n'); err != io.EOF {
+		t.Fatalf("the client got %v, want the end", err)
+	}
+	if r := <-result; r[0] != 128+15 || r[1] != nil {
+		t.Fatalf("Run returned %v, %v; want 143 (SIGTERM)", r[0], r[1])
+	}
+}
+
+// TestRunStopped: told to stop, Run sends the server SIGTERM at once, and returns the
+// status it gave the server.
+func TestRunStopped(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	send, got, result := runProxyContext(t, ctx, "stubborn")
+	io.WriteString(send, "{}\n")
+	stop()
+	if _, err := got.ReadString('\n'); err != io.EOF {
+		t.Fatalf("the client got %v, want the end", err)
+	}
+	if r := <-result; r[0] != 128+15 || r[1] != nil {
+		t.Fatalf("Run returned %v, %v; want 143 (SIGTERM)", r[0], r[1])
+	}
+}
+
 // TestRunBadCommand reports a server that cannot start.
 func TestRunBadCommand(t *testing.T) {
 	p, _ := New(Options{})
-	_, err := p.Run(exec.Command(filepath.Join(t.TempDir(), "missing")), strings.NewReader(""), io.Discard)
+	_, err := p.Run(context.Background(), exec.Command(filepath.Join(t.TempDir(), "missing")), strings.NewReader(""), io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "starting the server") {
 		t.Fatalf("got %v", err)
 	}
 	cmd := exec.Command(os.Args[0])
 	cmd.Stdout = io.Discard
-	if _, err := p.Run(cmd, strings.NewReader(""), io.Discard); err == nil {
+	if _, err := p.Run(context.Background(), cmd, strings.NewReader(""), io.Discard); err == nil {
 		t.Fatal("Run took a command whose stdout was set")
 	}
 }

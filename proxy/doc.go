@@ -19,9 +19,10 @@
 // (the server answers it), or with [RefuseUnknown] is refused. A tool whose inputSchema
 // does not compile is refused on every call, as in the library.
 //
-// Two fronts share one [Proxy]: [Proxy.Serve] and [Proxy.Run] for stdio, and
-// [Proxy.Handler] for streamable HTTP. Command mcpvalidate's proxy subcommand is a thin
-// shell over them:
+// The fronts share one [Proxy]: [Proxy.Serve] and [Proxy.Run] for stdio, [Proxy.Handler]
+// for streamable HTTP, and [Proxy.Interceptor] for Docker's MCP Gateway, which hands each
+// call to an interceptor before the tool runs. Command mcpvalidate's proxy and intercept
+// subcommands are thin shells over them:
 //
 //	mcpvalidate proxy -- npx -y @modelcontextprotocol/server-filesystem /data
 //

@@ -73,23 +73,31 @@ func (s *schema) of(g *core.Guard) *core.Schema {
 // the raw arguments args (nil when absent), and returns the answer that refuses it, or nil
 // when it goes on to the server.
 func (p *Proxy) checkCall(s *session, t *tool, name string, id, args []byte) []byte {
+	text, meta, refused := p.decide(s, t, name, args)
+	if !refused {
+		return nil
+	}
+	return p.refusal(id, text, meta)
+}
+
+// decide returns the text and violations that refuse a call of t, or refused false.
+func (p *Proxy) decide(s *session, t *tool, name string, args []byte) (text string, meta json.RawMessage, refused bool) {
 	if t == nil {
 		if p.opts.Unknown != RefuseUnknown {
-			return nil
+			return "", nil, false
 		}
-		text := "Unknown tool: the server does not list a tool named " + strconv.Quote(name) + ". Call tools/list to see the tools it offers."
-		return p.refusal(id, text, nil)
+		return "Unknown tool: the server does not list a tool named " + strconv.Quote(name) + ". Call tools/list to see the tools it offers.", nil, true
 	}
 	call := s.call(name)
 	if vd := p.guard.Check(&call, t.in.of(p.guard), args, nil); vd.Refused() {
-		return p.refusal(id, vd.Text(), vd.Meta())
+		return vd.Text(), vd.Meta(), true
 	}
 	if t.out != nil && p.guard.ChecksResults() {
 		if _, vd := p.guard.ResultValidator(&call, t.out.of(p.guard)); vd.Refused() {
-			return p.refusal(id, vd.Text(), vd.Meta())
+			return vd.Text(), vd.Meta(), true
 		}
 	}
-	return nil
+	return "", nil, false
 }
 
 // checkResult checks the result of a successful call of t against its outputSchema, under
@@ -135,12 +143,18 @@ func (p *Proxy) refusal(id []byte, text string, meta json.RawMessage) []byte {
 
 // resultRefusal answers the request id with an isError tool result of text and meta.
 func (p *Proxy) resultRefusal(id []byte, text string, meta json.RawMessage) []byte {
-	b := append(responseHead(id), `"result":{"content":[{"type":"text","text":`...)
+	b := append(responseHead(id), `"result":`...)
+	return append(appendRefusalResult(b, text, meta), '}')
+}
+
+// appendRefusalResult appends the isError tool result of text and meta.
+func appendRefusalResult(b []byte, text string, meta json.RawMessage) []byte {
+	b = append(b, `{"content":[{"type":"text","text":`...)
 	b = appendString(b, text)
 	b = append(b, `}],"isError":true`...)
 	if meta != nil {
 		b = append(b, `,"_meta":{"`+core.MetaKey+`":`...)
 		b = append(append(b, meta...), '}')
 	}
-	return append(b, "}}"...)
+	return append(b, '}')
 }

@@ -112,6 +112,15 @@ func TestPendingIsBounded(t *testing.T) {
 	if len(s.pending) != 0 {
 		t.Fatalf("%d requests still in flight after all were answered", len(s.pending))
 	}
+	// A cancelled request is forgotten: the server need not answer it.
+	for i := range n {
+		id := strconv.Itoa(i)
+		p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`), nil)
+		p.fromClient(s, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`}}`), nil)
+	}
+	if len(s.pending) != 0 {
+		t.Fatalf("%d cancelled requests still in flight", len(s.pending))
+	}
 	// An unknown tool of a complete list is not fetched for, however many calls name one.
 	fetches := 0
 	fetch := func(string, []byte) ([]byte, error) { fetches++; return nil, nil }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -85,6 +86,8 @@ func (f *front) forget(id string) {
 	f.mu.Unlock()
 }
 
+// ServeHTTP decides a POST's messages and passes them on, or answers them; other
+// requests pass as they are.
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(sessionHeader)
 	s := f.session(id)
@@ -125,6 +128,10 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward
 	resp, err := f.send(r, bytes.NewReader(forward))
 	if err != nil {
 		if gone := serverGoneAll(s, forward, "the upstream server could not be reached: "+err.Error()); gone != nil {
+			if b := skipSpace(forward, 0); forward[b] != '[' {
+				writeJSON(w, gone[0]) // one message, one answer
+				return
+			}
 			writeJSON(w, batchOf(gone, answer))
 			return
 		}
@@ -143,6 +150,19 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward
 		return
 	}
 	f.relay(w, resp, s, answer)
+	forgetAll(s, forward) // what this answer did not answer, a broken stream will not
+}
+
+// forgetAll forgets the requests among msgs (a message or a batch) still in flight.
+func forgetAll(s *session, msgs []byte) {
+	each := func(b []byte) {
+		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() {
+			s.answered(idKey(m.id))
+		}
+	}
+	if !elements(msgs, each) {
+		each(msgs)
+	}
 }
 
 // started keeps the session the upstream just named, with what its initialize said.
@@ -179,39 +199,118 @@ func (f *front) send(r *http.Request, body io.Reader) (*http.Response, error) {
 // request r would: with its headers (its session, protocol version and credentials).
 func (f *front) fetcher(r *http.Request) fetcher {
 	return func(key string, req []byte) ([]byte, error) {
-		u := *f.upstream
-		out, err := http.NewRequestWithContext(r.Context(), http.MethodPost, u.String(), bytes.NewReader(req))
-		if err != nil {
-			return nil, err
-		}
-		copyHeaders(out.Header, r.Header)
-		out.Header.Del("Last-Event-ID")
-		out.Header.Set("Content-Type", "application/json")
-		out.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := f.client.Do(out)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return nil, errors.New("the upstream answered the proxy's tools/list with " + resp.Status)
-		}
-		if !isEventStream(resp.Header) {
-			return io.ReadAll(resp.Body)
-		}
-		events := newLineReader(resp.Body)
-		for {
-			ev, err := readEvent(events)
-			if data := ev.data(); data != nil && valid(data) {
-				if m, ok := parseMessage(data); ok && m.method == "" && idKey(m.id) == key {
-					return data, nil
-				}
+		header := http.Header{}
+		copyHeaders(header, r.Header)
+		header.Del("Last-Event-ID")
+		b, _, err := postRPC(r.Context(), f.client, f.upstream.String(), header, req, key)
+		return b, err
+	}
+}
+
+// postRPC posts the JSON-RPC request req, of the id key key, to the MCP endpoint url with
+// header, and returns the answer, whether it comes as JSON or in an SSE stream, and the
+// answer's headers.
+func postRPC(ctx context.Context, client *http.Client, url string, header http.Header, req []byte, key string) ([]byte, http.Header, error) {
+	out, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(req))
+	if err != nil {
+		return nil, nil, err
+	}
+	copyHeaders(out.Header, header)
+	out.Header.Set("Content-Type", "application/json")
+	out.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := client.Do(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusAccepted && key == "" {
+		return nil, resp.Header, nil // a notification's answer
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil, errors.New("the server answered with " + resp.Status)
+	}
+	if !isEventStream(resp.Header) {
+		b, err := io.ReadAll(resp.Body)
+		return b, resp.Header, err
+	}
+	events := newLineReaderSize(resp.Body, 4<<10)
+	for {
+		ev, err := readEvent(events)
+		if data := ev.data(); data != nil && valid(data) {
+			if m, ok := parseMessage(data); ok && m.method == "" && idKey(m.id) == key {
+				return data, resp.Header, nil
 			}
-			if err != nil {
-				return nil, errors.New("the upstream's stream ended before it answered the proxy's tools/list")
-			}
+		}
+		if err != nil {
+			return nil, nil, errors.New("the server's stream ended before it answered")
 		}
 	}
+}
+
+// ListTools lists the tools of the streamable HTTP MCP endpoint at url, every page, as a
+// client does (initialize, notifications/initialized, tools/list, and a DELETE of the
+// MCP session at the end), with header on each request (credentials, for one). It
+// returns them as one tools/list result, each tool with the bytes the server sent.
+func ListTools(ctx context.Context, url string, header http.Header) ([]byte, error) {
+	client := &http.Client{}
+	h := http.Header{}
+	copyHeaders(h, header)
+	initialize := `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"mcpvalidate","version":"1"}}}`
+	b, got, err := postRPC(ctx, client, url, h, []byte(initialize), `"init`)
+	if err != nil {
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	m, _ := parseMessage(b)
+	if m.result == nil {
+		return nil, fmt.Errorf("initialize: the server answered %s", clip(b))
+	}
+	if id := got.Get(sessionHeader); id != "" {
+		h.Set(sessionHeader, id)
+		defer func() {
+			if req, err := http.NewRequestWithContext(ctx, http.MethodDelete, url, nil); err == nil {
+				copyHeaders(req.Header, h)
+				if resp, err := client.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	if v, ok := stringValue(member(m.result, "protocolVersion")); ok {
+		h.Set("MCP-Protocol-Version", v)
+	}
+	if _, _, err := postRPC(ctx, client, url, h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), ""); err != nil {
+		return nil, fmt.Errorf("notifications/initialized: %w", err)
+	}
+	var tools [][]byte
+	var cursor []byte
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return nil, errors.New("the tool list has more than " + strconv.Itoa(maxPages) + " pages")
+		}
+		req := []byte(`{"jsonrpc":"2.0","id":"list","method":"tools/list"}`)
+		if cursor != nil {
+			req = append(append([]byte(`{"jsonrpc":"2.0","id":"list","method":"tools/list","params":{"cursor":`), cursor...), "}}"...)
+		}
+		b, _, err := postRPC(ctx, client, url, h, req, `"list`)
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		m, _ := parseMessage(b)
+		if m.result == nil {
+			return nil, fmt.Errorf("tools/list: the server answered %s", clip(b))
+		}
+		elements(member(m.result, "tools"), func(e []byte) { tools = append(tools, bytes.Clone(e)) })
+		next := member(m.result, "nextCursor")
+		if next == nil || string(next) == "null" || bytes.Equal(next, cursor) {
+			break
+		}
+		cursor = bytes.Clone(next)
+	}
+	if tools == nil {
+		return []byte(`{"tools":[]}`), nil
+	}
+	return append(append([]byte(`{"tools":`), batch(tools)...), '}'), nil
 }
 
 // relay writes the upstream's answer: status, headers, and the body, checked.
@@ -228,7 +327,7 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 		if flusher != nil {
 			flusher.Flush()
 		}
-		events := newLineReader(resp.Body)
+		events := newLineReaderSize(resp.Body, 4<<10)
 		for {
 			ev, err := readEvent(events)
 			if len(ev.raw) > 0 {

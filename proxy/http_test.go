@@ -3,11 +3,13 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -200,5 +202,135 @@ func TestHTTPPassesThrough(t *testing.T) {
 	}
 	if !reflect.DeepEqual(seen, wantSeen) {
 		t.Fatalf("the upstream got\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(wantSeen, "\n"))
+	}
+}
+
+// TestHTTPUpstreamGone answers each request of a POST with a JSON-RPC error when the
+// upstream cannot be reached, and other requests with 502.
+func TestHTTPUpstreamGone(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	upstream := gone.URL + "/mcp"
+	gone.Close()
+	endpoint := startFront(t, upstream, Options{})
+	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(string(body), `[{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"mcpvalidate proxy: the upstream server could not be reached: `) {
+		t.Fatalf("got %d %s", resp.StatusCode, body)
+	}
+	resp, err = http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.HasPrefix(string(body), `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,`) {
+		t.Fatalf("got %s", body)
+	}
+	resp, err = http.Get(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("GET: %d", resp.StatusCode)
+	}
+}
+
+// TestHTTPBatch takes a refused call out of a batch: the upstream gets the rest, and the
+// client one answer holding the upstream's and the proxy's, JSON or SSE.
+func TestHTTPBatch(t *testing.T) {
+	var got []string
+	var mu sync.Mutex
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, string(body))
+		mu.Unlock()
+		answer := `[{"jsonrpc":"2.0","id":1,"result":{"content":[]}}]`
+		if r.URL.Query().Get("sse") != "" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: "+answer+"\n\n")
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, answer)
+	}))
+	defer upstream.Close()
+	p, _ := New(Options{})
+	h, err := p.Handler(upstream.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	// The tools, as if the client had listed them.
+	s := h.(*front).session("")
+	s.learn(p, []byte(toolsList), true, 0)
+	valid := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`
+	invalid := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
+	for _, query := range []string{"", "?sse=1"} {
+		resp, err := http.Post(ts.URL+"/mcp"+query, "application/json", strings.NewReader("["+valid+","+invalid+"]"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := `[{"jsonrpc":"2.0","id":1,"result":{"content":[]}},{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Invalid arguments: missing required property 'location'"`
+		if query != "" {
+			want = `data: [{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Invalid arguments: missing required property 'location'"`
+		}
+		if !strings.HasPrefix(string(body), want) {
+			t.Errorf("%q: the client got\n%s\nwant it to begin\n%s", query, body, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0] != "["+valid+"]" || got[1] != "["+valid+"]" {
+		t.Fatalf("the upstream got %q", got)
+	}
+}
+
+// TestHTTPSessionsBounded: however many session ids clients send, the front keeps at most
+// maxSessions tool lists.
+func TestHTTPSessionsBounded(t *testing.T) {
+	p, _ := New(Options{})
+	h, err := p.Handler("http://127.0.0.1:1/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := h.(*front)
+	for i := range 2 * maxSessions {
+		f.session("s-" + strconv.Itoa(i))
+	}
+	if n := len(f.sessions); n > maxSessions || n < maxSessions/2 {
+		t.Fatalf("%d sessions kept, want at most %d", n, maxSessions)
+	}
+	for _, bad := range []string{"ftp://x/mcp", "http:///mcp", "::"} {
+		if _, err := p.Handler(bad); err == nil {
+			t.Errorf("Handler took %q", bad)
+		}
+	}
+}
+
+// TestListTools lists the go-sdk test server's tools over streamable HTTP as a client
+// does, each tool with the bytes the server sent.
+func TestListTools(t *testing.T) {
+	got, err := ListTools(context.Background(), httpServer(t), http.Header{"Authorization": {"Bearer t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Tools []struct{ Name string } }
+	if err := json.Unmarshal(got, &list); err != nil || len(list.Tools) != 3 {
+		t.Fatalf("got %s (%v)", got, err)
+	}
+	if !strings.Contains(string(got), `"inputSchema":`+weatherSchema) {
+		t.Errorf("the weather tool's schema changed on the way: %s", got)
+	}
+	if _, err := ListTools(context.Background(), "http://127.0.0.1:1/mcp", nil); err == nil {
+		t.Error("listed the tools of a server that is not there")
 	}
 }

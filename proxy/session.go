@@ -147,6 +147,12 @@ func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher) (answer []byt
 		return p.clientCall(s, &m, fetch)
 	}
 	if m.id == nil {
+		if m.method == "notifications/cancelled" {
+			// The server need not answer a cancelled request: forget it.
+			if id := member(m.params, "requestId"); id != nil {
+				s.answered(idKey(id))
+			}
+		}
 		return nil, false
 	}
 	q := &pending{id: bytes.Clone(m.id), method: m.method}

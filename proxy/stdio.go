@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,8 +38,9 @@ func (p *Proxy) Serve(clientIn io.Reader, clientOut io.Writer, serverIn io.Write
 // later is sent SIGTERM, and 5 seconds after that killed. Run returns when the server
 // has exited and its output ended, with the server's exit status (128 plus the signal's
 // number when a signal ended it); each client request still in flight is answered first
-// with a JSON-RPC error saying so.
-func (p *Proxy) Run(cmd *exec.Cmd, clientIn io.Reader, clientOut io.Writer) (int, error) {
+// with a JSON-RPC error saying so. When ctx ends (the proxy itself is told to stop), the
+// server is sent SIGTERM at once, and killed 5 seconds later if it still runs.
+func (p *Proxy) Run(ctx context.Context, cmd *exec.Cmd, clientIn io.Reader, clientOut io.Writer) (int, error) {
 	if cmd.Stdin != nil || cmd.Stdout != nil {
 		return 0, errors.New("proxy: Run sets the command's stdin and stdout itself")
 	}
@@ -64,7 +66,7 @@ func (p *Proxy) Run(cmd *exec.Cmd, clientIn io.Reader, clientOut io.Writer) (int
 	c := p.newConn(clientOut, inW)
 	exited := make(chan struct{})
 	go c.fromClient(clientIn)
-	go stopWhenDone(cmd.Process, c.done, exited)
+	go stopWhenDone(ctx, cmd.Process, c.done, exited)
 	relayErr := c.fromServer(outR)
 	if relayErr != nil { // the client is gone: so is the reason to run the server
 		c.stop()
@@ -89,13 +91,17 @@ const listTimeout = 30 * time.Second
 // SIGTERM, before it is killed.
 const stopGrace = 5 * time.Second
 
-func stopWhenDone(proc *os.Process, done, exited <-chan struct{}) {
+func stopWhenDone(ctx context.Context, proc *os.Process, done, exited <-chan struct{}) {
+	signals := []os.Signal{syscall.SIGTERM, os.Kill}
 	select {
 	case <-exited:
 		return
 	case <-done:
+	case <-ctx.Done():
+		_ = proc.Signal(syscall.SIGTERM)
+		signals = signals[1:]
 	}
-	for _, sig := range []os.Signal{syscall.SIGTERM, os.Kill} {
+	for _, sig := range signals {
 		t := time.NewTimer(stopGrace)
 		select {
 		case <-exited:
@@ -136,17 +142,20 @@ type conn struct {
 	gone     errorValue    // why the client is gone, if it is
 }
 
+// An errorValue holds the first error stored in it.
 type errorValue struct {
 	mu  sync.Mutex
 	err error
 }
 
+// Load returns the error stored, or nil.
 func (e *errorValue) Load() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.err
 }
 
+// Store keeps err unless an error is kept already.
 func (e *errorValue) Store(err error) {
 	e.mu.Lock()
 	if e.err == nil {
@@ -315,8 +324,12 @@ type lineReader struct {
 	blocks [][]byte
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+func newLineReader(r io.Reader) *lineReader { return newLineReaderSize(r, 64<<10) }
+
+// newLineReaderSize reads r through a buffer of size bytes: 64 KB for a long-lived pipe,
+// less for an HTTP answer, whose buffer is made for each.
+func newLineReaderSize(r io.Reader, size int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, size)}
 }
 
 // next returns the next line with its newline (the last line may have none), and

@@ -7,12 +7,14 @@
 //	mcpvalidate lint S.json
 //	mcpvalidate proxy [flags] -- COMMAND [ARG...]
 //	mcpvalidate proxy [flags] -upstream URL -listen ADDR
+//	mcpvalidate intercept [flags] -tools FILE|-gateway URL [-listen ADDR]
 //
 // check prints the violations, one a line, and exits 0 when the arguments are valid, 1 when
 // not; suite prints the failing tests, then "N passed, M failed", and exits 1 on failures;
 // lint prints advice, one a line, and exits 1 when it has any; proxy puts the same checks
 // in front of any MCP server, over stdio or streamable HTTP, and exits with the server's
-// status. A bad schema or command line exits 2.
+// status; intercept does it as an interceptor of Docker's MCP Gateway. A bad schema or
+// command line exits 2.
 //
 // mcpvalidate -h prints every command's usage and flags, mcpvalidate COMMAND -h one command's.
 package main
@@ -57,6 +59,11 @@ var commands = []command{
 			"Checks each tools/call against the inputSchema the server lists and answers an\n" +
 			"invalid one itself; passes every other message unchanged. Exits with the server's\n" +
 			"status (stdio); 2 on a bad command line.", proxyCommand},
+	{"intercept", "[flags] -tools FILE|-gateway URL [-listen ADDR]",
+		"A \"before\" interceptor for Docker's MCP Gateway: reads one tools/call request as the\n" +
+			"gateway hands it on stdin (before:exec:), or serves them at http://ADDR/ (before:http:),\n" +
+			"and answers an invalid call with the isError result that replaces it; nothing when\n" +
+			"the call may go on. 2 on a bad command line or tool list.", interceptCommand},
 }
 
 // errUsage marks a mistake in the command line, reported with the usage text.

@@ -18,50 +18,79 @@ import (
 	"github.com/mcpvalidate/mcpvalidate/proxy"
 )
 
+// guardFlags are the flags of the checks, shared by proxy and intercept.
+type guardFlags struct {
+	o        proxy.Options
+	format   *string
+	logTo    *string
+	refuseAs *string
+	unknown  *string
+}
+
+func defineGuardFlags(fs *flag.FlagSet, refuseAs bool) *guardFlags {
+	g := &guardFlags{}
+	fs.BoolVar(&g.o.ReportOnly, "report-only", false, "let invalid calls through, only logging them")
+	g.format = fs.String("format", "default", "the refusals' style: default, gateway or detailed")
+	fs.BoolVar(&g.o.FormatAssertion, "format-assertion", false, "check \"format\" (date-time, email, uuid, ...) as an assertion")
+	fs.BoolVar(&g.o.Output, "output", false, "check successful results' structuredContent against the tools' outputSchema")
+	fs.IntVar(&g.o.MaxDepth, "max-depth", 0, "how deeply arguments may nest (0: 64)")
+	fs.IntVar(&g.o.MaxViolations, "max-violations", 0, "how many violations a refusal lists (0: 20)")
+	g.logTo = fs.String("log", "", "log refusals as JSON lines to this file, or to stderr with \"-\"; never argument values")
+	if refuseAs {
+		g.refuseAs = fs.String("refuse-as", "result", "answer a refused call with an isError \"result\", or a JSON-RPC \"error\" -32602")
+	}
+	g.unknown = fs.String("unknown", "pass", "a call of a tool the server does not list: \"pass\" it on, or \"refuse\" it")
+	return g
+}
+
+// options returns the options the flags say, and what closes the log file, if any.
+func (g *guardFlags) options(stderr io.Writer) (proxy.Options, func(), error) {
+	o := g.o
+	o.Format = proxy.Format(*g.format)
+	if g.refuseAs != nil {
+		switch *g.refuseAs {
+		case "result":
+		case "error":
+			o.RefuseAsError = true
+		default:
+			return o, nil, fmt.Errorf("%w: -refuse-as is result or error, not %q", errUsage, *g.refuseAs)
+		}
+	}
+	switch *g.unknown {
+	case "pass":
+	case "refuse":
+		o.Unknown = proxy.RefuseUnknown
+	default:
+		return o, nil, fmt.Errorf("%w: -unknown is pass or refuse, not %q", errUsage, *g.unknown)
+	}
+	switch *g.logTo {
+	case "":
+	case "-":
+		o.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+	default:
+		f, err := os.OpenFile(*g.logTo, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return o, nil, err
+		}
+		o.Logger = slog.New(slog.NewJSONHandler(f, nil))
+		return o, func() { f.Close() }, nil
+	}
+	return o, func() {}, nil
+}
+
 func proxyCommand(fs *flag.FlagSet) action {
-	var o proxy.Options
-	fs.BoolVar(&o.ReportOnly, "report-only", false, "let invalid calls through, only logging them")
-	format := fs.String("format", "default", "the refusals' style: default, gateway or detailed")
-	fs.BoolVar(&o.FormatAssertion, "format-assertion", false, "check \"format\" (date-time, email, uuid, ...) as an assertion")
-	fs.BoolVar(&o.Output, "output", false, "check successful results' structuredContent against the tools' outputSchema")
-	fs.IntVar(&o.MaxDepth, "max-depth", 0, "how deeply arguments may nest (0: 64)")
-	fs.IntVar(&o.MaxViolations, "max-violations", 0, "how many violations a refusal lists (0: 20)")
-	logTo := fs.String("log", "", "log refusals as JSON lines to this file, or to stderr with \"-\"; never argument values")
-	refuseAs := fs.String("refuse-as", "result", "answer a refused call with an isError \"result\", or a JSON-RPC \"error\" -32602")
-	unknown := fs.String("unknown", "pass", "a call of a tool the server does not list: \"pass\" it on, or \"refuse\" it")
+	flags := defineGuardFlags(fs, true)
 	upstream := fs.String("upstream", "", "the streamable HTTP server's endpoint URL, to front over HTTP instead of running a command")
 	listen := fs.String("listen", "", "with -upstream, the address to serve http://ADDR/mcp on, such as 127.0.0.1:8080")
 	return func(stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 		if _, isFile := stderr.(*os.File); !isFile {
 			stderr = &lockedWriter{w: stderr} // the log and the server's stderr write to it at once
 		}
-		o.Format = proxy.Format(*format)
-		switch *refuseAs {
-		case "result":
-		case "error":
-			o.RefuseAsError = true
-		default:
-			return 0, fmt.Errorf("%w: -refuse-as is result or error, not %q", errUsage, *refuseAs)
+		o, closeLog, err := flags.options(stderr)
+		if err != nil {
+			return 0, err
 		}
-		switch *unknown {
-		case "pass":
-		case "refuse":
-			o.Unknown = proxy.RefuseUnknown
-		default:
-			return 0, fmt.Errorf("%w: -unknown is pass or refuse, not %q", errUsage, *unknown)
-		}
-		switch *logTo {
-		case "":
-		case "-":
-			o.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
-		default:
-			f, err := os.OpenFile(*logTo, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-			if err != nil {
-				return 0, err
-			}
-			defer f.Close()
-			o.Logger = slog.New(slog.NewJSONHandler(f, nil))
-		}
+		defer closeLog()
 		switch {
 		case *upstream != "" && (*listen == "" || fs.NArg() > 0):
 			return 0, fmt.Errorf("%w: -upstream needs -listen, and no command", errUsage)
@@ -86,11 +115,14 @@ func proxyCommand(fs *flag.FlagSet) action {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			fmt.Fprintf(stderr, "mcpvalidate proxy: serving http://%s/mcp in front of %s\n", ln.Addr(), *upstream)
-			return 0, serveHTTP(ctx, ln, h)
+			return 0, serve(ctx, ln, "/mcp", h)
 		}
 		server := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 		server.Stderr = stderr
-		return p.Run(server, stdin, stdout)
+		// Told to stop, the proxy passes it on to the server, and exits when it does.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return p.Run(ctx, server, stdin, stdout)
 	}
 }
 
@@ -100,17 +132,17 @@ type lockedWriter struct {
 	w  io.Writer
 }
 
+// Write writes b to w, alone.
 func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
 
-// serveHTTP serves h at /mcp on ln until ctx ends, then lets the requests in progress
-// finish.
-func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+// serve serves h at path on ln until ctx ends, then lets the requests in progress finish.
+func serve(ctx context.Context, ln net.Listener, path string, h http.Handler) error {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	mux.Handle(path, h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -136,7 +136,7 @@ func TestServeHTTP(t *testing.T) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- serveHTTP(ctx, ln, h) }()
+	go func() { served <- serve(ctx, ln, "/mcp", h) }()
 	resp, err := http.Post("http://"+ln.Addr().String()+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -149,5 +149,56 @@ func TestServeHTTP(t *testing.T) {
 	stop()
 	if err := <-served; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestIntercept runs intercept as docker/mcp-gateway's before:exec: interceptor does: one
+// call request on stdin, as the gateway marshals go-sdk's request, the refusal or nothing
+// on stdout; with the tools from a file, and from a streamable HTTP endpoint's own
+// tools/list. (proxy's TestInterceptor marshals go-sdk's own types.)
+func TestIntercept(t *testing.T) {
+	list := `{"tools":[{"name":"weather","inputSchema":` + strings.ReplaceAll(weather, "\n", "") + `}]}`
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ID     json.RawMessage
+			Method string
+		}
+		_ = json.Unmarshal(body, &req)
+		w.Header().Set("Content-Type", "application/json")
+		switch req.Method {
+		case "initialize":
+			w.Header().Set("Mcp-Session-Id", "s")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"g","version":"1"}}}`, req.ID)
+		case "tools/list":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, list)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	defer gw.Close()
+	file := write(t, "tools.json", list)
+	message := func(args string) string {
+		return `{"Session":null,"Params":{"name":"weather","arguments":` + args + `},"Extra":null}`
+	}
+	for _, source := range [][]string{{"-tools", file}, {"-gateway", gw.URL}} {
+		var out, errOut bytes.Buffer
+		if code := run(append([]string{"intercept"}, source...), strings.NewReader(message(`{"location":"Oslo"}`)), &out, &errOut); code != 0 || out.Len() != 0 {
+			t.Errorf("%v, a valid call: exit %d, stdout %q, stderr %q", source, code, out.String(), errOut.String())
+		}
+		out.Reset()
+		code := run(append([]string{"intercept"}, source...), strings.NewReader(message(`{"days":"3"}`)), &out, &errOut)
+		var res struct {
+			Content []struct{ Text string }
+			IsError bool
+		}
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 0 || !res.IsError || len(res.Content) != 1 ||
+			res.Content[0].Text != "Invalid arguments: missing required property 'location'; property 'days' must be integer" {
+			t.Errorf("%v, an invalid call: exit %d, %v, stdout %s, stderr %s", source, code, err, out.String(), errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"intercept"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "needs -tools FILE or -gateway URL") {
+		t.Errorf("no tools: exit %d, %s", code, errOut.String())
 	}
 }

@@ -9,7 +9,12 @@
 //   - what the server itself answered to the same invalid call, direct, is printed as a
 //     Markdown table (the README's).
 //
-// Usage: node e2e.mjs /path/to/mcpvalidate
+// Then over streamable HTTP on 127.0.0.1: the Go test server of proxy/testdata/rawserver
+// (go-sdk, raw tools that validate nothing and count their calls), direct and through
+// `mcpvalidate proxy -upstream URL -listen 127.0.0.1:0`, with the same checks, and the
+// server's own count showing that only the valid calls ran.
+//
+// Usage: node e2e.mjs /path/to/mcpvalidate [/path/to/rawserver]
 //
 // It exits 0 when every check passes and 1 naming the failed checks. Every server it
 // starts is stopped (the SDK's transport closes its stdin, then signals it). No check reads
@@ -23,6 +28,9 @@ import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn } from 'node:child_process';
+import readline from 'node:readline';
 
 const GLOBAL_TIMEOUT_MS = Number(process.env.E2E_GLOBAL_TIMEOUT_MS) || 300_000;
 const REQUEST_OPTIONS = { timeout: GLOBAL_TIMEOUT_MS };
@@ -173,6 +181,73 @@ for (const s of servers) {
   } finally {
     await through.close();
     await direct.close();
+  }
+}
+
+// started spawns cmd and resolves with the process and the first match of pattern in the
+// lines of its stream (stdout or stderr).
+function started(cmd, args, stream, pattern) {
+  const proc = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  return new Promise((resolve, reject) => {
+    const lines = readline.createInterface({ input: proc[stream] });
+    lines.on('line', (line) => {
+      const m = line.match(pattern);
+      if (m) resolve({ proc, match: m[1], exited });
+    });
+    proc.on('exit', (code) => reject(new Error(`${cmd} exited (${code}) before it listened`)));
+  });
+}
+
+const rawserver = process.argv[3];
+if (rawserver) {
+  const s = { name: 'rawserver over streamable HTTP' };
+  const check = async (what, fn) => {
+    try {
+      await fn();
+      console.log(`ok   ${s.name}: ${what}`);
+    } catch (err) {
+      failures.push(`${s.name}: ${what}`);
+      console.log(`FAIL ${s.name}: ${what}: ${err.message}`);
+    }
+  };
+  const server = await started(rawserver, ['-http', '127.0.0.1:0'], 'stdout', /^(127\.0\.0\.1:\d+)$/);
+  const upstream = `http://${server.match}/mcp`;
+  const front = await started(bin, ['proxy', '-upstream', upstream, '-listen', '127.0.0.1:0'], 'stderr', /serving (http:\/\/\S+\/mcp)/);
+  const connectHTTP = async (url) => {
+    const client = new Client({ name: 'mcpvalidate-e2e-proxy', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    return client;
+  };
+  const direct = await connectHTTP(upstream);
+  const through = await connectHTTP(front.match);
+  try {
+    await check('the tool list through the proxy equals the list direct', async () => {
+      assert.deepEqual(await through.listTools(), await direct.listTools());
+    });
+    for (const args of [{ location: 'Oslo' }, { location: 'Oslo', days: 7, units: 'c' }]) {
+      await check(`valid weather ${JSON.stringify(args)}: the same answer`, async () => {
+        assert.deepEqual(await call(through, 'weather', args), await call(direct, 'weather', args));
+      });
+    }
+    for (const [args, want] of [[{}, "missing required property 'location'"], [{ location: 'Oslo', days: '3' }, "property 'days' must be integer"]]) {
+      await check(`invalid weather ${JSON.stringify(args)}: refused by the proxy`, async () => {
+        const got = await outcome(through, 'weather', args);
+        assert.equal(got.isError, true, JSON.stringify(got));
+        assert.ok(got.text.startsWith('Invalid arguments: ') && got.text.includes(want), got.text);
+        assert.equal(got.meta?.[META_KEY]?.of, 'arguments', JSON.stringify(got.meta));
+      });
+    }
+    await check('only the valid calls reached the server (its own count: 4, two each way)', async () => {
+      const got = await outcome(direct, 'calls', {});
+      assert.equal(got.text, '4');
+    });
+  } finally {
+    await through.close();
+    await direct.close();
+    front.proc.kill('SIGTERM');
+    server.proc.stdin.end();
+    await Promise.all([front.exited, server.exited]);
   }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of `mcpvalidate proxy` in front of published MCP servers from npm
-# (e2e/proxy/package.json pins them and the TypeScript SDK client), over stdio: see
-# e2e.mjs. Needs go, node (>= 20) and npm; node_modules is installed here with `npm ci`,
+# (e2e/proxy/package.json pins them and the TypeScript SDK client), over stdio, with the
+# TypeScript SDK's client (e2e.mjs) and the Go SDK's (proxy/npm_test.go, TestNPMServers). Needs go, node (>= 20) and npm; node_modules is installed here with `npm ci`,
 # with npm's cache in a temporary directory that is removed at the end.
 set -euo pipefail
 
@@ -10,6 +10,10 @@ root="$(cd "$here/../.." && pwd)"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/mcpvalidate-e2e-proxy.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
-(cd "$root" && go build -o "$tmp/mcpvalidate" ./cmd/mcpvalidate)
+# Each built from its own directory: the same whether it is a module of its own or not.
+(cd "$root/cmd/mcpvalidate" && go build -o "$tmp/mcpvalidate" .)
+(cd "$root/proxy" && go build -o "$tmp/rawserver" ./testdata/rawserver)
 (cd "$here" && npm_config_cache="$tmp/npm-cache" npm ci --no-audit --no-fund)
-(cd "$here" && node e2e.mjs "$tmp/mcpvalidate")
+(cd "$here" && node e2e.mjs "$tmp/mcpvalidate" "$tmp/rawserver")
+# The same servers with the Go SDK's client, direct and through the proxy.
+(cd "$root/proxy" && MCPVALIDATE_E2E_NODE_MODULES="$here/node_modules" go test -count=1 -timeout 10m -run '^TestNPMServers$' -v .)

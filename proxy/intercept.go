@@ -1,0 +1,98 @@
+package proxy
+
+import (
+	"errors"
+	"io"
+	"net/http"
+)
+
+// This file speaks the contract of Docker's MCP Gateway's "before" interceptors
+// (docker/mcp-gateway, pkg/interceptors): for each tools/call the gateway hands the
+// interceptor the call request as JSON (on stdin for before:exec:, as a POST body for
+// before:http:), and when the interceptor answers with anything, it unmarshals that as a
+// CallToolResult and returns it instead of calling the tool; an empty answer lets the
+// call go on.
+
+// An Interceptor checks the calls Docker's MCP Gateway hands it against a fixed list of
+// tools.
+type Interceptor struct {
+	p *Proxy
+	s *session
+}
+
+// Interceptor returns an Interceptor that checks calls against tools: a tools/list
+// result ({"tools": [...]}), a JSON-RPC response holding one, or an array of tools.
+func (p *Proxy) Interceptor(tools []byte) (*Interceptor, error) {
+	if !valid(tools) {
+		return nil, errors.New("proxy: the tool list is not JSON")
+	}
+	result := tools
+	if r := member(tools, "result"); r != nil {
+		result = r
+	}
+	list := member(result, "tools")
+	if list == nil {
+		list = result
+		result = append(append([]byte(`{"tools":`), result...), '}')
+	}
+	if !elements(list, func([]byte) {}) {
+		return nil, errors.New(`proxy: the tool list holds no array of "tools"`)
+	}
+	s := newSession("")
+	s.learn(p, result, true, 0)
+	return &Interceptor{p: p, s: s}, nil
+}
+
+// Intercept decides the call msg, as the gateway marshals its call request
+// ({"Params": {"name": ..., "arguments": ...}, ...}), a JSON-RPC request, or its params
+// alone, and returns the CallToolResult that refuses it, or nil when the call may go on.
+// A message it cannot read is an error.
+func (i *Interceptor) Intercept(msg []byte) ([]byte, error) {
+	if !valid(msg) {
+		return nil, errors.New("proxy: the intercepted call is not JSON")
+	}
+	params := member(msg, "Params")
+	if params == nil {
+		params = member(msg, "params")
+	}
+	if params == nil {
+		params = msg
+	}
+	c, ok := parseCallParams(params)
+	if !ok || c.ambiguous {
+		return nil, errors.New("proxy: the intercepted call names no tool, or names it ambiguously")
+	}
+	i.s.mu.Lock()
+	t := i.s.tools[c.name]
+	i.s.mu.Unlock()
+	text, meta, refused := i.p.decide(i.s, t, c.name, c.arguments)
+	if !refused {
+		return nil, nil
+	}
+	return appendRefusalResult(nil, text, meta), nil
+}
+
+// ServeHTTP is the before:http: interceptor: the call in the POST body, the refusal (a
+// CallToolResult) or nothing in the answer's body, 200 either way; 400 for a body it
+// cannot read.
+func (i *Interceptor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST a tools/call request", http.StatusMethodNotAllowed)
+		return
+	}
+	msg, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	out, err := i.Intercept(msg)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if out != nil {
+		writeJSON(w, out)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
