@@ -25,6 +25,8 @@ type pending struct {
 	task   bool   // tools/call: task-augmented, answered with a task, not a result
 	cursor bool   // tools/list: asks for a page after the first
 	gen    uint64 // tools/list: the list's generation when asked
+	// taskKey: tasks/result: the key of the task whose result it asks for; "" when none.
+	taskKey string
 }
 
 // A session is one MCP session: one stdio pair, or one Mcp-Session-Id over HTTP.
@@ -41,6 +43,7 @@ type session struct {
 	closed        string                 // why the server is gone; "" while it is there
 	client        string
 	clientVersion string
+	tasks         tasks // whose results are to be checked
 }
 
 func newSession(id string) *session {
@@ -164,6 +167,8 @@ func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher) (answer []byt
 		s.mu.Unlock()
 	case "initialize":
 		s.initialized(member(m.params, "clientInfo"))
+	case "tasks/result":
+		q.taskKey = taskKey(member(m.params, "taskId"))
 	}
 	if !s.track(q) {
 		return serverGone(m.id, s.gone()), false
@@ -210,8 +215,11 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 		return nil, false
 	}
 	if m.isRequest() {
-		if m.method == "notifications/tools/list_changed" {
+		switch m.method {
+		case "notifications/tools/list_changed":
 			s.listChanged()
+		case "notifications/tasks/status":
+			s.taskStatus(m.params)
 		}
 		return nil, false
 	}
@@ -231,9 +239,15 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 	case "tools/list":
 		s.learn(p, m.result, !q.cursor, q.gen)
 	case "tools/call":
-		if !q.task {
-			return p.checkResult(s, q.tool, q.name, m.id, m.result), false
+		if task := member(m.result, "task"); q.task && task != nil {
+			p.taskMade(s, q, task)
+			return nil, false
 		}
+		return p.checkResult(s, q.tool, q.name, m.id, m.result), false
+	case "tasks/result":
+		return p.taskResult(s, q, m.id, m.result), false
+	case "tasks/get", "tasks/cancel":
+		s.taskStatus(m.result)
 	}
 	return nil, false
 }
