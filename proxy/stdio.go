@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -65,7 +66,13 @@ func (p *Proxy) Run(ctx context.Context, cmd *exec.Cmd, clientIn io.Reader, clie
 	}
 	c := p.newConn(clientOut, inW)
 	exited := make(chan struct{})
-	go c.fromClient(clientIn)
+	go func() {
+		in, reopened := pollable(clientIn)
+		c.fromClient(in)
+		if reopened {
+			in.(*os.File).Close()
+		}
+	}()
 	go stopWhenDone(ctx, cmd.Process, c.done, exited)
 	relayErr := c.fromServer(outR)
 	if relayErr != nil { // the client is gone: so is the reason to run the server
@@ -81,6 +88,36 @@ func (p *Proxy) Run(ctx context.Context, cmd *exec.Cmd, clientIn io.Reader, clie
 		p.log.Warn("mcpvalidate proxy: "+why, "error", waitErr)
 	}
 	return status, relayErr
+}
+
+// pollable returns r, or, when r is a pipe (the client's end, as a client starts the
+// proxy, os.Stdin), the same pipe opened anew without blocking, so that Go's poller
+// reads it: a message then wakes the one thread waiting in epoll for either side, rather
+// than a thread blocked in read that must get a P back, and Go's monitor thread can
+// sleep while the proxy waits (half the context switches a call). Opened anew, the pipe
+// has a file description of its own: the client's, shared with whoever else holds it,
+// stays blocking. reopened is false where the pipe cannot be opened anew (not Linux),
+// and r is returned as it is.
+func pollable(r io.Reader) (_ io.Reader, reopened bool) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return r, false
+	}
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+		return r, false
+	}
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return r, false
+	}
+	var again *os.File
+	_ = raw.Control(func(fd uintptr) {
+		again, err = os.OpenFile("/proc/self/fd/"+strconv.Itoa(int(fd)), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	})
+	if err != nil || again == nil {
+		return r, false
+	}
+	return again, true
 }
 
 // listTimeout bounds the wait for the server's answer to the proxy's own tools/list,
