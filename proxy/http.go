@@ -373,19 +373,22 @@ type event struct {
 }
 
 // readEvent reads the next event; at the end of the stream, what was left with io.EOF.
+// Its lines are slices of its own bytes: a line read is valid only until the next read.
 func readEvent(r *lineReader) (event, error) {
 	var ev event
+	var ends []int // of the lines' bodies in raw, two a line
 	for {
 		line, err := r.next()
+		start := len(ev.raw)
 		ev.raw = append(ev.raw, line...)
 		body := bytes.TrimRight(line, "\r\n")
-		if len(line) > 0 && len(body) == 0 {
-			return ev, err // the blank line
-		}
 		if len(body) > 0 {
-			ev.lines = append(ev.lines, body)
+			ends = append(ends, start, start+len(body))
 		}
-		if err != nil {
+		if len(line) > 0 && len(body) == 0 || err != nil { // the blank line, or the end
+			for i := 0; i < len(ends); i += 2 {
+				ev.lines = append(ev.lines, ev.raw[ends[i]:ends[i+1]])
+			}
 			return ev, err
 		}
 	}

@@ -334,3 +334,33 @@ func TestListTools(t *testing.T) {
 		t.Error("listed the tools of a server that is not there")
 	}
 }
+
+// TestReadEventLongLines reads events whose lines outgrow the reader's buffer: each line
+// as sent, whatever the reads in between.
+func TestReadEventLongLines(t *testing.T) {
+	long := strings.Repeat("x", 10<<10)
+	for _, tc := range []struct {
+		name, stream string
+		data         []string
+	}{
+		{"short", "id: 1\nevent: message\ndata: a\n\n", []string{"a"}},
+		{"a long data line after short ones", "id: 1\nevent: message\ndata: " + long + "\n\nid: 2\ndata: b\r\n\r\n", []string{long, "b"}},
+		{"data lines on either side of a long one", "data: a\ndata: " + long + "\ndata: c\n\n", []string{"a\n" + long + "\nc"}},
+		{"many short lines", strings.Repeat("id: 123456789\n", 1000) + "data: d\n\n", []string{"d"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newLineReaderSize(strings.NewReader(tc.stream), 4<<10)
+			var raw string
+			for i, want := range tc.data {
+				ev, err := readEvent(r)
+				raw += string(ev.raw)
+				if string(ev.data()) != want {
+					t.Fatalf("event %d: data %.40q... of %d bytes, want %.40q... of %d (%v)", i, ev.data(), len(ev.data()), want, len(want), err)
+				}
+			}
+			if raw != tc.stream {
+				t.Fatal("the events' bytes are not the stream's")
+			}
+		})
+	}
+}
