@@ -364,3 +364,39 @@ func TestReadEventLongLines(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPStreamStaysOpen: a stream's headers reach the client before its first event,
+// and each event before the next, when the upstream waits in between.
+func TestHTTPStreamStaysOpen(t *testing.T) {
+	step := make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for _, ev := range []string{"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\n\n", ": a comment\n\n"} {
+			<-step // the client got what came before
+			io.WriteString(w, ev)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+	req, _ := http.NewRequest("GET", endpoint, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	r := bufio.NewReader(resp.Body)
+	for _, want := range []string{"id: 1\n", "data: {\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\n", "\n", ": a comment\n", "\n"} {
+		if want == "id: 1\n" || want == ": a comment\n" {
+			step <- struct{}{}
+		}
+		if got, err := r.ReadString('\n'); got != want {
+			t.Fatalf("got %q (%v), want %q", got, err, want)
+		}
+	}
+}

@@ -369,6 +369,13 @@ func newLineReaderSize(r io.Reader, size int) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, size)}
 }
 
+// hasEvent reports whether the reader holds a whole SSE event already (a blank line
+// ends it), which it returns without waiting for more input.
+func (l *lineReader) hasEvent() bool {
+	b, _ := l.r.Peek(l.r.Buffered())
+	return bytes.Contains(b, []byte("\n\n")) || bytes.Contains(b, []byte("\n\r\n"))
+}
+
 // next returns the next line with its newline (the last line may have none), and
 // io.EOF or the read error with the bytes read before it.
 func (l *lineReader) next() ([]byte, error) {
