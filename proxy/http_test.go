@@ -400,3 +400,27 @@ func TestHTTPStreamStaysOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPAnswerStreamStaysOpen: the answer to a POST reaches the client though the
+// upstream keeps its stream open after it.
+func TestHTTPAnswerStreamStaysOpen(t *testing.T) {
+	done := make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+		w.(http.Flusher).Flush()
+		<-done // the client got the answer
+	}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := bufio.NewReader(resp.Body).ReadString('\n')
+	close(done)
+	if got != "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}
