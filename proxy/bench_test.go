@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,18 +18,25 @@ import (
 
 // BenchmarkProxy measures a valid call's round trip from go-sdk's client to the go-sdk
 // server, direct and through the proxy, in one interleaved run, so that both see the
-// same machine: over stdio with one session, and over streamable HTTP with 1 and 64
-// sessions at once. It reports each path's time per call and their ratio (proxy/direct;
-// for 64 sessions, the ratio of throughputs, direct/proxy, is its inverse).
+// same machine: over stdio with one session and 1 or 64 calls on it at once, and over
+// streamable HTTP with 1 and 64 sessions at once. It reports each path's time per call
+// and their ratio (proxy/direct; for 64 calls at once, the ratio of throughputs,
+// direct/proxy, is its inverse), and over stdio the proxy process's CPU time and waits
+// (voluntary context switches) per call.
 func BenchmarkProxy(b *testing.B) {
 	server := rawServer(b)
 	args := json.RawMessage(`{"location":"Oslo","days":3,"units":"c"}`)
-	b.Run("stdio", func(b *testing.B) {
-		direct := connectB(b, &mcp.CommandTransport{Command: exec.Command(server)})
-		cmd := proxied(server)
-		through := connectB(b, &mcp.CommandTransport{Command: cmd})
-		interleave(b, []*mcp.ClientSession{direct}, []*mcp.ClientSession{through}, args, func() (time.Duration, int64) { return usage(cmd.Process.Pid) })
-	})
+	for _, calls := range []int{1, 64} {
+		name := map[int]string{1: "stdio", 64: "stdio-64"}[calls]
+		b.Run(name, func(b *testing.B) {
+			direct := connectB(b, &mcp.CommandTransport{Command: exec.Command(server)})
+			cmd := proxied(server)
+			through := connectB(b, &mcp.CommandTransport{Command: cmd})
+			// 64: as many calls at once on the one session, each path.
+			interleave(b, slices.Repeat([]*mcp.ClientSession{direct}, calls), slices.Repeat([]*mcp.ClientSession{through}, calls), args,
+				func() (time.Duration, int64) { return usage(cmd.Process.Pid) })
+		})
+	}
 	for _, sessions := range []int{1, 64} {
 		name := map[int]string{1: "http-1", 64: "http-64"}[sessions]
 		b.Run(name, func(b *testing.B) {
