@@ -168,10 +168,13 @@ type conn struct {
 	p *Proxy
 	s *session
 
-	cmu    sync.Mutex // orders writes to the client
-	client io.Writer
-	smu    sync.Mutex // orders writes to the server
-	server io.WriteCloser
+	// Writes to either side go through a buffer, flushed after each message unless the
+	// next message is read already: messages that come together go on in one write.
+	cmu     sync.Mutex // orders writes to the client
+	client  *bufio.Writer
+	smu     sync.Mutex // orders writes to the server
+	server  io.WriteCloser
+	serverW *bufio.Writer
 
 	busy     sync.Mutex // held while a client's line is decided and sent on
 	stopOnce sync.Once
@@ -202,7 +205,8 @@ func (e *errorValue) Store(err error) {
 }
 
 func (p *Proxy) newConn(client io.Writer, server io.WriteCloser) *conn {
-	return &conn{p: p, s: newSession(""), client: client, server: server, done: make(chan struct{})}
+	return &conn{p: p, s: newSession(""), client: bufio.NewWriterSize(client, 64<<10), server: server,
+		serverW: bufio.NewWriterSize(server, 64<<10), done: make(chan struct{})}
 }
 
 // stop closes the server's stdin, once.
@@ -221,7 +225,7 @@ func (c *conn) fromClient(r io.Reader) {
 	lines := newLineReader(r)
 	for {
 		line, err := lines.next()
-		if len(line) > 0 && !c.relay(line) {
+		if len(line) > 0 && !c.relay(line, lines.hasLine()) {
 			return
 		}
 		if err != nil {
@@ -230,17 +234,16 @@ func (c *conn) fromClient(r io.Reader) {
 	}
 }
 
-// relay decides one line of the client's and sends it on; false when the client is gone.
-func (c *conn) relay(line []byte) bool {
+// relay decides one line of the client's and sends it on, or keeps it in the buffer when
+// more, the next line, is read already; false when the client is gone.
+func (c *conn) relay(line []byte, more bool) bool {
 	c.busy.Lock()
 	defer c.busy.Unlock()
 	forward, answer := c.p.fromClient(c.s, line, c.fetch)
-	if answer != nil && c.toClient(answer, false) != nil {
+	if answer != nil && c.toClient(answer, false, false) != nil {
 		return false
 	}
-	if forward != nil {
-		_ = c.toServer(forward, sameBytes(forward, line))
-	}
+	_ = c.toServer(forward, sameBytes(forward, line), more)
 	return true
 }
 
@@ -251,12 +254,11 @@ func (c *conn) fromServer(r io.Reader) error {
 	for {
 		line, err := lines.next()
 		if len(line) > 0 {
-			if out := c.p.fromServer(c.s, line); out != nil {
-				if werr := c.toClient(out, sameBytes(out, line)); werr != nil {
-					// Keep reading, so that a server that writes on is not blocked.
-					_, _ = io.Copy(io.Discard, r)
-					return werr
-				}
+			out := c.p.fromServer(c.s, line)
+			if werr := c.toClient(out, sameBytes(out, line), lines.hasLine()); werr != nil {
+				// Keep reading, so that a server that writes on is not blocked.
+				_, _ = io.Copy(io.Discard, r)
+				return werr
 			}
 		}
 		if err == io.EOF {
@@ -272,7 +274,7 @@ func (c *conn) fromServer(r io.Reader) error {
 // the client's line being decided, if any, to be answered too.
 func (c *conn) finish(why string) {
 	for _, a := range c.s.close(why) {
-		if c.toClient(a, false) != nil {
+		if c.toClient(a, false, false) != nil {
 			break
 		}
 	}
@@ -288,7 +290,7 @@ func (c *conn) fetch(key string, req []byte) ([]byte, error) {
 	if answer == nil {
 		return nil, errors.New(c.s.gone())
 	}
-	if err := c.toServer(req, false); err != nil {
+	if err := c.toServer(req, false, false); err != nil {
 		c.s.deliver(key, nil)
 		return nil, err
 	}
@@ -306,15 +308,16 @@ func (c *conn) fetch(key string, req []byte) ([]byte, error) {
 	}
 }
 
-// toClient writes a message to the client: whole, ending its line unless it is a line
-// already.
-func (c *conn) toClient(b []byte, isLine bool) error {
+// toClient writes b, a message (nil: none), to the client: whole, ending its line unless
+// it is a line already, and flushed with what came before it unless more is to come at
+// once.
+func (c *conn) toClient(b []byte, isLine, more bool) error {
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	if err := c.gone.Load(); err != nil {
 		return err
 	}
-	err := writeLine(c.client, b, isLine)
+	err := writeLine(c.client, b, isLine, more)
 	if err != nil {
 		c.gone.Store(err)
 		c.stop()
@@ -322,29 +325,29 @@ func (c *conn) toClient(b []byte, isLine bool) error {
 	return err
 }
 
-func (c *conn) toServer(b []byte, isLine bool) error {
+// toServer writes b to the server as toClient writes to the client.
+func (c *conn) toServer(b []byte, isLine, more bool) error {
 	c.smu.Lock()
 	defer c.smu.Unlock()
-	return writeLine(c.server, b, isLine)
+	return writeLine(c.serverW, b, isLine, more)
 }
 
-func writeLine(w io.Writer, b []byte, isLine bool) error {
-	if isLine {
-		_, err := w.Write(b)
-		return err
+func writeLine(w *bufio.Writer, b []byte, isLine, more bool) error {
+	if b != nil {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if !isLine {
+			if err := w.WriteByte('\n'); err != nil {
+				return err
+			}
+		}
 	}
-	if cap(b) > len(b) {
-		_, err := w.Write(append(b, '\n'))
-		return err
+	if more {
+		return nil
 	}
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	_, err := w.Write(newline)
-	return err
+	return w.Flush()
 }
-
-var newline = []byte{'\n'}
 
 // sameBytes reports whether a and b are the same slice.
 func sameBytes(a, b []byte) bool {
@@ -374,6 +377,13 @@ func newLineReaderSize(r io.Reader, size int) *lineReader {
 func (l *lineReader) hasEvent() bool {
 	b, _ := l.r.Peek(l.r.Buffered())
 	return bytes.Contains(b, []byte("\n\n")) || bytes.Contains(b, []byte("\n\r\n"))
+}
+
+// hasLine reports whether the reader holds a whole line already, which next returns
+// without waiting for more input.
+func (l *lineReader) hasLine() bool {
+	b, _ := l.r.Peek(l.r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // next returns the next line with its newline (the last line may have none), and
