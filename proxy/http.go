@@ -120,7 +120,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id != "" && (r.Method == http.MethodDelete && resp.StatusCode < 300 || resp.StatusCode == http.StatusNotFound) {
 		f.forget(id)
 	}
-	f.relay(w, resp, s, nil, 0)
+	f.relay(w, resp, s, nil)
 }
 
 // post sends the client's messages on, and relays the answer, with the proxy's answers
@@ -150,38 +150,8 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward
 		writeJSON(w, answer) // only notifications went on; the refusals are the answer
 		return
 	}
-	f.relay(w, resp, s, answer, requests(forward))
+	f.relay(w, resp, s, answer)
 	forgetAll(s, forward) // what this answer did not answer, a broken stream will not
-}
-
-// maxCounted bounds the size of a message the proxy reads again to count its requests or
-// answers; a larger one counts none.
-const maxCounted = 64 << 10
-
-// requests returns how many requests (to be answered) msgs, a message or a batch, holds.
-func requests(msgs []byte) int {
-	return count(msgs, func(m *message) bool { return m.id != nil && m.isRequest() })
-}
-
-// responses returns how many responses data, a message or a batch, holds.
-func responses(data []byte) int {
-	return count(data, func(m *message) bool { return m.id != nil && !m.isRequest() })
-}
-
-func count(msgs []byte, is func(*message) bool) int {
-	if len(msgs) > maxCounted || !valid(msgs) {
-		return 0
-	}
-	n := 0
-	each := func(b []byte) {
-		if m, ok := parseMessage(b); ok && is(&m) {
-			n++
-		}
-	}
-	if !elements(msgs, each) {
-		each(msgs)
-	}
-	return n
 }
 
 // forgetAll forgets the requests among msgs (a message or a batch) still in flight.
@@ -345,11 +315,8 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 	return append(append([]byte(`{"tools":`), batch(tools)...), '}'), nil
 }
 
-// relay writes the upstream's answer: status, headers, and the body, checked. A stream
-// that answers awaited requests (0: none, or not known) ends once it has, as a server
-// should end it: its last answer goes to the client with the stream's end, in one write,
-// or headerDelay later if the stream stays open after all.
-func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, answer []byte, awaited int) {
+// relay writes the upstream's answer: status, headers, and the body, checked.
+func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, answer []byte) {
 	copyHeaders(w.Header(), resp.Header)
 	switch {
 	case isEventStream(resp.Header):
@@ -362,22 +329,13 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 		}
 		events := getEventReader(resp.Body)
 		defer putEventReader(events)
-		answered := false
 		for {
 			ev, err := readEvent(events)
 			if len(ev.raw) > 0 {
 				if b := ev.checked(f.p, s); b != nil && out.write(b) != nil {
 					return
 				}
-				if awaited > 0 {
-					awaited -= responses(ev.data())
-					answered = awaited <= 0
-				}
-				switch {
-				case events.hasEvent(): // it goes with the next one
-				case answered:
-					out.flushLater()
-				default:
+				if !events.hasEvent() { // else it goes with the next one
 					out.flush()
 				}
 			}
@@ -447,15 +405,6 @@ func (e *eventWriter) flush() {
 	}
 	e.timer.Stop()
 	e.flusher.Flush()
-}
-
-// flushLater flushes headerDelay from now, unless something flushes sooner.
-func (e *eventWriter) flushLater() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.timer != nil && !e.closed {
-		e.timer.Reset(headerDelay)
-	}
 }
 
 // close ends the writer's use of the ResponseWriter, before the handler returns.
