@@ -384,7 +384,9 @@ func newEventWriter(w http.ResponseWriter) *eventWriter {
 	e := &eventWriter{w: w}
 	e.flusher, _ = w.(http.Flusher)
 	if e.flusher != nil {
+		e.mu.Lock() // the timer's goroutine reads timer
 		e.timer = time.AfterFunc(headerDelay, e.flush)
+		e.mu.Unlock()
 	}
 	return e
 }
