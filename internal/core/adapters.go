@@ -31,14 +31,19 @@ type Call struct {
 	Context context.Context
 
 	counters  *toolState
-	repairing bool      // accepted, its result not yet known to reach the client
-	start     time.Time // when the call's first check began, for WithCallEnd
+	repairing bool          // accepted, its result not yet known to reach the client
+	held      bool          // repairing, its Accepted event not yet told to the observers
+	took      time.Duration // the arguments' check, for the held event
+	start     time.Time     // when the call's first check began, for WithCallEnd
 }
 
 // Ended tells the call-end observers ([WithCallEnd]) that the call ended, its result an
 // error (isError, or an error returned) or not. An adapter calls it once per call it
 // checked, after the handler returns or the guard answers instead.
 func (g *Guard) Ended(call *Call, isError bool) {
+	if call.held { // the result never reached the client, nor was it checked
+		g.release(call, 0, 0)
+	}
 	if len(g.cfg.ends) == 0 || call.start.IsZero() {
 		return
 	}

@@ -79,7 +79,10 @@ type Event struct {
 	Err           error         // SchemaBroken: the compile error
 	Duration      time.Duration // of the check alone, not of the handler
 	// Retries, for an Accepted call, counts the refusals of the same tool in the same
-	// MCP session that it repairs; 0 when it repairs none.
+	// MCP session that it repairs; 0 when it repairs none, and when its result is
+	// withheld (ResultRefused). The Accepted event of a call whose result is checked
+	// (WithOutputValidation) comes once the result is known to reach the client or to be
+	// withheld, and its Duration is of both checks.
 	Retries int
 	// Context is the call's context as its handler receives it, carrying its trace span;
 	// nil when the adapter has none.
@@ -254,11 +257,12 @@ func (g *Guard) CheckResult(call *Call, v *Validator, content []byte) (vd Verdic
 	if content != nil {
 		vs = v.Validate(content)
 	}
-	if len(vs) == 0 || g.cfg.reportOnly {
-		g.sent(call)
-	}
-	if len(vs) == 0 {
+	switch {
+	case len(vs) == 0:
+		g.sent(call, time.Since(start))
 		return Verdict{}
+	case g.cfg.reportOnly:
+		g.sent(call, 0)
 	}
 	for i := range vs {
 		vs[i].InResult = true
@@ -429,7 +433,15 @@ func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start 
 	switch o {
 	case Accepted:
 		g.add(t, &t.accepted, 1)
-		retries = g.accepted(call, t)
+		if call.ChecksResult {
+			// The repair, and so the event, wait for the result's verdict (see sent).
+			call.repairing = true
+			if len(g.cfg.observers) > 0 {
+				call.held, call.took = true, time.Since(start)
+			}
+			return
+		}
+		retries = g.repaired(call, t)
 	case Refused:
 		g.add(t, &t.refused, 1)
 		if g.cfg.reportOnly {
@@ -451,8 +463,23 @@ func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start 
 	if len(g.cfg.observers) == 0 {
 		return
 	}
+	if call.held && !g.cfg.reportOnly {
+		g.release(call, 0, 0) // the result is withheld: the call repairs nothing
+	}
+	g.tell(call, o, vs, err, time.Since(start), retries)
+}
+
+// release tells the observers of the accepted call whose event waited for its result's
+// verdict, with the refusals it repaired and the time its result's check took.
+func (g *Guard) release(call *Call, retries int, result time.Duration) {
+	call.held = false
+	g.tell(call, Accepted, nil, nil, call.took+result, retries)
+}
+
+// tell calls the observers with the event of call.
+func (g *Guard) tell(call *Call, o Outcome, vs []Violation, err error, took time.Duration, retries int) {
 	e := Event{Tool: call.Tool, Outcome: o, SessionID: call.Session, ClientName: call.Client,
-		ClientVersion: call.ClientVersion, Violations: vs, Err: err, Duration: time.Since(start),
+		ClientVersion: call.ClientVersion, Violations: vs, Err: err, Duration: took,
 		ReportOnly: g.cfg.reportOnly, Retries: retries, Context: call.Context, ProtocolVersion: call.ProtocolVersion}
 	for _, fn := range g.cfg.observers {
 		g.safely(fn, e)
