@@ -115,13 +115,34 @@ type Instrumentation struct {
 	cacheOn bool
 }
 
-// toolAttrs are one tool's attribute sets, made once.
+// toolAttrs are one tool's attribute sets, made once, each as the options of a
+// measurement: passed as a slice, they cost a call no allocation.
 type toolAttrs struct {
 	name     string
-	outcomes [2][5]metric.MeasurementOption // [report only][outcome]
-	tool     metric.MeasurementOption
-	ok, fail metric.MeasurementOption // of the operation: error.type unset, tool_error
+	outcomes [2][5]measured // [report only][outcome]
+	tool     []metric.AddOption
+	op       versioned // of the operation without a protocol version
+	versions sync.Map  // protocol version -> *versioned
+	nVersion atomic.Int64
 }
+
+// measured is one attribute set as the options of an Add and of a Record.
+type measured struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+func measuredOf(kvs ...attribute.KeyValue) measured {
+	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
+	return measured{add: []metric.AddOption{o}, record: []metric.RecordOption{o}}
+}
+
+// versioned are the options of an operation's duration: error.type unset, tool_error.
+type versioned struct{ ok, fail []metric.RecordOption }
+
+// maxVersions bounds the protocol versions recorded per tool; calls of versions past the
+// first maxVersions are recorded under "other".
+const maxVersions = 16
 
 // New makes the instruments in the meter of the MeterProvider given by
 // [WithMeterProvider], under the scope [ScopeName].
@@ -186,16 +207,47 @@ func newToolAttrs(name string) *toolAttrs {
 	tool := KeyToolName.String(name)
 	for ro := range 2 {
 		for o := range outcomeNames {
-			t.outcomes[ro][o] = metric.WithAttributeSet(attribute.NewSet(tool,
-				KeyOutcome.String(OutcomeName(core.Outcome(o))), KeyReportOnly.Bool(ro == 1)))
+			t.outcomes[ro][o] = measuredOf(tool, KeyOutcome.String(OutcomeName(core.Outcome(o))), KeyReportOnly.Bool(ro == 1))
 		}
 	}
-	t.tool = metric.WithAttributeSet(attribute.NewSet(tool))
-	op := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), tool,
-		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool))}
-	t.ok = metric.WithAttributeSet(attribute.NewSet(op...))
-	t.fail = metric.WithAttributeSet(attribute.NewSet(append(op, KeyErrorType.String(ToolError))...))
+	t.tool = measuredOf(tool).add
+	t.op = t.operation("")
 	return t
+}
+
+// operation returns the options of the tool's operation of the protocol version v, none
+// when v is "".
+func (t *toolAttrs) operation(v string) versioned {
+	kvs := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), KeyToolName.String(t.name),
+		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool))}
+	if v != "" {
+		kvs = append(kvs, KeyProtocolVersion.String(v))
+	}
+	return versioned{ok: measuredOf(kvs...).record, fail: measuredOf(append(kvs, KeyErrorType.String(ToolError))...).record}
+}
+
+// version returns the options of the tool's operation of the protocol version v, within
+// maxVersions versions.
+func (t *toolAttrs) version(v string) *versioned {
+	if o, ok := t.versions.Load(v); ok {
+		return o.(*versioned)
+	}
+	if v == "other" {
+		o := t.operation(v)
+		got, _ := t.versions.LoadOrStore(v, &o)
+		return got.(*versioned)
+	}
+	if protocolVersion(v) != v || t.nVersion.Load() >= maxVersions {
+		return t.version("other")
+	}
+	v = strings.Clone(v) // not to hold the request it came in
+	o := t.operation(v)
+	got, loaded := t.versions.LoadOrStore(v, &o)
+	if !loaded && t.nVersion.Add(1) > maxVersions {
+		t.versions.Delete(v)
+		return t.version("other")
+	}
+	return got.(*versioned)
 }
 
 // attrs returns the attribute sets of the tool name, within MaxTools names.
@@ -232,11 +284,12 @@ func (in *Instrumentation) Observe(e core.Event) {
 	if o >= len(outcomeNames) {
 		o = 0
 	}
-	in.calls.Add(ctx, 1, t.outcomes[ro][o])
-	in.check.Record(ctx, e.Duration.Seconds(), t.outcomes[ro][o])
+	m := &t.outcomes[ro][o]
+	in.calls.Add(ctx, 1, m.add...)
+	in.check.Record(ctx, e.Duration.Seconds(), m.record...)
 	if e.Retries > 0 {
-		in.repairs.Add(ctx, 1, t.tool)
-		in.retries.Add(ctx, int64(e.Retries), t.tool)
+		in.repairs.Add(ctx, 1, t.tool...)
+		in.retries.Add(ctx, int64(e.Retries), t.tool...)
 	}
 	for _, v := range e.Violations {
 		n := int64(1)
@@ -260,20 +313,15 @@ func (in *Instrumentation) End(e core.CallEnd) {
 		ctx = context.Background()
 	}
 	t := in.attrs(e.Tool)
-	op := t.ok
+	op := &t.op
+	if e.ProtocolVersion != "" {
+		op = t.version(e.ProtocolVersion)
+	}
+	opts := op.ok
 	if e.IsError {
-		op = t.fail
+		opts = op.fail
 	}
-	if e.ProtocolVersion == "" {
-		in.operation.Inst().Record(ctx, e.Duration.Seconds(), op)
-		return
-	}
-	kvs := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), KeyToolName.String(t.name),
-		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool)), KeyProtocolVersion.String(protocolVersion(e.ProtocolVersion))}
-	if e.IsError {
-		kvs = append(kvs, KeyErrorType.String(ToolError))
-	}
-	in.operation.Inst().Record(ctx, e.Duration.Seconds(), metric.WithAttributes(kvs...))
+	in.operation.Inst().Record(ctx, e.Duration.Seconds(), opts...)
 }
 
 // keyword returns a schema keyword as an attribute value: keywords are the schema
