@@ -99,7 +99,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // safe for concurrent use.
 type Instrumentation struct {
 	operation mcpconv.ServerOperationDuration
-	calls     metric.Int64Counter
+	calls     metric.Int64ObservableCounter
 	viols     metric.Int64Counter
 	repairs   metric.Int64Counter
 	retries   metric.Int64Counter
@@ -120,21 +120,23 @@ type Instrumentation struct {
 type toolAttrs struct {
 	name     string
 	outcomes [2][5]measured // [report only][outcome]
+	calls    [2][5]atomic.Int64
 	tool     []metric.AddOption
 	op       versioned // of the operation without a protocol version
 	versions sync.Map  // protocol version -> *versioned
 	nVersion atomic.Int64
 }
 
-// measured is one attribute set as the options of an Add and of a Record.
+// measured is one attribute set as the options of an Add, a Record and an Observe.
 type measured struct {
-	add    []metric.AddOption
-	record []metric.RecordOption
+	add     []metric.AddOption
+	record  []metric.RecordOption
+	observe []metric.ObserveOption
 }
 
 func measuredOf(kvs ...attribute.KeyValue) measured {
 	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
-	return measured{add: []metric.AddOption{o}, record: []metric.RecordOption{o}}
+	return measured{add: []metric.AddOption{o}, record: []metric.RecordOption{o}, observe: []metric.ObserveOption{o}}
 }
 
 // versioned are the options of an operation's duration: error.type unset, tool_error.
@@ -165,7 +167,6 @@ func New(opts ...Option) (*Instrumentation, error) {
 		name, unit string
 		desc       string
 	}{
-		{&in.calls, "mcpvalidate.calls", "{call}", "Tool calls the guard checked, by tool and outcome."},
 		{&in.viols, "mcpvalidate.violations", "{violation}", "Violations found in refused arguments and results, by tool, kind and keyword."},
 		{&in.repairs, "mcpvalidate.repairs", "{call}", "Accepted calls that followed refusals of the same tool in the same MCP session."},
 		{&in.retries, "mcpvalidate.retries", "{call}", "Refused calls that a later accepted call of the same tool and MCP session repaired."},
@@ -174,6 +175,16 @@ func New(opts ...Option) (*Instrumentation, error) {
 		if *k.into, err = m.Int64Counter(k.name, metric.WithUnit(k.unit), metric.WithDescription(k.desc)); err != nil {
 			return nil, err
 		}
+	}
+	// The calls are counted here, and read at each collection: a call costs an atomic add
+	// rather than a measurement.
+	in.calls, err = m.Int64ObservableCounter("mcpvalidate.calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Tool calls the guard checked, by tool and outcome."))
+	if err != nil {
+		return nil, err
+	}
+	if _, err = m.RegisterCallback(in.observeCalls, in.calls); err != nil {
+		return nil, err
 	}
 	in.check, err = m.Float64Histogram("mcpvalidate.check.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time the guard spent checking a call's arguments or result, handler excluded."),
@@ -284,9 +295,8 @@ func (in *Instrumentation) Observe(e core.Event) {
 	if o >= len(outcomeNames) {
 		o = 0
 	}
-	m := &t.outcomes[ro][o]
-	in.calls.Add(ctx, 1, m.add...)
-	in.check.Record(ctx, e.Duration.Seconds(), m.record...)
+	t.calls[ro][o].Add(1)
+	in.check.Record(ctx, e.Duration.Seconds(), t.outcomes[ro][o].record...)
 	if e.Retries > 0 {
 		in.repairs.Add(ctx, 1, t.tool...)
 		in.retries.Add(ctx, int64(e.Retries), t.tool...)
@@ -304,6 +314,25 @@ func (in *Instrumentation) Observe(e core.Event) {
 			KeyKeyword.String(keyword(v.Keyword)), KeyIn.String(where)))
 	}
 	annotate(trace.SpanFromContext(ctx), e)
+}
+
+// observeCalls reports mcpvalidate.calls, each tool's by outcome.
+func (in *Instrumentation) observeCalls(_ context.Context, o metric.Observer) error {
+	report := func(t *toolAttrs) {
+		for ro := range t.calls {
+			for oc := range t.calls[ro] {
+				if n := t.calls[ro][oc].Load(); n > 0 {
+					o.ObserveInt64(in.calls, n, t.outcomes[ro][oc].observe...)
+				}
+			}
+		}
+	}
+	in.tools.Range(func(_, v any) bool {
+		report(v.(*toolAttrs))
+		return true
+	})
+	report(in.other)
+	return nil
 }
 
 // End records mcp.server.operation.duration for one call's end ([core.CallEnd]).

@@ -34,7 +34,7 @@ type Call struct {
 	repairing bool          // accepted, its result not yet known to reach the client
 	held      bool          // repairing, its Accepted event not yet told to the observers
 	took      time.Duration // the arguments' check, for the held event
-	start     time.Time     // when the call's first check began, for WithCallEnd
+	start     instant       // when the call's first check began, for WithCallEnd
 }
 
 // Ended tells the call-end observers ([WithCallEnd]) that the call ended, its result an
@@ -44,11 +44,11 @@ func (g *Guard) Ended(call *Call, isError bool) {
 	if call.held { // the result never reached the client, nor was it checked
 		g.release(call, 0, 0)
 	}
-	if len(g.cfg.ends) == 0 || call.start.IsZero() {
+	if len(g.cfg.ends) == 0 || call.start == 0 {
 		return
 	}
 	e := CallEnd{Context: call.Context, Tool: call.Tool, ProtocolVersion: call.ProtocolVersion,
-		Duration: time.Since(call.start), IsError: isError}
+		Duration: since(call.start), IsError: isError}
 	for _, fn := range g.cfg.ends {
 		func() {
 			defer func() { _ = recover() }() // an observer's bug must not decide the call

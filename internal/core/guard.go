@@ -259,7 +259,7 @@ func (g *Guard) CheckResult(call *Call, v *Validator, content []byte) (vd Verdic
 	}
 	switch {
 	case len(vs) == 0:
-		g.sent(call, time.Since(start))
+		g.sent(call, since(start))
 		return Verdict{}
 	case g.cfg.reportOnly:
 		g.sent(call, 0)
@@ -285,18 +285,27 @@ func (g *Guard) Replaced(call *Call) Verdict {
 
 var errReplaced = errors.New("mcpvalidate: the tool was registered again or removed between the framework choosing its handler and the check; the call was refused")
 
+// An instant is a reading of the guard's clock: the monotonic time since epoch, or 0 for
+// none. Reading it takes one read of the system's clock, where time.Now takes two.
+type instant time.Duration
+
+var epoch = time.Now()
+
+// since returns the time from t until now.
+func since(t instant) time.Duration { return time.Since(epoch) - time.Duration(t) }
+
 // startClock starts timing a call; only observers are told how long a call took.
-func (g *Guard) startClock() time.Time {
+func (g *Guard) startClock() instant {
 	if len(g.cfg.observers) > 0 || len(g.cfg.ends) > 0 {
-		return time.Now()
+		return instant(max(time.Since(epoch), 1))
 	}
-	return time.Time{}
+	return 0
 }
 
 // started starts timing a call's check, and the call itself on its first check.
-func (g *Guard) started(call *Call) time.Time {
+func (g *Guard) started(call *Call) instant {
 	start := g.startClock()
-	if call.start.IsZero() {
+	if call.start == 0 {
 		call.start = start
 	}
 	return start
@@ -427,7 +436,7 @@ var (
 	notAnObject = Violation{Kind: KindType, Keyword: "type", Types: []string{"object"}}
 )
 
-func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start time.Time) {
+func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start instant) {
 	t := g.counters(call)
 	retries := 0
 	switch o {
@@ -437,7 +446,7 @@ func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start 
 			// The repair, and so the event, wait for the result's verdict (see sent).
 			call.repairing = true
 			if len(g.cfg.observers) > 0 {
-				call.held, call.took = true, time.Since(start)
+				call.held, call.took = true, since(start)
 			}
 			return
 		}
@@ -466,7 +475,7 @@ func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start 
 	if call.held && !g.cfg.reportOnly {
 		g.release(call, 0, 0) // the result is withheld: the call repairs nothing
 	}
-	g.tell(call, o, vs, err, time.Since(start), retries)
+	g.tell(call, o, vs, err, since(start), retries)
 }
 
 // release tells the observers of the accepted call whose event waited for its result's
