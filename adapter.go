@@ -146,6 +146,7 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *
 	}
 	content, err := structuredContent(res.RawStructuredContent, res.StructuredContent)
 	if err != nil {
+		g.core.Unchecked(call) // the call fails as a handler's error does
 		return nil, err
 	}
 	if vd := g.core.CheckResult(call, out, content); vd.Refused() {
@@ -303,6 +304,7 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 		}
 		content, err := structuredContent(nil, res.StructuredContent)
 		if err != nil {
+			g.core.Unchecked(&call) // the call fails as a handler's error does
 			return nil, err
 		}
 		if vd := g.core.CheckResult(&call, out, content); vd.Refused() {
