@@ -70,8 +70,8 @@ func (g *Guard) protocolVersion(session server.ClientSession, req *mcp.CallToolR
 			return v
 		}
 	}
-	if v := req.Header.Get(server.HeaderKeyProtocolVersion); v != "" {
-		return v
+	if v := req.Header[server.HeaderKeyProtocolVersion]; len(v) > 0 && v[0] != "" { // the key is canonical
+		return v[0]
 	}
 	if session == nil {
 		return ""
