@@ -45,6 +45,11 @@ type Options struct {
 	// of an isError tool result.
 	RefuseAsError bool
 	Unknown       Unknown
+	// Guard holds further options of the guard, applied after those the fields above
+	// make: mcpvalidateotel's Instrumentation.Option(), which records the checks as
+	// metrics and each tools/call's operation, from the request the proxy receives to the
+	// response it sends back (calls of tools the server does not list under [UnknownTool]).
+	Guard []GuardOption
 }
 
 // A Proxy checks the tools/call requests that pass between MCP clients and servers
@@ -55,6 +60,7 @@ type Proxy struct {
 	opts     Options
 	guard    guard
 	log      *slog.Logger
+	observe  bool   // the guard has observers besides the fields': calls are followed to their end
 	idPrefix string // of the proxy's own request ids: no client picks it by chance
 	ids      atomic.Uint64
 }
@@ -67,5 +73,6 @@ func New(opts Options) (*Proxy, error) {
 	}
 	var r [8]byte
 	_, _ = rand.Read(r[:])
-	return &Proxy{opts: opts, guard: g, log: opts.Logger, idPrefix: "mcpvalidate-" + hex.EncodeToString(r[:]) + "-"}, nil
+	return &Proxy{opts: opts, guard: g, log: opts.Logger, observe: len(opts.Guard) > 0 && g.Observed(),
+		idPrefix: "mcpvalidate-" + hex.EncodeToString(r[:]) + "-"}, nil
 }
