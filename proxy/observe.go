@@ -39,7 +39,14 @@ func (p *Proxy) begin(s *session, id []byte, c *callParams) *observed {
 	if !p.observe || id == nil {
 		return nil
 	}
+	return p.started(s, c)
+}
+
+func (p *Proxy) started(s *session, c *callParams) *observed {
 	o := &observed{g: p.guard, call: s.call(c.name), task: c.task != nil}
+	if v, ok := stringValue(member(c.meta, metaProtocolVersion)); ok && v != "" && len(v) <= maxVersion {
+		o.call.ProtocolVersion = v
+	}
 	p.guard.Begin(&o.call)
 	return o
 }
@@ -74,9 +81,12 @@ func (o *observed) refused() {
 // answered ends a call the server answered with result (nil for a JSON-RPC error), which
 // the proxy withheld or passed on.
 func (o *observed) answered(result []byte, withheld bool) {
-	if o == nil {
-		return
+	if o != nil {
+		o.answer(result, withheld)
 	}
+}
+
+func (o *observed) answer(result []byte, withheld bool) {
 	if withheld {
 		o.g.Ended(&o.call, true)
 		return
@@ -85,8 +95,12 @@ func (o *observed) answered(result []byte, withheld bool) {
 	o.g.Ended(&o.call, result == nil || isTrue(member(result, "isError")))
 }
 
-// maxVersion bounds the protocol version a session keeps.
+// maxVersion bounds the protocol versions kept.
 const maxVersion = 64
+
+// metaProtocolVersion is the _meta member in which a request of the stateless protocol
+// (2026-07-28 on) carries its protocol version, in place of a session's initialize.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 
 // negotiated records the protocol version of an initialize result, or of a request's
 // MCP-Protocol-Version header.
