@@ -109,10 +109,7 @@ func (f *telemetryFlags) start(stderr io.Writer, command string) (*telemetry, er
 // as OTEL_EXPORTER_OTLP_ENDPOINT is read.
 func signalURL(base, path string) (string, error) {
 	u, err := url.Parse(base)
-	if err != nil {
-		return "", err
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return "", errors.New(base + " is not an http or https URL")
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + path
