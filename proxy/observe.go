@@ -30,7 +30,8 @@ func (p *Proxy) Share() Shared { return p.guard.Share() }
 type observed struct {
 	g    guard
 	call core.Call
-	task bool // answered with a task: its result comes later, unchecked
+	task bool                            // answered with a task: its result comes later, unchecked
+	end  func(tool string, isError bool) // of Options.Trace; nil without it
 }
 
 // begin starts the operation of the call c of request id, when the guard has observers
@@ -46,6 +47,9 @@ func (p *Proxy) started(s *session, c *callParams) *observed {
 	o := &observed{g: p.guard, call: s.call(c.name), task: c.task != nil}
 	if v, ok := stringValue(member(c.meta, metaProtocolVersion)); ok && v != "" && len(v) <= maxVersion {
 		o.call.ProtocolVersion = v
+	}
+	if p.opts.Trace != nil {
+		o.call.Context, o.end = p.opts.Trace(c.meta)
 	}
 	p.guard.Begin(&o.call)
 	return o
@@ -74,7 +78,7 @@ func (o *observed) unlisted() {
 // refused ends a call the proxy answered itself: refused, or its server gone.
 func (o *observed) refused() {
 	if o != nil {
-		o.g.Ended(&o.call, true)
+		o.ended(true)
 	}
 }
 
@@ -88,11 +92,19 @@ func (o *observed) answered(result []byte, withheld bool) {
 
 func (o *observed) answer(result []byte, withheld bool) {
 	if withheld {
-		o.g.Ended(&o.call, true)
+		o.ended(true)
 		return
 	}
 	o.g.Unchecked(&o.call) // the result reaches the client: an accepted call repairs
-	o.g.Ended(&o.call, result == nil || isTrue(member(result, "isError")))
+	o.ended(result == nil || isTrue(member(result, "isError")))
+}
+
+// ended tells the guard's observers, and Options.Trace, that the call ended.
+func (o *observed) ended(isError bool) {
+	o.g.Ended(&o.call, isError)
+	if o.end != nil {
+		o.end(o.call.Tool, isError)
+	}
 }
 
 // maxVersion bounds the protocol versions kept.

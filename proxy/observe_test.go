@@ -12,7 +12,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
@@ -74,7 +77,8 @@ var observedCalls = []struct {
 // repair, and each call's operation from request to response with the protocol version
 // the session negotiated; a tool name the server does not list is recorded as
 // UnknownTool, never as sent; repairs count as the library counts them, once a result
-// reaches the client.
+// reaches the client. Options.Trace's span of each call ends once, named after the tool,
+// with a refusal event when the guard refused anything.
 func TestObservedCalls(t *testing.T) {
 	for _, run := range []struct{ front, version string }{{"stdio", ""}, {"http", ""}, {"stdio", "2025-06-18"}, {"http", "2025-06-18"}} {
 		t.Run(run.front+"/"+run.version, func(t *testing.T) {
@@ -85,7 +89,19 @@ func TestObservedCalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := New(Options{Output: true, Guard: []GuardOption{inst.Option()}})
+			spans := tracetest.NewSpanRecorder()
+			tracer := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)).Tracer("test")
+			trace := func(meta []byte) (context.Context, func(string, bool)) {
+				ctx, span := tracer.Start(context.Background(), "tools/call")
+				return ctx, func(tool string, isError bool) {
+					span.SetName("tools/call " + tool)
+					if isError {
+						span.SetStatus(codes.Error, "")
+					}
+					span.End()
+				}
+			}
+			p, err := New(Options{Output: true, Guard: []GuardOption{inst.Option()}, Trace: trace})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,6 +167,27 @@ func TestObservedCalls(t *testing.T) {
 			}
 			if version == "" {
 				t.Error("the client negotiated no protocol version")
+			}
+			ended := spans.Ended()
+			if len(ended) != len(observedCalls) {
+				t.Fatalf("%d spans; want one a call, %d", len(ended), len(observedCalls))
+			}
+			for i, c := range observedCalls {
+				span := ended[i]
+				refusals := 0
+				for _, e := range span.Events() {
+					if e.Name == mcpvalidateotel.RefusalEvent {
+						refusals++
+					}
+				}
+				wantRefusals := 0
+				if slices.ContainsFunc(c.outcomes, func(o string) bool { return o != "accepted" }) {
+					wantRefusals = 1
+				}
+				if span.Name() != "tools/call "+c.opTool || (span.Status().Code == codes.Error) != c.opError || refusals != wantRefusals {
+					t.Errorf("call %d (%s %s): span %q, status %v, %d refusal events; want %q, error %v, %d",
+						i, c.tool, c.args, span.Name(), span.Status().Code, refusals, "tools/call "+c.opTool, c.opError, wantRefusals)
+				}
 			}
 		})
 	}

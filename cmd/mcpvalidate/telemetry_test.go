@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,8 +21,12 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
 )
 
 // commandRole makes the test binary the mcpvalidate command, run with its arguments: the
@@ -101,13 +106,18 @@ func (p *proxyProcess) session(t *testing.T, valid, invalid, unknown int) {
 	call := func(tool, args string, n int) {
 		for range n {
 			id++
-			p.send(t, id, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
+			p.send(t, id, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s,"_meta":{"traceparent":%q}}}`,
+				id, tool, args, traceparent))
 		}
 	}
 	call("weather", `{"days":"SECRET"}`, invalid)
 	call("weather", `{"location":"Oslo"}`, valid)
 	call("made-up-tool-9c1d", `{}`, unknown)
 }
+
+// traceparent is the client's span, which each call's _meta carries: trace
+// 4bf92f3577b34da6a3ce929d0e0e4736, span 00f067aa0ba902b7.
+const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
 // send sends one request and reads lines until its answer.
 func (p *proxyProcess) send(t *testing.T, id int, req string) {
@@ -149,14 +159,17 @@ func wantSeries(valid, invalid, unknown int) map[string]float64 {
 // TestOTLP runs `mcpvalidate proxy -otlp URL` as a process in front of rawserver, with a
 // receiver of OTLP/HTTP on 127.0.0.1 written here: once the client's input ends and the
 // proxy exits, the metrics it pushed count the calls made, by tool, outcome and protocol
-// version, and name no tool the server does not list.
+// version, and name no tool the server does not list; it pushed one server span a call,
+// a child of the client's span that the call's _meta named, with a refusal event on each
+// refused call's.
 func TestOTLP(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string]float64{}
 	service := ""
+	var spans []*tracepb.Span
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/otel/v1/metrics" || r.Header.Get("Content-Type") != "application/x-protobuf" {
-			http.Error(w, "not OTLP/HTTP metrics: "+r.URL.Path, http.StatusNotFound)
+		if r.URL.Path != "/otel/v1/metrics" && r.URL.Path != "/otel/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" {
+			http.Error(w, "not OTLP/HTTP: "+r.URL.Path, http.StatusNotFound)
 			return
 		}
 		var body io.Reader = r.Body
@@ -169,6 +182,22 @@ func TestOTLP(t *testing.T) {
 			body = z
 		}
 		b, err := io.ReadAll(body)
+		if err == nil && r.URL.Path == "/otel/v1/traces" {
+			var req coltracepb.ExportTraceServiceRequest
+			if err = proto.Unmarshal(b, &req); err == nil {
+				mu.Lock()
+				for _, rs := range req.ResourceSpans {
+					for _, ss := range rs.ScopeSpans {
+						spans = append(spans, ss.Spans...)
+					}
+				}
+				mu.Unlock()
+				out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+				w.Header().Set("Content-Type", "application/x-protobuf")
+				w.Write(out)
+				return
+			}
+		}
 		var req colmetricpb.ExportMetricsServiceRequest
 		if err == nil {
 			err = proto.Unmarshal(b, &req)
@@ -225,6 +254,22 @@ func TestOTLP(t *testing.T) {
 	}
 	if service != "mcpvalidate-proxy" {
 		t.Errorf("service.name %q; want mcpvalidate-proxy", service)
+	}
+	names := map[string]int{}
+	refusals := 0
+	for _, s := range spans {
+		names[s.Name]++
+		if hex.EncodeToString(s.TraceId) != traceparent[3:35] || hex.EncodeToString(s.ParentSpanId) != traceparent[36:52] || s.Kind != tracepb.Span_SPAN_KIND_SERVER {
+			t.Errorf("span %s: trace %x, parent %x, kind %v; want the client's trace and span, a server span", s.Name, s.TraceId, s.ParentSpanId, s.Kind)
+		}
+		for _, e := range s.Events {
+			if e.Name == mcpvalidateotel.RefusalEvent {
+				refusals++
+			}
+		}
+	}
+	if len(spans) != valid+invalid+unknown || names["tools/call weather"] != valid+invalid || names["tools/call _unknown"] != unknown || refusals != invalid {
+		t.Errorf("spans %v, %d refusal events; want %d of weather, %d of _unknown, %d refusals", names, refusals, valid+invalid, unknown, invalid)
 	}
 	if bytes.Contains(errOut, []byte("SECRET")) {
 		t.Errorf("stderr holds an argument's value: %s", errOut)
