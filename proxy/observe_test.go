@@ -14,9 +14,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
 )
@@ -276,7 +276,7 @@ func collect(t *testing.T, reader *sdkmetric.ManualReader) map[string]float64 {
 	key := func(name string, set attribute.Set) string {
 		parts := []string{name}
 		for _, kv := range set.ToSlice() {
-			parts = append(parts, string(kv.Key)+"="+kv.Value.Emit())
+			parts = append(parts, string(kv.Key)+"="+kv.Value.String())
 		}
 		slices.Sort(parts[1:])
 		return strings.Join(parts, " ")
