@@ -3,7 +3,9 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
 )
 
@@ -302,4 +305,58 @@ func collect(t *testing.T, reader *sdkmetric.ManualReader) map[string]float64 {
 		}
 	}
 	return got
+}
+
+// TestOperationEnds: a call's operation ends once, when the client gets its response:
+// the proxy's refusal of a tool the server does not list (under UnknownTool), the task a
+// task-augmented call is answered with, the server's JSON-RPC error, or the proxy's error
+// when the server is gone; a cancelled call, which gets no response, does not end.
+func TestOperationEnds(t *testing.T) {
+	var ends []core.CallEnd
+	h := newHarness(t, Options{Unknown: RefuseUnknown, Guard: []GuardOption{core.WithCallEnd(func(e core.CallEnd) { ends = append(ends, e) })}})
+	h.listed()
+	call := func(id int, params string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params)
+	}
+	h.client(call(2, `{"name":"`+madeUp+`","arguments":{}}`))
+	if got := h.clientGets(); !strings.Contains(got, `"isError":true`) {
+		t.Fatalf("the unknown tool's call was answered %s", got)
+	}
+	h.clientPasses(call(3, `{"name":"weather","arguments":{"location":"x"},"task":{"ttl":1000}}`))
+	h.serverPasses(`{"jsonrpc":"2.0","id":3,"result":{"task":{"taskId":"t1","status":"working"}}}`)
+	h.clientPasses(call(4, `{"name":"weather","arguments":{"location":"x"}}`))
+	h.serverPasses(`{"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"down"}}`)
+	h.clientPasses(call(5, `{"name":"weather","arguments":{"location":"x"}}`))
+	h.clientPasses(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+	h.clientPasses(call(6, `{"name":"weather","arguments":{"location":"x"}}`))
+	h.serverSend.Close()
+	if got := h.clientGets(); !strings.Contains(got, `"id":6,"error"`) {
+		t.Fatalf("the call in flight was answered %s", got)
+	}
+	want := []struct {
+		tool    string
+		isError bool
+	}{{UnknownTool, true}, {"weather", false}, {"weather", true}, {"weather", true}}
+	if len(ends) != len(want) {
+		t.Fatalf("%d ends %+v; want %d", len(ends), ends, len(want))
+	}
+	for i, w := range want {
+		if ends[i].Tool != w.tool || ends[i].IsError != w.isError {
+			t.Errorf("end %d: %s, error %v; want %s, %v", i, ends[i].Tool, ends[i].IsError, w.tool, w.isError)
+		}
+	}
+}
+
+// TestUnobservedCallsAreNotFollowed: without observers or Options.Trace (a logger alone,
+// or a guard option that observes nothing), the proxy keeps nothing of a call for its end.
+func TestUnobservedCallsAreNotFollowed(t *testing.T) {
+	for _, opts := range []Options{{}, {Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, {Guard: []GuardOption{core.WithMaxDepth(10)}}} {
+		p, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.begin(newSession(""), []byte("1"), &callParams{name: "weather"}) != nil {
+			t.Errorf("%+v: a call is followed", opts)
+		}
+	}
 }
