@@ -327,7 +327,7 @@ async function loopbackOnly(addr) {
     }
   };
   const server = await started('node', ['--require', path.join(here, 'loopback.cjs'), serverJS('server-everything'), 'streamableHttp'],
-    'stderr', /^loopback\.cjs: listening on (\S+)$/, { env: { PORT: '0', MCPVALIDATE_E2E_RECORD: record }, group: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    'stderr', /^loopback\.cjs: listening on (\S+)$/, { env: { PORT: '0', MCPVALIDATE_E2E_RECORD: record, MCPVALIDATE_E2E_EXIT_WITH_STDIN: '1' }, group: true, stdio: ['pipe', 'ignore', 'pipe'] });
   const upstream = `http://${server.match}/mcp`;
   let front;
   try {

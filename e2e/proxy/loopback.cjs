@@ -7,7 +7,9 @@
 //   - with MCPVALIDATE_E2E_RECORD set to a file, each JSON-RPC request or notification in the body of a
 //     POST the server receives is appended to it as one JSON line, before the server reads
 //     the body: {"method":...,"tool":...,"arguments":...} (tool and arguments for
-//     tools/call). What the server never received is not in the file.
+//     tools/call). What the server never received is not in the file;
+//   - with MCPVALIDATE_E2E_EXIT_WITH_STDIN=1, the process exits when its stdin ends: a
+//     test that dies before it can stop the server still ends it, by ending.
 // A listen it cannot bind to 127.0.0.1 (a pipe, a handle) throws, rather than listen
 // elsewhere.
 'use strict';
@@ -35,6 +37,11 @@ function loopbackOptions(args) {
   }
   for (const name of ['host', 'ipv6Only', 'exclusive', 'reusePort']) delete options[name];
   return { ...options, host: LOOPBACK };
+}
+
+if (process.env.MCPVALIDATE_E2E_EXIT_WITH_STDIN === '1') {
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.resume();
 }
 
 const listen = net.Server.prototype.listen;
