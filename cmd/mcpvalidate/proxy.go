@@ -66,6 +66,9 @@ func (g *guardFlags) options(stderr io.Writer) (proxy.Options, func(), error) {
 	default:
 		return o, nil, fmt.Errorf("%w: -unknown is pass or refuse, not %q", errUsage, *g.unknown)
 	}
+	if (*g.debug || o.LogEnumValues) && *g.logTo == "" {
+		return o, nil, fmt.Errorf("%w: -log-accepted and -log-enum-values need -log", errUsage)
+	}
 	level := &slog.HandlerOptions{}
 	if *g.debug {
 		level.Level = slog.LevelDebug
