@@ -331,3 +331,51 @@ func TestReportBounded(t *testing.T) {
 		t.Errorf("%d bytes live after reading, %d bytes allocated per line", live, perLine)
 	}
 }
+
+// TestProxyLogFeedsReport: the proxy's log, with -log-accepted and -log-enum-values, is
+// what report reads: every call counted, the repair, and the value sent outside the enum;
+// without them, no value and no accepted call reaches the log.
+func TestProxyLogFeedsReport(t *testing.T) {
+	t.Setenv(serverRole, "1")
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"SECRET-PLACE","units":"Kelvin\u202e"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{"location":"SECRET-PLACE","units":"c"}}}` + "\n"
+	for _, c := range []struct {
+		flags          []string
+		calls          uint64
+		misses         string
+		acceptedLogged bool
+	}{
+		{nil, 2, "[]", false},
+		{[]string{"-log-accepted", "-log-enum-values"}, 3, `[{ units "Kelvin\u202e" 1}]`, true},
+	} {
+		log := filepath.Join(t.TempDir(), "proxy.log")
+		var out, errOut bytes.Buffer
+		args := append(append([]string{"proxy", "-log", log}, c.flags...), "--", os.Args[0], "-test.run=^$")
+		if code := run(args, strings.NewReader(in), &out, &errOut); code != 7 {
+			t.Fatalf("%v: exit %d, stderr %s", c.flags, code, errOut.String())
+		}
+		text, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(text), "SECRET") || !c.acceptedLogged && strings.Contains(string(text), "Kelvin") {
+			t.Errorf("%v: the log holds a value it should not:\n%s", c.flags, text)
+		}
+		var r Report
+		if err := json.Unmarshal([]byte(runReport(t, nil, "-json", log)), &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Tools) != 1 || r.Unknown+r.Malformed != 0 || r.AcceptedLogged != c.acceptedLogged {
+			t.Fatalf("%v: %+v", c.flags, r)
+		}
+		w := r.Tools[0]
+		if w.Tool != "weather" || w.Calls != c.calls || w.Refused != 1 || w.Repaired != 1 || w.Retries != 1 || fmt.Sprint(w.EnumMisses) != c.misses {
+			t.Errorf("%v: %+v, want %d calls, one refused and repaired, misses %s", c.flags, w, c.calls, c.misses)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"proxy", "-log-enum-values", "--", "x"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "need -log") {
+		t.Errorf("-log-enum-values without -log: exit %d, %s", code, errOut.String())
+	}
+}
