@@ -25,7 +25,7 @@ import (
 const (
 	maxLine  = 1 << 20 // bytes of a line read; a longer one is counted as malformed
 	maxTools = 1000    // tools tracked by name; the others are summed as one
-	maxKeys  = 20000   // (kind, path) and (path, value) pairs tracked, over all tools
+	maxKeys  = 20000   // (kind, path), (path, type) and (path, value) pairs tracked, over all tools
 	maxKey   = 512     // bytes of a tool name, path or value tracked; a longer one counts as other
 )
 
@@ -65,6 +65,11 @@ type logLine struct {
 	More       uint64   `json:"more"`
 	Retries    uint64   `json:"retries"`
 	Error      string   `json:"error"`
+	TypeMisses []struct {
+		Path    string   `json:"path"`
+		Sent    string   `json:"sent"`
+		Allowed []string `json:"allowed"`
+	} `json:"type_misses"`
 	EnumMisses []struct {
 		Path string `json:"path"`
 		Sent string `json:"sent"`
@@ -106,18 +111,22 @@ type ToolSummary struct {
 	Kinds             []Count  `json:"kinds"`
 	Paths             []Count  `json:"paths"`       // the most frequent, each with its kind
 	OtherPaths        uint64   `json:"other_paths"` // violations at paths not shown
+	TypeMisses        []Count  `json:"type_misses"` // the types sent where others are allowed, each with its path
+	OtherTypes        uint64   `json:"other_types"`
 	EnumMisses        []Count  `json:"enum_misses"` // the values sent outside an enum, each with its path
 	OtherMisses       uint64   `json:"other_misses"`
 	SchemaError       string   `json:"schema_error,omitempty"` // the first broken schema's error
 	Suggestions       []string `json:"suggestions"`
 }
 
-// A Count is how often a kind, a path (with its kind) or a value (with its path) was seen.
+// A Count is how often a kind, a path (with its kind), a type or a value (with its path)
+// was seen.
 type Count struct {
-	Kind  string `json:"kind,omitempty"`
-	Path  string `json:"path,omitempty"`
-	Sent  string `json:"sent,omitempty"`
-	Count uint64 `json:"count"`
+	Kind    string `json:"kind,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Sent    string `json:"sent,omitempty"`
+	Allowed string `json:"allowed,omitempty"` // the types allowed where Sent is a type
+	Count   uint64 `json:"count"`
 }
 
 // reportOptions are report's flags.
@@ -186,6 +195,7 @@ type toolCounts struct {
 	s      ToolSummary
 	kinds  tally
 	paths  tally // kind "\x00" path
+	types  tally // path "\x00" type sent "\x00" types allowed
 	misses tally // path "\x00" value
 }
 
@@ -292,6 +302,9 @@ func (rd *reader) line(b []byte) {
 			t.kinds.add(k, 1, &rd.budget)
 			t.paths.add(k+"\x00"+path, 1, &rd.budget)
 		}
+		for _, m := range l.TypeMisses {
+			t.types.add(m.Path+"\x00"+m.Sent+"\x00"+strings.Join(m.Allowed, " or "), 1, &rd.budget)
+		}
 		for _, m := range l.EnumMisses {
 			t.misses.add(m.Path+"\x00"+m.Sent, 1, &rd.budget)
 		}
@@ -381,6 +394,16 @@ func (t *toolCounts) summary(acceptedLogged bool, o reportOptions) ToolSummary {
 		kind, path, _ := strings.Cut(c.key, "\x00")
 		s.Paths = append(s.Paths, Count{Kind: kind, Path: path, Count: c.n})
 	}
+	types := sorted(t.types.counts)
+	s.TypeMisses, s.OtherTypes = []Count{}, t.types.other
+	for i, c := range types {
+		if i == o.top {
+			s.OtherTypes += c.n
+			continue
+		}
+		parts := strings.SplitN(c.key, "\x00", 3)
+		s.TypeMisses = append(s.TypeMisses, Count{Path: parts[0], Sent: parts[1], Allowed: parts[2], Count: c.n})
+	}
 	misses := sorted(t.misses.counts)
 	s.EnumMisses, s.OtherMisses = []Count{}, t.misses.other
 	for i, c := range misses {
@@ -391,7 +414,7 @@ func (t *toolCounts) summary(acceptedLogged bool, o reportOptions) ToolSummary {
 		path, sent, _ := strings.Cut(c.key, "\x00")
 		s.EnumMisses = append(s.EnumMisses, Count{Path: path, Sent: sent, Count: c.n})
 	}
-	s.Suggestions = suggestions(&s, paths, misses, o)
+	s.Suggestions = suggestions(&s, paths, types, misses, o)
 	return s
 }
 
@@ -419,13 +442,13 @@ func ratio(a, b uint64) *float64 {
 // suggestions tells what the counts suggest changing: a path that at least o.least
 // refusals, and o.share of the tool's, found missing, of the wrong type or undeclared, and
 // a value sent outside an enum as often.
-func suggestions(s *ToolSummary, paths, misses []keyed, o reportOptions) []string {
+func suggestions(s *ToolSummary, paths, types, misses []keyed, o reportOptions) []string {
 	out := []string{}
 	if s.SchemaBroken > 0 {
 		out = append(out, fmt.Sprintf("its schema does not compile, so every call is refused (%d): fix it", s.SchemaBroken))
 	}
 	if s.ResultRefused > 0 {
-		out = append(out, fmt.Sprintf("%d of its results did not match its outputSchema and were withheld: the server or the schema is wrong, not the model", s.ResultRefused))
+		out = append(out, fmt.Sprintf("its results did not match its outputSchema (%d withheld): the server or the schema is wrong, not the model", s.ResultRefused))
 	}
 	often := func(n uint64) bool { return n >= o.least && float64(n) >= o.share*float64(s.Refused) }
 	of := func(n uint64) string { return fmt.Sprintf("%d of %d refusals", n, s.Refused) }
@@ -439,7 +462,12 @@ func suggestions(s *ToolSummary, paths, misses []keyed, o reportOptions) []strin
 		case "required":
 			out = append(out, fmt.Sprintf("models leave out %s (%s): describe it in the tool's description or give it a default; or consider making it optional", p, of(c.n)))
 		case "type":
-			out = append(out, fmt.Sprintf("models send the wrong type for %s (%s): say its type, unit or format in its description", p, of(c.n)))
+			sent := "the wrong type"
+			if i := slices.IndexFunc(types, func(k keyed) bool { return strings.HasPrefix(k.key, path+"\x00") }); i >= 0 {
+				parts := strings.SplitN(types[i].key, "\x00", 3)
+				sent = shown(parts[1]) + " where " + shown(parts[2]) + " belongs"
+			}
+			out = append(out, fmt.Sprintf("models send %s for %s (%s): say its type, unit or format in its description", sent, p, of(c.n)))
 		case "additional":
 			out = append(out, fmt.Sprintf("models send %s, which the schema does not declare (%s): add it or an alias, or say in the description what to send instead", p, of(c.n)))
 		}
@@ -481,7 +509,7 @@ func (r *Report) write(w io.Writer) error {
 		}
 		b.WriteString("\n")
 		if t.Refused > 0 || t.Repaired > 0 {
-			fmt.Fprintf(b, "  repairs: %d, of %d refusals", t.Repaired, t.Retries)
+			fmt.Fprintf(b, "  repairs: %d calls repaired %d refusals", t.Repaired, t.Retries)
 			if t.RefusalsPerRepair != nil {
 				fmt.Fprintf(b, "; refusals per repair %.2f", *t.RefusalsPerRepair)
 			}
@@ -513,6 +541,15 @@ func (r *Report) write(w io.Writer) error {
 			}
 			if t.OtherPaths > 0 {
 				fmt.Fprintf(b, "    %6d  at other paths\n", t.OtherPaths)
+			}
+		}
+		if len(t.TypeMisses) > 0 {
+			b.WriteString("  types sent where others belong:\n")
+			for _, m := range t.TypeMisses {
+				fmt.Fprintf(b, "    %6d  %s: %s, not %s\n", m.Count, shown(m.Path), shown(m.Sent), shown(m.Allowed))
+			}
+			if t.OtherTypes > 0 {
+				fmt.Fprintf(b, "    %6d  others\n", t.OtherTypes)
 			}
 		}
 		if len(t.EnumMisses) > 0 {

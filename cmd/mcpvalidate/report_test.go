@@ -60,6 +60,8 @@ func writeSampleLog(t *testing.T, w io.Writer) {
 		{"s7", "weather", `{"location":"Quito","units":"C"}`},
 		{"s7", "weather", `{"location":"Quito","units":"f"}`},
 		{"s8", "weather", `{"location":"Accra"}`}, // its result is withheld
+		{"s10", "weather", `{"location":"Nice","days":"two"}`},
+		{"s10", "weather", `{"location":"Nice","days":2}`},
 		{"s1", "search", `{"q":"mcp"}`},
 		{"s1", "search", `{"query":"mcp","sort":"newest"}`},
 		{"s1", "search", `{"query":"mcp","sort":"date"}`},
@@ -134,17 +136,17 @@ func TestReportOfSample(t *testing.T) {
 	if err := json.Unmarshal([]byte(runReport(t, nil, "-json", sampleLog)), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Lines != 29 || r.Guard != 26 || r.Proxy != 1 || r.Unknown != 1 || r.Malformed != 1 || !r.AcceptedLogged || len(r.Tools) != 3 {
+	if r.Lines != 31 || r.Guard != 28 || r.Proxy != 1 || r.Unknown != 1 || r.Malformed != 1 || !r.AcceptedLogged || len(r.Tools) != 3 {
 		t.Fatalf("lines %d, guard %d, proxy %d, unknown %d, malformed %d, accepted logged %v, %d tools",
 			r.Lines, r.Guard, r.Proxy, r.Unknown, r.Malformed, r.AcceptedLogged, len(r.Tools))
 	}
 	w := r.Tools[0]
-	// 17 calls: 9 refused, 8 accepted, of which 6 repaired 8 refusals (s6's is left) and
+	// 19 calls: 10 refused, 9 accepted, of which 7 repaired 9 refusals (s6's is left) and
 	// one had its result withheld.
-	if w.Tool != "weather" || w.Calls != 17 || w.Refused != 9 || w.Accepted != 8 || w.Repaired != 6 || w.Retries != 8 || w.ResultRefused != 1 {
+	if w.Tool != "weather" || w.Calls != 19 || w.Refused != 10 || w.Accepted != 9 || w.Repaired != 7 || w.Retries != 9 || w.ResultRefused != 1 {
 		t.Errorf("weather: %+v", w)
 	}
-	if w.CallsPerAccepted == nil || *w.CallsPerAccepted != 17.0/8 || w.RefusalsPerRepair == nil || *w.RefusalsPerRepair != 8.0/6 {
+	if w.CallsPerAccepted == nil || *w.CallsPerAccepted != 19.0/9 || w.RefusalsPerRepair == nil || *w.RefusalsPerRepair != 9.0/7 {
 		t.Errorf("weather's ratios: %v, %v", w.CallsPerAccepted, w.RefusalsPerRepair)
 	}
 	wantMisses := []Count{{Path: "units", Sent: `"C"`, Count: 3}, {Path: "units", Sent: `"celsius"`, Count: 1}}
@@ -152,13 +154,14 @@ func TestReportOfSample(t *testing.T) {
 		t.Errorf("weather's enum misses %v, want %v", w.EnumMisses, wantMisses)
 	}
 	suggested := strings.Join(w.Suggestions, "\n")
-	for _, want := range []string{"models leave out location (3 of 9 refusals)", "models send city, which the schema does not declare (3 of 9",
-		`consider adding "C" to the enum`, "1 of its results did not match its outputSchema and were withheld"} {
+	for _, want := range []string{"models leave out location (3 of 10 refusals)", "models send city, which the schema does not declare (3 of 10",
+		"models send string where integer belongs for days (3 of 10 refusals)",
+		`consider adding "C" to the enum`, "its results did not match its outputSchema (1 withheld)"} {
 		if !strings.Contains(suggested, want) {
 			t.Errorf("weather's suggestions lack %q:\n%s", want, suggested)
 		}
 	}
-	if strings.Contains(suggested, "celsius") || strings.Contains(suggested, "days") {
+	if strings.Contains(suggested, "celsius") || strings.Contains(suggested, "maximum") {
 		t.Errorf("a suggestion below the threshold:\n%s", suggested)
 	}
 	s, geo := r.Tools[1], r.Tools[2]
@@ -343,11 +346,11 @@ func TestProxyLogFeedsReport(t *testing.T) {
 	for _, c := range []struct {
 		flags          []string
 		calls          uint64
-		misses         string
+		misses         []Count
 		acceptedLogged bool
 	}{
-		{nil, 2, "[]", false},
-		{[]string{"-log-accepted", "-log-enum-values"}, 3, `[{ units "Kelvin\u202e" 1}]`, true},
+		{nil, 2, []Count{}, false},
+		{[]string{"-log-accepted", "-log-enum-values"}, 3, []Count{{Path: "units", Sent: `"Kelvin\u202e"`, Count: 1}}, true},
 	} {
 		log := filepath.Join(t.TempDir(), "proxy.log")
 		var out, errOut bytes.Buffer
@@ -370,8 +373,8 @@ func TestProxyLogFeedsReport(t *testing.T) {
 			t.Fatalf("%v: %+v", c.flags, r)
 		}
 		w := r.Tools[0]
-		if w.Tool != "weather" || w.Calls != c.calls || w.Refused != 1 || w.Repaired != 1 || w.Retries != 1 || fmt.Sprint(w.EnumMisses) != c.misses {
-			t.Errorf("%v: %+v, want %d calls, one refused and repaired, misses %s", c.flags, w, c.calls, c.misses)
+		if w.Tool != "weather" || w.Calls != c.calls || w.Refused != 1 || w.Repaired != 1 || w.Retries != 1 || fmt.Sprint(w.EnumMisses) != fmt.Sprint(c.misses) {
+			t.Errorf("%v: %+v, want %d calls, one refused and repaired, misses %v", c.flags, w, c.calls, c.misses)
 		}
 	}
 	var out, errOut bytes.Buffer

@@ -102,7 +102,8 @@ func WithObserver(fn func(Event)) Option {
 // Warn: the server's) and broken schemas (at Error) to l, saying so when they only report (WithReportOnly). A refusal's line
 // lists the kinds and paths of its first violations, as many as fit in logPaths bytes, and
 // counts the others under "more"; paths and the client's name are shown as messages show
-// names, long ones elided. An accepted call that repairs refusals (Event.Retries) is
+// names, long ones elided, with, under "type_misses", the types sent where others are
+// allowed (types, not values). An accepted call that repairs refusals (Event.Retries) is
 // logged at Info with their number under "retries"; any other accepted call at Debug,
 // which costs nothing when l's level leaves Debug out. Lines never carry argument values,
 // but for those sent outside an enum under [WithEnumMisses].
@@ -124,6 +125,9 @@ func WithLogger(l *slog.Logger) Option {
 				"client", visibleText(e.ClientName), "kinds", kinds, "paths", paths}
 			if more := counted(e.Violations[len(paths):]); more > 0 {
 				args = append(args, "more", more)
+			}
+			if types := typeMisses(e.Violations[:len(paths)]); types != nil {
+				args = append(args, "type_misses", types)
 			}
 			if e.Outcome == Refused && len(e.misses) > 0 {
 				args = append(args, "enum_misses", e.misses)

@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -38,9 +39,9 @@ func TestShownValue(t *testing.T) {
 	}
 }
 
-// TestEnumMissesOnlyInTheLog: without WithEnumMisses no value sent reaches the log; with
-// it, only the values sent outside an enum do, bounded and escaped, and never the refusal's
-// text or _meta.
+// TestEnumMissesOnlyInTheLog: without WithEnumMisses no value sent reaches the log (the
+// types sent do); with it, only the values sent outside an enum do, bounded and escaped,
+// and never the refusal's text or _meta.
 func TestEnumMissesOnlyInTheLog(t *testing.T) {
 	const schema = `{"type":"object","properties":{"units":{"enum":["c","f"]},"mode":{"enum":["a","b"]},
 		"days":{"type":"integer"},"note":{"type":"string","maxLength":3},"list":{"type":"array","items":{"enum":[1,2]}}},
@@ -91,10 +92,14 @@ func TestEnumMissesOnlyInTheLog(t *testing.T) {
 			}
 			var line struct {
 				Paths      []string
+				TypeMisses []typeMiss `json:"type_misses"`
 				EnumMisses []enumMiss `json:"enum_misses"`
 			}
 			if err := json.Unmarshal(log.Bytes(), &line); err != nil || bytes.Count(log.Bytes(), []byte("\n")) != 1 {
 				t.Fatalf("not one JSON line (%v): %.500s", err, log.String())
+			}
+			if fmt.Sprint(line.TypeMisses) != "[{days string [integer]}]" {
+				t.Errorf("type misses %v, want the string sent for the integer days", line.TypeMisses)
 			}
 			if len(line.EnumMisses) != len(c.want) {
 				t.Fatalf("enum misses %q, want %q", line.EnumMisses, c.want)
@@ -156,5 +161,18 @@ func TestEnumMissesBounded(t *testing.T) {
 	}
 	if got := enumMisses([]byte(args.String()), nil, vs); got != nil {
 		t.Errorf("a result's violations gave misses %q", got)
+	}
+}
+
+// TestTypeMissesBounded: a line carries at most maxEnumMisses types sent, whatever the
+// number of type violations.
+func TestTypeMissesBounded(t *testing.T) {
+	vs := make([]Violation, 100)
+	for i := range vs {
+		vs[i] = Violation{Kind: KindType, Path: Path{{Index: i, IsIndex: true}}, Types: []string{"string"}, Got: "integer"}
+	}
+	got := typeMisses(vs)
+	if len(got) != maxEnumMisses || fmt.Sprint(got[15]) != "{[15] integer [string]}" {
+		t.Errorf("%d type misses, the last %v; want %d", len(got), got[len(got)-1], maxEnumMisses)
 	}
 }

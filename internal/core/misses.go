@@ -5,9 +5,30 @@ import (
 	"strconv"
 )
 
-// The values sent outside an enum, for the log alone (WithEnumMisses): model output, read
-// again from the arguments of a refused call and shown as names are, never put in a
-// violation, a refusal's text or its _meta.
+// What a refusal's log line tells of what was sent besides paths: the types sent where
+// others are allowed, which are not values, and, under WithEnumMisses, the values sent
+// outside an enum: model output, read again from the arguments of a refused call and
+// shown as names are, for the log alone, never put in a violation, a refusal's text or
+// its _meta.
+
+// A typeMiss is a value of the wrong type, as a log line shows it.
+type typeMiss struct {
+	Path    string   `json:"path"`
+	Sent    string   `json:"sent"`    // the JSON type sent (Violation.Got)
+	Allowed []string `json:"allowed"` // the types the schema allows there
+}
+
+// typeMisses returns the types sent where others are allowed, of the violations vs, at
+// most maxEnumMisses of them.
+func typeMisses(vs []Violation) []typeMiss {
+	var misses []typeMiss
+	for _, v := range vs {
+		if v.Kind == KindType && v.Got != "" && len(misses) < maxEnumMisses {
+			misses = append(misses, typeMiss{Path: v.where().String(), Sent: v.Got, Allowed: v.Types})
+		}
+	}
+	return misses
+}
 
 // An enumMiss is one value sent outside an enum, as a log line shows it.
 type enumMiss struct {
@@ -15,8 +36,8 @@ type enumMiss struct {
 	Sent string `json:"sent"` // the value, shown by shownValue
 }
 
-// maxEnumMisses bounds the misses one log line carries, and so the times a refusal's
-// arguments are read again for them.
+// maxEnumMisses bounds the misses of each sort one log line carries, and so the times a
+// refusal's arguments are read again for them.
 const maxEnumMisses = 16
 
 // WithEnumMisses makes the line [WithLogger] writes for a refused call carry the values
