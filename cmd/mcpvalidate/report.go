@@ -492,6 +492,9 @@ func (r *Report) write(w io.Writer) error {
 	}
 	for _, t := range r.Tools {
 		name := shown(t.Tool)
+		if t.Tool == "" {
+			name = `""`
+		}
 		if t.Other {
 			name = "(the other tools, past the first 1000)"
 		}
