@@ -138,7 +138,7 @@ type reportOptions struct {
 
 func reportCommand(fs *flag.FlagSet) action {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	top := fs.Int("top", 10, "paths and enum values listed per tool")
+	top := fs.Int("top", 10, "paths, types and enum values listed per tool")
 	share := fs.Float64("share", 0.2, "share of a tool's refusals from which a path earns a suggestion")
 	least := fs.Uint64("min", 3, "refusals from which a path earns a suggestion")
 	return func(stdin io.Reader, stdout, _ io.Writer) (int, error) {

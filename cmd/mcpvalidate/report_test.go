@@ -107,7 +107,7 @@ func TestReportSample(t *testing.T) {
 	}
 	want := runReport(t, nil, sampleLog)
 	if got := runReport(t, &fresh, "-"); got != want {
-		t.Errorf("the guard's log today gives\n%s\nthe committed sample\n%s\n(go test -run ReportSample -update rewrites it)", got, want)
+		t.Errorf("the guard's log today gives\n%s\nthe committed sample\n%s\n(go test . -run ReportSample -update rewrites it)", got, want)
 	}
 	doc, err := os.ReadFile(reportDoc)
 	if err != nil {
@@ -125,7 +125,7 @@ func TestReportSample(t *testing.T) {
 		return
 	}
 	if sample, _, _ := strings.Cut(rest, docsAfter); sample != want {
-		t.Errorf("%s shows\n%s\nreport prints\n%s\n(go test -run ReportSample -update rewrites it)", reportDoc, sample, want)
+		t.Errorf("%s shows\n%s\nreport prints\n%s\n(go test . -run ReportSample -update rewrites it)", reportDoc, sample, want)
 	}
 }
 
