@@ -29,7 +29,9 @@ const (
 	maxKey   = 512     // bytes of a tool name, path or value tracked; a longer one counts as other
 )
 
-// The messages of the guard's lines (internal/core's WithLogger), and what each tells.
+// A lineKind is what one of the guard's lines tells.
+type lineKind uint8
+
 const (
 	lineRefused lineKind = iota + 1
 	lineWouldRefuse
@@ -39,7 +41,7 @@ const (
 	lineAccepted
 )
 
-type lineKind uint8
+// guardMessages are the messages of the guard's lines (internal/core's WithLogger).
 
 var guardMessages = map[string]lineKind{
 	"mcpvalidate: tool call refused":                                                                 lineRefused,

@@ -196,6 +196,8 @@ func TestReportReadsWhatItKnows(t *testing.T) {
 		{"more paths than kinds", `{"msg":"mcpvalidate: tool call refused","tool":"t","kinds":["type"],"paths":["a","b","c"]}`, 1, 1, 0, 0, 0, 1, 1, 1, 0},
 		{"a line too long", `{"msg":"` + strings.Repeat("x", 3<<20) + `"}` + "\n" + refused + "\n" + strings.Repeat("y", 2<<20), 3, 1, 0, 0, 2, 1, 1, 2, 2},
 		{"no final newline", refused + "\n" + refused, 2, 2, 0, 0, 0, 2, 2, 4, 4},
+		{"a long line, read whole", `{"msg":"mcpvalidate: tool call refused","tool":"t","client":"` + strings.Repeat("c", 200<<10) +
+			`","kinds":["required"],"paths":["a"]}` + "\n" + refused, 2, 2, 0, 0, 0, 2, 2, 3, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var r Report
