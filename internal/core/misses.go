@@ -46,7 +46,8 @@ const maxEnumMisses = 16
 // at most 64 characters, a longer one elided), a number or literal as sent (elided past
 // 64 characters), an object or array as {…} or […]; at most 16 a line. They are model
 // output, which may hold what a user told the model, so the option is off by default. The
-// values go to the log alone: never to a refusal's text or _meta, nor to observers.
+// values go to the log alone: never to a refusal's text or _meta, nor to an Event field
+// an observer can read.
 func WithEnumMisses() Option { return func(c *config) { c.enumMisses = true } }
 
 // enumMisses returns the values sent outside an enum that vs report, read from the raw
