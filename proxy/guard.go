@@ -44,6 +44,9 @@ func newGuard(o *Options) (guard, error) {
 	opts = append(opts, core.WithMaxDepth(o.MaxDepth), core.WithMaxViolations(o.MaxViolations))
 	if o.Logger != nil {
 		opts = append(opts, core.WithLogger(o.Logger))
+		if o.LogEnumValues {
+			opts = append(opts, core.WithEnumMisses())
+		}
 	}
 	return core.New(append(opts, o.Guard...)...), nil
 }

@@ -37,10 +37,15 @@ type Options struct {
 	Output          bool   // check a successful result's structuredContent against outputSchema
 	MaxDepth        int    // 0: core's default
 	MaxViolations   int    // 0: core's default
-	// Logger, when set, is told of each refusal and broken schema as JSON lines through
-	// slog, with tools, paths and kinds, never argument values, and of the proxy's own
-	// faults (a server that exits, a tool list that cannot be fetched).
+	// Logger, when set, is told of each refusal, repair and broken schema as JSON lines
+	// through slog, with tools, paths and kinds, never argument values, of each other
+	// accepted call at Debug, and of the proxy's own faults (a server that exits, a tool
+	// list that cannot be fetched).
 	Logger *slog.Logger
+	// LogEnumValues makes the Logger's line of a refused call carry the values sent
+	// outside an enum, escaped and bounded (core's WithEnumMisses): model output, which
+	// may hold what a user told the model, so it is off by default.
+	LogEnumValues bool
 	// RefuseAsError answers a refused call with a JSON-RPC error -32602 whose message is
 	// the refusal's text and whose data holds its violations, as some gateways do, instead
 	// of an isError tool result.

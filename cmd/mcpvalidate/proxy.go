@@ -23,6 +23,7 @@ type guardFlags struct {
 	o        proxy.Options
 	format   *string
 	logTo    *string
+	debug    *bool
 	refuseAs *string
 	unknown  *string
 }
@@ -36,6 +37,8 @@ func defineGuardFlags(fs *flag.FlagSet, refuseAs bool) *guardFlags {
 	fs.IntVar(&g.o.MaxDepth, "max-depth", 0, "how deeply arguments may nest (0: 64)")
 	fs.IntVar(&g.o.MaxViolations, "max-violations", 0, "how many violations a refusal lists (0: 20)")
 	g.logTo = fs.String("log", "", "log refusals as JSON lines to this file, or to stderr with \"-\"; never argument values")
+	g.debug = fs.Bool("log-accepted", false, "also log every accepted call, at Debug, so that report can count calls per accepted call")
+	fs.BoolVar(&g.o.LogEnumValues, "log-enum-values", false, "log the values sent outside an enum (model output), escaped and bounded")
 	if refuseAs {
 		g.refuseAs = fs.String("refuse-as", "result", "answer a refused call with an isError \"result\", or a JSON-RPC \"error\" -32602")
 	}
@@ -63,16 +66,23 @@ func (g *guardFlags) options(stderr io.Writer) (proxy.Options, func(), error) {
 	default:
 		return o, nil, fmt.Errorf("%w: -unknown is pass or refuse, not %q", errUsage, *g.unknown)
 	}
+	if (*g.debug || o.LogEnumValues) && *g.logTo == "" {
+		return o, nil, fmt.Errorf("%w: -log-accepted and -log-enum-values need -log", errUsage)
+	}
+	level := &slog.HandlerOptions{}
+	if *g.debug {
+		level.Level = slog.LevelDebug
+	}
 	switch *g.logTo {
 	case "":
 	case "-":
-		o.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+		o.Logger = slog.New(slog.NewJSONHandler(stderr, level))
 	default:
 		f, err := os.OpenFile(*g.logTo, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return o, nil, err
 		}
-		o.Logger = slog.New(slog.NewJSONHandler(f, nil))
+		o.Logger = slog.New(slog.NewJSONHandler(f, level))
 		return o, func() { f.Close() }, nil
 	}
 	return o, func() {}, nil

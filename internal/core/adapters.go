@@ -33,6 +33,8 @@ type Call struct {
 	counters  *toolState
 	repairing bool      // accepted, its result not yet known to reach the client
 	start     time.Time // when the call's first check began, for WithCallEnd
+
+	misses []enumMiss // WithEnumMisses: the refusal's values sent outside an enum, for the log
 }
 
 // Ended tells the call-end observers ([WithCallEnd]) that the call ended, its result an
