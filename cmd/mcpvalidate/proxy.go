@@ -92,6 +92,7 @@ func proxyCommand(fs *flag.FlagSet) action {
 	flags := defineGuardFlags(fs, true)
 	upstream := fs.String("upstream", "", "the streamable HTTP server's endpoint URL, to front over HTTP instead of running a command")
 	listen := fs.String("listen", "", "with -upstream, the address to serve http://ADDR/mcp on, such as 127.0.0.1:8080")
+	telemetryFlags := defineTelemetryFlags(fs)
 	return func(stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 		if _, isFile := stderr.(*os.File); !isFile {
 			stderr = &lockedWriter{w: stderr} // the log and the server's stderr write to it at once
@@ -109,9 +110,18 @@ func proxyCommand(fs *flag.FlagSet) action {
 		case *upstream == "" && fs.NArg() == 0:
 			return 0, fmt.Errorf("%w: proxy needs the server's command after --, or -upstream and -listen", errUsage)
 		}
+		tel, err := telemetryFlags.start(stderr, "proxy")
+		if err != nil {
+			return 0, err
+		}
+		defer tel.shutdown(stderr)
+		tel.instrument(&o)
 		p, err := proxy.New(o)
 		if err != nil {
 			return 0, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if err := tel.observeCache(p); err != nil {
+			return 0, err
 		}
 		if *upstream != "" {
 			h, err := p.Handler(*upstream)

@@ -14,7 +14,7 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/mcpvalidate-e2e-proxy.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
 # Each built from its own directory: the same whether it is a module of its own or not.
-(cd "$root/cmd/mcpvalidate" && go build -o "$tmp/mcpvalidate" .)
+(cd "$root/cmd/mcpvalidate" && GOWORK=off go build -o "$tmp/mcpvalidate" .) # a module out of go.work
 (cd "$root/proxy" && go build -o "$tmp/rawserver" ./testdata/rawserver)
 (cd "$here" && npm_config_cache="$tmp/npm-cache" npm ci --no-audit --no-fund)
 (cd "$here" && node e2e.mjs "$tmp/mcpvalidate" "$tmp/rawserver")
