@@ -35,6 +35,8 @@ type Call struct {
 	held      bool          // repairing, its Accepted event not yet told to the observers
 	took      time.Duration // the arguments' check, for the held event
 	start     instant       // when the call's first check began, for WithCallEnd
+
+	misses []enumMiss // WithEnumMisses: the refusal's values sent outside an enum, for the log
 }
 
 // Ended tells the call-end observers ([WithCallEnd]) that the call ended, its result an

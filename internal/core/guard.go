@@ -91,6 +91,8 @@ type Event struct {
 	// ReportOnly: the guard runs WithReportOnly, so a call Refused or SchemaBroken was
 	// not refused: its handler ran; a result ResultRefused reached the client.
 	ReportOnly bool
+
+	misses []enumMiss // Refused, under WithEnumMisses: for the logger alone
 }
 
 // WithObserver calls fn after every validated call, on the caller's goroutine. fn must be
@@ -103,16 +105,35 @@ func WithObserver(fn func(Event)) Option {
 // Warn: the server's) and broken schemas (at Error) to l, saying so when they only report (WithReportOnly). A refusal's line
 // lists the kinds and paths of its first violations, as many as fit in logPaths bytes, and
 // counts the others under "more"; paths and the client's name are shown as messages show
-// names, long ones elided.
+// names, long ones elided, with, under "type_misses", the types sent where others are
+// allowed (types, not values). An accepted call that repairs refusals (Event.Retries) is
+// logged at Info with their number under "retries"; any other accepted call at Debug,
+// which costs nothing when l's level leaves Debug out. Lines never carry argument values,
+// but for those sent outside an enum under [WithEnumMisses].
 func WithLogger(l *slog.Logger) Option {
 	return WithObserver(func(e Event) {
 		switch e.Outcome {
+		case Accepted:
+			level, msg := slog.LevelInfo, "mcpvalidate: tool call repaired"
+			if e.Retries == 0 {
+				level, msg = slog.LevelDebug, "mcpvalidate: tool call accepted"
+			}
+			if l.Enabled(context.Background(), level) {
+				l.Log(context.Background(), level, msg, "tool", visibleText(e.Tool), "session", visibleText(e.SessionID),
+					"client", visibleText(e.ClientName), "retries", e.Retries, "duration", e.Duration)
+			}
 		case Refused, ResultRefused:
 			kinds, paths := logged(e.Violations)
 			args := []any{"tool", visibleText(e.Tool), "session", visibleText(e.SessionID),
 				"client", visibleText(e.ClientName), "kinds", kinds, "paths", paths}
 			if more := counted(e.Violations[len(paths):]); more > 0 {
 				args = append(args, "more", more)
+			}
+			if types := typeMisses(e.Violations[:len(paths)]); types != nil {
+				args = append(args, "type_misses", types)
+			}
+			if e.Outcome == Refused && len(e.misses) > 0 {
+				args = append(args, "enum_misses", e.misses)
 			}
 			msg := "mcpvalidate: tool call refused"
 			switch {
@@ -225,6 +246,9 @@ func (g *Guard) Check(call *Call, s *Schema, args []byte, value any) (vd Verdict
 		outcome = Refused
 		text, shown := g.render(vs)
 		vd = g.verdict(text, ofArguments, vs, shown)
+		if g.cfg.enumMisses && len(g.cfg.observers) > 0 {
+			call.misses = enumMisses(args, value, vs)
+		}
 	}
 	g.observe(call, outcome, vs, nil, start)
 	return vd
@@ -490,6 +514,7 @@ func (g *Guard) tell(call *Call, o Outcome, vs []Violation, err error, took time
 	e := Event{Tool: call.Tool, Outcome: o, SessionID: call.Session, ClientName: call.Client,
 		ClientVersion: call.ClientVersion, Violations: vs, Err: err, Duration: took,
 		ReportOnly: g.cfg.reportOnly, Retries: retries, Context: call.Context, ProtocolVersion: call.ProtocolVersion}
+	e.misses, call.misses = call.misses, nil
 	for _, fn := range g.cfg.observers {
 		g.safely(fn, e)
 	}
