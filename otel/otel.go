@@ -99,7 +99,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // safe for concurrent use.
 type Instrumentation struct {
 	operation mcpconv.ServerOperationDuration
-	calls     metric.Int64Counter
+	calls     metric.Int64ObservableCounter
 	viols     metric.Int64Counter
 	repairs   metric.Int64Counter
 	retries   metric.Int64Counter
@@ -115,13 +115,36 @@ type Instrumentation struct {
 	cacheOn bool
 }
 
-// toolAttrs are one tool's attribute sets, made once.
+// toolAttrs are one tool's attribute sets, made once, each as the options of a
+// measurement: passed as a slice, they cost a call no allocation.
 type toolAttrs struct {
 	name     string
-	outcomes [2][5]metric.MeasurementOption // [report only][outcome]
-	tool     metric.MeasurementOption
-	ok, fail metric.MeasurementOption // of the operation: error.type unset, tool_error
+	outcomes [2][5]measured // [report only][outcome]
+	calls    [2][5]atomic.Int64
+	tool     []metric.AddOption
+	op       versioned // of the operation without a protocol version
+	versions sync.Map  // protocol version -> *versioned
+	nVersion atomic.Int64
 }
+
+// measured is one attribute set as the options of an Add, a Record and an Observe.
+type measured struct {
+	add     []metric.AddOption
+	record  []metric.RecordOption
+	observe []metric.ObserveOption
+}
+
+func measuredOf(kvs ...attribute.KeyValue) measured {
+	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
+	return measured{add: []metric.AddOption{o}, record: []metric.RecordOption{o}, observe: []metric.ObserveOption{o}}
+}
+
+// versioned are the options of an operation's duration: error.type unset, tool_error.
+type versioned struct{ ok, fail []metric.RecordOption }
+
+// maxVersions bounds the protocol versions recorded per tool; calls of versions past the
+// first maxVersions are recorded under "other".
+const maxVersions = 16
 
 // New makes the instruments in the meter of the MeterProvider given by
 // [WithMeterProvider], under the scope [ScopeName].
@@ -144,7 +167,6 @@ func New(opts ...Option) (*Instrumentation, error) {
 		name, unit string
 		desc       string
 	}{
-		{&in.calls, "mcpvalidate.calls", "{call}", "Tool calls the guard checked, by tool and outcome."},
 		{&in.viols, "mcpvalidate.violations", "{violation}", "Violations found in refused arguments and results, by tool, kind and keyword."},
 		{&in.repairs, "mcpvalidate.repairs", "{call}", "Accepted calls that followed refusals of the same tool in the same MCP session."},
 		{&in.retries, "mcpvalidate.retries", "{call}", "Refused calls that a later accepted call of the same tool and MCP session repaired."},
@@ -153,6 +175,16 @@ func New(opts ...Option) (*Instrumentation, error) {
 		if *k.into, err = m.Int64Counter(k.name, metric.WithUnit(k.unit), metric.WithDescription(k.desc)); err != nil {
 			return nil, err
 		}
+	}
+	// The calls are counted here, and read at each collection: a call costs an atomic add
+	// rather than a measurement.
+	in.calls, err = m.Int64ObservableCounter("mcpvalidate.calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Tool calls the guard checked, by tool and outcome."))
+	if err != nil {
+		return nil, err
+	}
+	if _, err = m.RegisterCallback(in.observeCalls, in.calls); err != nil {
+		return nil, err
 	}
 	in.check, err = m.Float64Histogram("mcpvalidate.check.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time the guard spent checking a call's arguments or result, handler excluded."),
@@ -186,16 +218,47 @@ func newToolAttrs(name string) *toolAttrs {
 	tool := KeyToolName.String(name)
 	for ro := range 2 {
 		for o := range outcomeNames {
-			t.outcomes[ro][o] = metric.WithAttributeSet(attribute.NewSet(tool,
-				KeyOutcome.String(OutcomeName(core.Outcome(o))), KeyReportOnly.Bool(ro == 1)))
+			t.outcomes[ro][o] = measuredOf(tool, KeyOutcome.String(OutcomeName(core.Outcome(o))), KeyReportOnly.Bool(ro == 1))
 		}
 	}
-	t.tool = metric.WithAttributeSet(attribute.NewSet(tool))
-	op := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), tool,
-		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool))}
-	t.ok = metric.WithAttributeSet(attribute.NewSet(op...))
-	t.fail = metric.WithAttributeSet(attribute.NewSet(append(op, KeyErrorType.String(ToolError))...))
+	t.tool = measuredOf(tool).add
+	t.op = t.operation("")
 	return t
+}
+
+// operation returns the options of the tool's operation of the protocol version v, none
+// when v is "".
+func (t *toolAttrs) operation(v string) versioned {
+	kvs := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), KeyToolName.String(t.name),
+		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool))}
+	if v != "" {
+		kvs = append(kvs, KeyProtocolVersion.String(v))
+	}
+	return versioned{ok: measuredOf(kvs...).record, fail: measuredOf(append(kvs, KeyErrorType.String(ToolError))...).record}
+}
+
+// version returns the options of the tool's operation of the protocol version v, within
+// maxVersions versions.
+func (t *toolAttrs) version(v string) *versioned {
+	if o, ok := t.versions.Load(v); ok {
+		return o.(*versioned)
+	}
+	if v == "other" {
+		o := t.operation(v)
+		got, _ := t.versions.LoadOrStore(v, &o)
+		return got.(*versioned)
+	}
+	if protocolVersion(v) != v || t.nVersion.Load() >= maxVersions {
+		return t.version("other")
+	}
+	v = strings.Clone(v) // not to hold the request it came in
+	o := t.operation(v)
+	got, loaded := t.versions.LoadOrStore(v, &o)
+	if !loaded && t.nVersion.Add(1) > maxVersions {
+		t.versions.Delete(v)
+		return t.version("other")
+	}
+	return got.(*versioned)
 }
 
 // attrs returns the attribute sets of the tool name, within MaxTools names.
@@ -232,11 +295,11 @@ func (in *Instrumentation) Observe(e core.Event) {
 	if o >= len(outcomeNames) {
 		o = 0
 	}
-	in.calls.Add(ctx, 1, t.outcomes[ro][o])
-	in.check.Record(ctx, e.Duration.Seconds(), t.outcomes[ro][o])
+	t.calls[ro][o].Add(1)
+	in.check.Record(ctx, e.Duration.Seconds(), t.outcomes[ro][o].record...)
 	if e.Retries > 0 {
-		in.repairs.Add(ctx, 1, t.tool)
-		in.retries.Add(ctx, int64(e.Retries), t.tool)
+		in.repairs.Add(ctx, 1, t.tool...)
+		in.retries.Add(ctx, int64(e.Retries), t.tool...)
 	}
 	for _, v := range e.Violations {
 		n := int64(1)
@@ -253,6 +316,25 @@ func (in *Instrumentation) Observe(e core.Event) {
 	annotate(trace.SpanFromContext(ctx), e)
 }
 
+// observeCalls reports mcpvalidate.calls, each tool's by outcome.
+func (in *Instrumentation) observeCalls(_ context.Context, o metric.Observer) error {
+	report := func(t *toolAttrs) {
+		for ro := range t.calls {
+			for oc := range t.calls[ro] {
+				if n := t.calls[ro][oc].Load(); n > 0 {
+					o.ObserveInt64(in.calls, n, t.outcomes[ro][oc].observe...)
+				}
+			}
+		}
+	}
+	in.tools.Range(func(_, v any) bool {
+		report(v.(*toolAttrs))
+		return true
+	})
+	report(in.other)
+	return nil
+}
+
 // End records mcp.server.operation.duration for one call's end ([core.CallEnd]).
 func (in *Instrumentation) End(e core.CallEnd) {
 	ctx := e.Context
@@ -260,20 +342,15 @@ func (in *Instrumentation) End(e core.CallEnd) {
 		ctx = context.Background()
 	}
 	t := in.attrs(e.Tool)
-	op := t.ok
+	op := &t.op
+	if e.ProtocolVersion != "" {
+		op = t.version(e.ProtocolVersion)
+	}
+	opts := op.ok
 	if e.IsError {
-		op = t.fail
+		opts = op.fail
 	}
-	if e.ProtocolVersion == "" {
-		in.operation.Inst().Record(ctx, e.Duration.Seconds(), op)
-		return
-	}
-	kvs := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), KeyToolName.String(t.name),
-		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool)), KeyProtocolVersion.String(protocolVersion(e.ProtocolVersion))}
-	if e.IsError {
-		kvs = append(kvs, KeyErrorType.String(ToolError))
-	}
-	in.operation.Inst().Record(ctx, e.Duration.Seconds(), metric.WithAttributes(kvs...))
+	in.operation.Inst().Record(ctx, e.Duration.Seconds(), opts...)
 }
 
 // keyword returns a schema keyword as an attribute value: keywords are the schema

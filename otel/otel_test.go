@@ -3,6 +3,7 @@ package mcpvalidateotel
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -400,4 +401,70 @@ func TestWithoutMeterProvider(t *testing.T) {
 		t.Error(vd.Text())
 	}
 	g.Ended(&c, false)
+}
+
+// TestProtocolVersionsBounded: an operation's mcp.protocol.version takes at most
+// maxVersions values per tool; the versions past them, and values that are not versions,
+// are recorded as "other".
+func TestProtocolVersionsBounded(t *testing.T) {
+	r := newRig(t)
+	versions := []string{"2025-06-18", "not a version", "2025-06-18"}
+	for i := range maxVersions + 4 {
+		versions = append(versions, "2030-01-"+strconv.Itoa(10+i))
+	}
+	for _, v := range versions {
+		r.inst.End(core.CallEnd{Tool: "t", ProtocolVersion: v})
+	}
+	got := map[string]uint64{}
+	for _, p := range r.collect(t)["mcp.server.operation.duration"].Data.(metricdata.Histogram[float64]).DataPoints {
+		v, _ := p.Attributes.Value(KeyProtocolVersion)
+		got[v.AsString()] += p.Count
+	}
+	if len(got) != maxVersions+1 || got["2025-06-18"] != 2 || got["other"] != 6 {
+		t.Errorf("%d versions recorded: %v; want %d, 2025-06-18 twice, other 6 times (5 versions past the bound, 1 not a version)", len(got), got, maxVersions+1)
+	}
+}
+
+// TestRepairAfterResultCheck: the repair made by a call whose result is checked is
+// recorded once its result is sent; a withheld result repairs nothing.
+func TestRepairAfterResultCheck(t *testing.T) {
+	r := newRig(t, core.WithOutputValidation())
+	r.call("t", "s", `{"days":1}`)
+	out := r.g.Bind("out", nil, []byte(`{"type":"object","required":["summary"]}`), nil)
+	for _, result := range []string{`{"sum":1}`, `{"summary":"sun"}`} {
+		c := core.Call{Tool: "t", Session: "s", ChecksResult: true}
+		if vd := r.g.Check(&c, r.g.Lookup("t"), []byte(`{"location":"Paris"}`), nil); vd.Found() {
+			t.Fatal(vd.Text())
+		}
+		v, _ := r.g.ResultValidator(&c, out)
+		r.g.CheckResult(&c, v, []byte(result))
+		r.g.Ended(&c, false)
+	}
+	ms := r.collect(t)
+	wantCounts(t, "mcpvalidate.repairs", sums(t, ms["mcpvalidate.repairs"]), map[string]int64{"gen_ai.tool.name=t": 1})
+	wantCounts(t, "mcpvalidate.retries", sums(t, ms["mcpvalidate.retries"]), map[string]int64{"gen_ai.tool.name=t": 1})
+	wantCounts(t, "mcpvalidate.calls", sums(t, ms["mcpvalidate.calls"]), map[string]int64{
+		"gen_ai.tool.name=t,mcpvalidate.outcome=accepted,mcpvalidate.report_only=false":       2,
+		"gen_ai.tool.name=t,mcpvalidate.outcome=refused,mcpvalidate.report_only=false":        1,
+		"gen_ai.tool.name=t,mcpvalidate.outcome=result_refused,mcpvalidate.report_only=false": 1,
+	})
+}
+
+// TestValidCallAllocatesNothing: recording an accepted call and its end, of a tool and
+// protocol version seen before, allocates nothing.
+func TestValidCallAllocatesNothing(t *testing.T) {
+	r := newRig(t)
+	ctx, span := r.tp.Tracer("test").Start(context.Background(), "tools/call t")
+	defer span.End()
+	e := core.Event{Tool: "t", Outcome: core.Accepted, Context: ctx, Retries: 1}
+	end := core.CallEnd{Tool: "t", Context: ctx, ProtocolVersion: "2025-06-18"}
+	r.inst.Observe(e)
+	r.inst.End(end)
+	if n := testing.AllocsPerRun(100, func() { r.inst.End(end) }); n != 0 {
+		t.Errorf("End: %v allocations", n)
+	}
+	e.Context = context.Background() // no span to annotate
+	if n := testing.AllocsPerRun(100, func() { r.inst.Observe(e) }); n != 0 {
+		t.Errorf("Observe: %v allocations", n)
+	}
 }

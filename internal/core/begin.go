@@ -5,7 +5,7 @@ package core
 // it can check it (a proxy that first asks the server for its tools) calls it on receipt;
 // without it, the operation starts with the call's first check.
 func (g *Guard) Begin(call *Call) {
-	if call.start.IsZero() {
+	if call.start == 0 {
 		call.start = g.startClock()
 	}
 }

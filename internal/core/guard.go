@@ -79,7 +79,10 @@ type Event struct {
 	Err           error         // SchemaBroken: the compile error
 	Duration      time.Duration // of the check alone, not of the handler
 	// Retries, for an Accepted call, counts the refusals of the same tool in the same
-	// MCP session that it repairs; 0 when it repairs none.
+	// MCP session that it repairs; 0 when it repairs none, and when its result is
+	// withheld (ResultRefused). The Accepted event of a call whose result is checked
+	// (WithOutputValidation) comes once the result is known to reach the client or to be
+	// withheld, and its Duration is of both checks.
 	Retries int
 	// Context is the call's context as its handler receives it, carrying its trace span;
 	// nil when the adapter has none.
@@ -278,11 +281,12 @@ func (g *Guard) CheckResult(call *Call, v *Validator, content []byte) (vd Verdic
 	if content != nil {
 		vs = v.Validate(content)
 	}
-	if len(vs) == 0 || g.cfg.reportOnly {
-		g.sent(call)
-	}
-	if len(vs) == 0 {
+	switch {
+	case len(vs) == 0:
+		g.sent(call, since(start))
 		return Verdict{}
+	case g.cfg.reportOnly:
+		g.sent(call, 0)
 	}
 	for i := range vs {
 		vs[i].InResult = true
@@ -305,18 +309,27 @@ func (g *Guard) Replaced(call *Call) Verdict {
 
 var errReplaced = errors.New("mcpvalidate: the tool was registered again or removed between the framework choosing its handler and the check; the call was refused")
 
+// An instant is a reading of the guard's clock: the monotonic time since epoch, or 0 for
+// none. Reading it takes one read of the system's clock, where time.Now takes two.
+type instant time.Duration
+
+var epoch = time.Now()
+
+// since returns the time from t until now.
+func since(t instant) time.Duration { return time.Since(epoch) - time.Duration(t) }
+
 // startClock starts timing a call; only observers are told how long a call took.
-func (g *Guard) startClock() time.Time {
+func (g *Guard) startClock() instant {
 	if len(g.cfg.observers) > 0 || len(g.cfg.ends) > 0 {
-		return time.Now()
+		return instant(max(time.Since(epoch), 1))
 	}
-	return time.Time{}
+	return 0
 }
 
 // started starts timing a call's check, and the call itself on its first check.
-func (g *Guard) started(call *Call) time.Time {
+func (g *Guard) started(call *Call) instant {
 	start := g.startClock()
-	if call.start.IsZero() {
+	if call.start == 0 {
 		call.start = start
 	}
 	return start
@@ -447,13 +460,21 @@ var (
 	notAnObject = Violation{Kind: KindType, Keyword: "type", Types: []string{"object"}}
 )
 
-func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start time.Time) {
+func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start instant) {
 	t := g.counters(call)
 	retries := 0
 	switch o {
 	case Accepted:
 		g.add(t, &t.accepted, 1)
-		retries = g.accepted(call, t)
+		if call.ChecksResult {
+			// The repair, and so the event, wait for the result's verdict (see sent).
+			call.repairing = true
+			if len(g.cfg.observers) > 0 {
+				call.held, call.took = true, since(start)
+			}
+			return
+		}
+		retries = g.repaired(call, t)
 	case Refused:
 		g.add(t, &t.refused, 1)
 		if g.cfg.reportOnly {
@@ -475,8 +496,23 @@ func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start 
 	if len(g.cfg.observers) == 0 {
 		return
 	}
+	if call.held && !g.cfg.reportOnly {
+		g.release(call, 0, 0) // the result is withheld: the call repairs nothing
+	}
+	g.tell(call, o, vs, err, since(start), retries)
+}
+
+// release tells the observers of the accepted call whose event waited for its result's
+// verdict, with the refusals it repaired and the time its result's check took.
+func (g *Guard) release(call *Call, retries int, result time.Duration) {
+	call.held = false
+	g.tell(call, Accepted, nil, nil, call.took+result, retries)
+}
+
+// tell calls the observers with the event of call.
+func (g *Guard) tell(call *Call, o Outcome, vs []Violation, err error, took time.Duration, retries int) {
 	e := Event{Tool: call.Tool, Outcome: o, SessionID: call.Session, ClientName: call.Client,
-		ClientVersion: call.ClientVersion, Violations: vs, Err: err, Duration: time.Since(start),
+		ClientVersion: call.ClientVersion, Violations: vs, Err: err, Duration: took,
 		ReportOnly: g.cfg.reportOnly, Retries: retries, Context: call.Context, ProtocolVersion: call.ProtocolVersion}
 	e.misses, call.misses = call.misses, nil
 	for _, fn := range g.cfg.observers {
