@@ -593,11 +593,14 @@ func TestCheckTimeConcurrent(t *testing.T) {
 		acc     = "gen_ai.tool.name=a,mcpvalidate.outcome=accepted,mcpvalidate.report_only=false"
 		ref     = "gen_ai.tool.name=a,mcpvalidate.outcome=refused,mcpvalidate.report_only=false"
 	)
+	// Each worker's durations are distinct and in no order: 7919 is prime to each.
+	duration := func(w, i int) int64 { return int64(w*each + i*7919%each) }
 	var wg sync.WaitGroup
-	var sum [2]int64
+	var sum, top [2]int64
 	for w := range workers {
 		for i := range each {
-			sum[i%2] += int64(w*each + i)
+			sum[i%2] += duration(w, i)
+			top[i%2] = max(top[i%2], duration(w, i))
 		}
 		wg.Go(func() {
 			for i := range each {
@@ -605,7 +608,7 @@ func TestCheckTimeConcurrent(t *testing.T) {
 				if i%2 == 1 {
 					o = core.Refused
 				}
-				r.inst.Observe(core.Event{Tool: "a", Outcome: o, Duration: time.Duration(w*each + i)})
+				r.inst.Observe(core.Event{Tool: "a", Outcome: o, Duration: time.Duration(duration(w, i))})
 			}
 		})
 	}
@@ -648,5 +651,5 @@ func TestCheckTimeConcurrent(t *testing.T) {
 	}
 	wantCounts(t, "mcpvalidate.calls", sums(t, ms["mcpvalidate.calls"]), map[string]int64{acc: workers * each / 2, ref: workers * each / 2})
 	wantCounts(t, "mcpvalidate.check.time", floatSums(t, ms["mcpvalidate.check.time"]), map[string]float64{acc: seconds(sum[0]), ref: seconds(sum[1])})
-	wantCounts(t, "mcpvalidate.check.max", longest, map[string]float64{acc: seconds(workers*each - 2), ref: seconds(workers*each - 1)})
+	wantCounts(t, "mcpvalidate.check.max", longest, map[string]float64{acc: seconds(top[0]), ref: seconds(top[1])})
 }
