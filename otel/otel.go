@@ -20,6 +20,7 @@ package mcpvalidateotel
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -116,10 +117,9 @@ type Instrumentation struct {
 	checkMax  metric.Float64ObservableGauge
 	check     metric.Float64Histogram // nil without WithCheckHistogram
 
-	meter  metric.Meter
-	tools  sync.Map // tool name -> *toolAttrs
-	nTools atomic.Int64
-	other  *toolAttrs
+	meter metric.Meter
+	tools names[*toolAttrs]
+	other *toolAttrs
 
 	cacheMu sync.Mutex
 	guards  []*core.Guard
@@ -136,8 +136,8 @@ type toolAttrs struct {
 	longest  [2][5]atomic.Int64 // nanoseconds plus one since the last collection; 0: no check
 	tool     []metric.AddOption
 	op       versioned // of the operation without a protocol version
-	versions sync.Map  // protocol version -> *versioned
-	nVersion atomic.Int64
+	versions names[*versioned]
+	otherV   atomic.Pointer[versioned] // of the versions past maxVersions, and of values not versions
 }
 
 // measured is one attribute set as the options of an Add, a Record and an Observe.
@@ -265,41 +265,86 @@ func (t *toolAttrs) operation(v string) versioned {
 // version returns the options of the tool's operation of the protocol version v, within
 // maxVersions versions.
 func (t *toolAttrs) version(v string) *versioned {
-	if o, ok := t.versions.Load(v); ok {
-		return o.(*versioned)
+	if o, ok := t.versions.get(v); ok {
+		return o
 	}
-	if v == "other" {
-		o := t.operation(v)
-		got, _ := t.versions.LoadOrStore(v, &o)
-		return got.(*versioned)
+	if protocolVersion(v) == v {
+		if o, ok := t.versions.add(v, maxVersions, func(v string) *versioned {
+			o := t.operation(v)
+			return &o
+		}); ok {
+			return o
+		}
 	}
-	if protocolVersion(v) != v || t.nVersion.Load() >= maxVersions {
-		return t.version("other")
+	if o := t.otherV.Load(); o != nil {
+		return o
 	}
-	v = strings.Clone(v) // not to hold the request it came in
-	o := t.operation(v)
-	got, loaded := t.versions.LoadOrStore(v, &o)
-	if !loaded && t.nVersion.Add(1) > maxVersions {
-		t.versions.Delete(v)
-		return t.version("other")
-	}
-	return got.(*versioned)
+	o := t.operation("other")
+	t.otherV.CompareAndSwap(nil, &o)
+	return t.otherV.Load()
 }
 
 // attrs returns the attribute sets of the tool name, within MaxTools names.
 func (in *Instrumentation) attrs(name string) *toolAttrs {
-	if v, ok := in.tools.Load(name); ok {
-		return v.(*toolAttrs)
+	if t, ok := in.tools.get(name); ok {
+		return t
 	}
-	if in.nTools.Load() >= MaxTools {
-		return in.other
+	if t, ok := in.tools.add(name, MaxTools, newToolAttrs); ok {
+		return t
 	}
-	v, loaded := in.tools.LoadOrStore(name, newToolAttrs(name))
-	if !loaded && in.nTools.Add(1) > MaxTools {
-		in.tools.Delete(name)
-		return in.other
+	return in.other
+}
+
+// names maps names to values, read without a lock or a hash of an interface: adding a name
+// copies the map, which a bound on the names keeps small.
+type names[V any] struct {
+	m  atomic.Pointer[map[string]V]
+	mu sync.Mutex // of the adding
+}
+
+func (n *names[V]) get(name string) (V, bool) {
+	var v V
+	m := n.m.Load()
+	if m == nil {
+		return v, false
 	}
-	return v.(*toolAttrs)
+	v, ok := (*m)[name]
+	return v, ok
+}
+
+// add returns the value of name, made by mk of a copy of name (not to hold the request it
+// came in) unless there are limit names already; false then.
+func (n *names[V]) add(name string, limit int, mk func(string) V) (V, bool) {
+	var old map[string]V
+	if m := n.m.Load(); m != nil {
+		old = *m
+	}
+	if v, ok := old[name]; ok || len(old) >= limit {
+		return v, ok
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if m := n.m.Load(); m != nil {
+		old = *m
+	}
+	if v, ok := old[name]; ok || len(old) >= limit {
+		return v, ok
+	}
+	m := make(map[string]V, len(old)+1)
+	maps.Copy(m, old)
+	name = strings.Clone(name)
+	m[name] = mk(name)
+	n.m.Store(&m)
+	return m[name], true
+}
+
+// each calls f with each value.
+func (n *names[V]) each(f func(V)) {
+	if m := n.m.Load(); m != nil {
+		for _, v := range *m {
+			f(v)
+		}
+	}
 }
 
 // Observe records one validated call ([core.Event]): mcpvalidate.calls, the check's time
@@ -376,10 +421,7 @@ func (in *Instrumentation) observeCalls(_ context.Context, o metric.Observer) er
 			}
 		}
 	}
-	in.tools.Range(func(_, v any) bool {
-		report(v.(*toolAttrs))
-		return true
-	})
+	in.tools.each(report)
 	report(in.other)
 	return nil
 }
