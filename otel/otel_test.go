@@ -498,21 +498,23 @@ func TestRepairAfterResultCheck(t *testing.T) {
 }
 
 // TestValidCallAllocatesNothing: recording an accepted call and its end, of a tool and
-// protocol version seen before, allocates nothing.
+// protocol version seen before, allocates nothing, with the check's histogram or without.
 func TestValidCallAllocatesNothing(t *testing.T) {
-	r := newRig(t)
-	ctx, span := r.tp.Tracer("test").Start(context.Background(), "tools/call t")
-	defer span.End()
-	e := core.Event{Tool: "t", Outcome: core.Accepted, Context: ctx, Retries: 1}
-	end := core.CallEnd{Tool: "t", Context: ctx, ProtocolVersion: "2025-06-18"}
-	r.inst.Observe(e)
-	r.inst.End(end)
-	if n := testing.AllocsPerRun(100, func() { r.inst.End(end) }); n != 0 {
-		t.Errorf("End: %v allocations", n)
-	}
-	e.Context = context.Background() // no span to annotate
-	if n := testing.AllocsPerRun(100, func() { r.inst.Observe(e) }); n != 0 {
-		t.Errorf("Observe: %v allocations", n)
+	for _, opts := range [][]Option{nil, {WithCheckHistogram()}} {
+		r := newRigWith(t, opts)
+		ctx, span := r.tp.Tracer("test").Start(context.Background(), "tools/call t")
+		e := core.Event{Tool: "t", Outcome: core.Accepted, Context: ctx, Retries: 1, Duration: time.Microsecond}
+		end := core.CallEnd{Tool: "t", Context: ctx, ProtocolVersion: "2025-06-18"}
+		r.inst.Observe(e)
+		r.inst.End(end)
+		if n := testing.AllocsPerRun(100, func() { r.inst.End(end) }); n != 0 {
+			t.Errorf("%d options: End: %v allocations", len(opts), n)
+		}
+		e.Context = context.Background() // no span to annotate
+		if n := testing.AllocsPerRun(100, func() { r.inst.Observe(e) }); n != 0 {
+			t.Errorf("%d options: Observe: %v allocations", len(opts), n)
+		}
+		span.End()
 	}
 }
 
