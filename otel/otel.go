@@ -348,8 +348,9 @@ func (n *names[V]) each(f func(V)) {
 }
 
 // Observe records one validated call ([core.Event]): mcpvalidate.calls, the check's time
-// (mcpvalidate.check.time and .max, and .duration [WithCheckHistogram]), violations, repairs and retries, and, on the span in the call's context, the outcome and,
-// unless the call was accepted, a [RefusalEvent]. [Instrumentation.Option] installs it;
+// (mcpvalidate.check.time and .max, and .duration [WithCheckHistogram]), violations,
+// repairs and retries, and, on the span in the call's context, the outcome and, unless the
+// call was accepted, a [RefusalEvent]. [Instrumentation.Option] installs it;
 // mcpvalidate.WithObserver(inst.Observe) does too, without the operation's duration.
 func (in *Instrumentation) Observe(e core.Event) {
 	ctx := e.Context
