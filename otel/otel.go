@@ -20,6 +20,7 @@ package mcpvalidateotel
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,8 +41,8 @@ const ScopeName = "github.com/mcpvalidate/mcpvalidate/otel"
 // conventions give mcp.server.operation.duration.
 var OperationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
-// CheckBuckets are the bucket boundaries, in seconds, of mcpvalidate.check.duration: a
-// check takes microseconds, a hostile one milliseconds.
+// CheckBuckets are the bucket boundaries, in seconds, of mcpvalidate.check.duration (see
+// [WithCheckHistogram]): a check takes microseconds, a hostile one milliseconds.
 var CheckBuckets = []float64{1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1}
 
 // MaxTools bounds the tool names recorded as attribute values; calls to tools named after
@@ -87,12 +88,21 @@ const RefusalEvent = "mcpvalidate.refusal"
 type Option func(*config)
 
 type config struct {
-	mp metric.MeterProvider
+	mp        metric.MeterProvider
+	histogram bool
 }
 
 // WithMeterProvider records the metrics through mp; without it, [New] records none.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) { c.mp = mp }
+}
+
+// WithCheckHistogram records each check's time in the histogram mcpvalidate.check.duration
+// too, with [CheckBuckets]: the distribution of check times, at the cost of a measurement
+// through the SDK on every call. Without it the check's time is in mcpvalidate.check.time
+// and mcpvalidate.check.max alone, summed and compared in atomics and read at collection.
+func WithCheckHistogram() Option {
+	return func(c *config) { c.histogram = true }
 }
 
 // Instrumentation holds the instruments one process records its guards' calls in. It is
@@ -103,12 +113,13 @@ type Instrumentation struct {
 	viols     metric.Int64Counter
 	repairs   metric.Int64Counter
 	retries   metric.Int64Counter
-	check     metric.Float64Histogram
+	checkTime metric.Float64ObservableCounter
+	checkMax  metric.Float64ObservableGauge
+	check     metric.Float64Histogram // nil without WithCheckHistogram
 
-	meter  metric.Meter
-	tools  sync.Map // tool name -> *toolAttrs
-	nTools atomic.Int64
-	other  *toolAttrs
+	meter metric.Meter
+	tools names[*toolAttrs]
+	other *toolAttrs
 
 	cacheMu sync.Mutex
 	guards  []*core.Guard
@@ -121,10 +132,12 @@ type toolAttrs struct {
 	name     string
 	outcomes [2][5]measured // [report only][outcome]
 	calls    [2][5]atomic.Int64
+	checked  [2][5]atomic.Int64 // nanoseconds, summed
+	longest  [2][5]atomic.Int64 // nanoseconds plus one since the last collection; 0: no check
 	tool     []metric.AddOption
 	op       versioned // of the operation without a protocol version
-	versions sync.Map  // protocol version -> *versioned
-	nVersion atomic.Int64
+	versions names[*versioned]
+	otherV   atomic.Pointer[versioned] // of the versions past maxVersions, and of values not versions
 }
 
 // measured is one attribute set as the options of an Add, a Record and an Observe.
@@ -176,21 +189,33 @@ func New(opts ...Option) (*Instrumentation, error) {
 			return nil, err
 		}
 	}
-	// The calls are counted here, and read at each collection: a call costs an atomic add
-	// rather than a measurement.
+	// The calls and their checks' time are counted here, and read at each collection: a
+	// call costs atomic adds rather than measurements.
 	in.calls, err = m.Int64ObservableCounter("mcpvalidate.calls", metric.WithUnit("{call}"),
 		metric.WithDescription("Tool calls the guard checked, by tool and outcome."))
 	if err != nil {
 		return nil, err
 	}
-	if _, err = m.RegisterCallback(in.observeCalls, in.calls); err != nil {
-		return nil, err
-	}
-	in.check, err = m.Float64Histogram("mcpvalidate.check.duration", metric.WithUnit("s"),
-		metric.WithDescription("Time the guard spent checking a call's arguments or result, handler excluded."),
-		metric.WithExplicitBucketBoundaries(CheckBuckets...))
+	in.checkTime, err = m.Float64ObservableCounter("mcpvalidate.check.time", metric.WithUnit("s"),
+		metric.WithDescription("Time the guard spent checking calls' arguments and results, handler excluded, summed over the calls; over mcpvalidate.calls, the mean check."))
 	if err != nil {
 		return nil, err
+	}
+	in.checkMax, err = m.Float64ObservableGauge("mcpvalidate.check.max", metric.WithUnit("s"),
+		metric.WithDescription("The longest single check of a call's arguments or result since the previous collection by any reader, handler excluded; no point when there was no check."))
+	if err != nil {
+		return nil, err
+	}
+	if _, err = m.RegisterCallback(in.observeCalls, in.calls, in.checkTime, in.checkMax); err != nil {
+		return nil, err
+	}
+	if c.histogram {
+		in.check, err = m.Float64Histogram("mcpvalidate.check.duration", metric.WithUnit("s"),
+			metric.WithDescription("Time the guard spent checking a call's arguments or result, handler excluded."),
+			metric.WithExplicitBucketBoundaries(CheckBuckets...))
+		if err != nil {
+			return nil, err
+		}
 	}
 	in.other = newToolAttrs(OtherTool)
 	return in, nil
@@ -240,46 +265,92 @@ func (t *toolAttrs) operation(v string) versioned {
 // version returns the options of the tool's operation of the protocol version v, within
 // maxVersions versions.
 func (t *toolAttrs) version(v string) *versioned {
-	if o, ok := t.versions.Load(v); ok {
-		return o.(*versioned)
+	if o, ok := t.versions.get(v); ok {
+		return o
 	}
-	if v == "other" {
-		o := t.operation(v)
-		got, _ := t.versions.LoadOrStore(v, &o)
-		return got.(*versioned)
+	if protocolVersion(v) == v {
+		if o, ok := t.versions.add(v, maxVersions, func(v string) *versioned {
+			o := t.operation(v)
+			return &o
+		}); ok {
+			return o
+		}
 	}
-	if protocolVersion(v) != v || t.nVersion.Load() >= maxVersions {
-		return t.version("other")
+	if o := t.otherV.Load(); o != nil {
+		return o
 	}
-	v = strings.Clone(v) // not to hold the request it came in
-	o := t.operation(v)
-	got, loaded := t.versions.LoadOrStore(v, &o)
-	if !loaded && t.nVersion.Add(1) > maxVersions {
-		t.versions.Delete(v)
-		return t.version("other")
-	}
-	return got.(*versioned)
+	o := t.operation("other")
+	t.otherV.CompareAndSwap(nil, &o)
+	return t.otherV.Load()
 }
 
 // attrs returns the attribute sets of the tool name, within MaxTools names.
 func (in *Instrumentation) attrs(name string) *toolAttrs {
-	if v, ok := in.tools.Load(name); ok {
-		return v.(*toolAttrs)
+	if t, ok := in.tools.get(name); ok {
+		return t
 	}
-	if in.nTools.Load() >= MaxTools {
-		return in.other
+	if t, ok := in.tools.add(name, MaxTools, newToolAttrs); ok {
+		return t
 	}
-	v, loaded := in.tools.LoadOrStore(name, newToolAttrs(name))
-	if !loaded && in.nTools.Add(1) > MaxTools {
-		in.tools.Delete(name)
-		return in.other
-	}
-	return v.(*toolAttrs)
+	return in.other
 }
 
-// Observe records one validated call ([core.Event]): mcpvalidate.calls, the check's time,
-// violations, repairs and retries, and, on the span in the call's context, the outcome and,
-// unless the call was accepted, a [RefusalEvent]. [Instrumentation.Option] installs it;
+// names maps names to values, read without a lock or a hash of an interface: adding a name
+// copies the map, which a bound on the names keeps small.
+type names[V any] struct {
+	m  atomic.Pointer[map[string]V]
+	mu sync.Mutex // of the adding
+}
+
+func (n *names[V]) get(name string) (V, bool) {
+	var v V
+	m := n.m.Load()
+	if m == nil {
+		return v, false
+	}
+	v, ok := (*m)[name]
+	return v, ok
+}
+
+// add returns the value of name, made by mk of a copy of name (not to hold the request it
+// came in) unless there are limit names already; false then.
+func (n *names[V]) add(name string, limit int, mk func(string) V) (V, bool) {
+	var old map[string]V
+	if m := n.m.Load(); m != nil {
+		old = *m
+	}
+	if v, ok := old[name]; ok || len(old) >= limit {
+		return v, ok
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if m := n.m.Load(); m != nil {
+		old = *m
+	}
+	if v, ok := old[name]; ok || len(old) >= limit {
+		return v, ok
+	}
+	m := make(map[string]V, len(old)+1)
+	maps.Copy(m, old)
+	name = strings.Clone(name)
+	m[name] = mk(name)
+	n.m.Store(&m)
+	return m[name], true
+}
+
+// each calls f with each value.
+func (n *names[V]) each(f func(V)) {
+	if m := n.m.Load(); m != nil {
+		for _, v := range *m {
+			f(v)
+		}
+	}
+}
+
+// Observe records one validated call ([core.Event]): mcpvalidate.calls, the check's time
+// (mcpvalidate.check.time and .max, and .duration [WithCheckHistogram]), violations,
+// repairs and retries, and, on the span in the call's context, the outcome and, unless the
+// call was accepted, a [RefusalEvent]. [Instrumentation.Option] installs it;
 // mcpvalidate.WithObserver(inst.Observe) does too, without the operation's duration.
 func (in *Instrumentation) Observe(e core.Event) {
 	ctx := e.Context
@@ -296,7 +367,12 @@ func (in *Instrumentation) Observe(e core.Event) {
 		o = 0
 	}
 	t.calls[ro][o].Add(1)
-	in.check.Record(ctx, e.Duration.Seconds(), t.outcomes[ro][o].record...)
+	d := max(int64(e.Duration), 0)
+	t.checked[ro][o].Add(d)
+	raise(&t.longest[ro][o], d+1)
+	if in.check != nil {
+		in.check.Record(ctx, e.Duration.Seconds(), t.outcomes[ro][o].record...)
+	}
 	if e.Retries > 0 {
 		in.repairs.Add(ctx, 1, t.tool...)
 		in.retries.Add(ctx, int64(e.Retries), t.tool...)
@@ -316,24 +392,42 @@ func (in *Instrumentation) Observe(e core.Event) {
 	annotate(trace.SpanFromContext(ctx), e)
 }
 
-// observeCalls reports mcpvalidate.calls, each tool's by outcome.
+// raise makes a at least v.
+func raise(a *atomic.Int64, v int64) {
+	for {
+		old := a.Load()
+		if old >= v || a.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// observeCalls reports mcpvalidate.calls, .check.time and .check.max, each tool's by
+// outcome. It takes each longest check it reports, so that the next collection, by any
+// reader, reports the longest since this one.
 func (in *Instrumentation) observeCalls(_ context.Context, o metric.Observer) error {
 	report := func(t *toolAttrs) {
 		for ro := range t.calls {
 			for oc := range t.calls[ro] {
-				if n := t.calls[ro][oc].Load(); n > 0 {
-					o.ObserveInt64(in.calls, n, t.outcomes[ro][oc].observe...)
+				n := t.calls[ro][oc].Load()
+				if n == 0 {
+					continue
+				}
+				opts := t.outcomes[ro][oc].observe
+				o.ObserveInt64(in.calls, n, opts...)
+				o.ObserveFloat64(in.checkTime, seconds(t.checked[ro][oc].Load()), opts...)
+				if l := t.longest[ro][oc].Swap(0); l > 0 {
+					o.ObserveFloat64(in.checkMax, seconds(l-1), opts...)
 				}
 			}
 		}
 	}
-	in.tools.Range(func(_, v any) bool {
-		report(v.(*toolAttrs))
-		return true
-	})
+	in.tools.each(report)
 	report(in.other)
 	return nil
 }
+
+func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 
 // End records mcp.server.operation.duration for one call's end ([core.CallEnd]).
 func (in *Instrumentation) End(e core.CallEnd) {
