@@ -147,12 +147,11 @@ func wantSeries(valid, invalid, unknown int) map[string]float64 {
 		"mcpvalidate.calls gen_ai.tool.name=weather mcpvalidate.outcome=refused mcpvalidate.report_only=false":                                                          float64(invalid),
 		"mcpvalidate.violations gen_ai.tool.name=weather mcpvalidate.violation.in=arguments mcpvalidate.violation.keyword=required mcpvalidate.violation.kind=required": float64(invalid),
 		"mcpvalidate.violations gen_ai.tool.name=weather mcpvalidate.violation.in=arguments mcpvalidate.violation.keyword=type mcpvalidate.violation.kind=type":         float64(invalid),
-		"mcpvalidate.repairs gen_ai.tool.name=weather":                                                                   1,
-		"mcpvalidate.retries gen_ai.tool.name=weather":                                                                   float64(invalid),
-		strings.TrimSpace(op + fmt.Sprintf(attrs[1:], "weather")):                                                        float64(valid),
-		op + "error.type=tool_error" + fmt.Sprintf(attrs, "weather"):                                                     float64(invalid),
-		op + "error.type=tool_error" + fmt.Sprintf(attrs, "_unknown"):                                                    float64(unknown),
-		"mcpvalidate.check.duration gen_ai.tool.name=weather mcpvalidate.outcome=accepted mcpvalidate.report_only=false": float64(valid),
+		"mcpvalidate.repairs gen_ai.tool.name=weather":                1,
+		"mcpvalidate.retries gen_ai.tool.name=weather":                float64(invalid),
+		strings.TrimSpace(op + fmt.Sprintf(attrs[1:], "weather")):     float64(valid),
+		op + "error.type=tool_error" + fmt.Sprintf(attrs, "weather"):  float64(invalid),
+		op + "error.type=tool_error" + fmt.Sprintf(attrs, "_unknown"): float64(unknown),
 	}
 }
 
