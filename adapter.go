@@ -100,7 +100,7 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 		if argsChecked && (outSchema == nil || mark.out == outSchema) {
 			return h(ctx, req) // the middleware checks both
 		}
-		call := g.call(server.ClientSessionFromContext(ctx), req.Params.Name)
+		call := g.call(server.ClientSessionFromContext(ctx), &req)
 		call.ChecksResult = outSchema != nil && !(sameCall && mark.out == outSchema)
 		call.Context = ctx
 		if mark == nil { // else the middleware around it reports the call's end
@@ -146,6 +146,7 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *
 	}
 	content, err := structuredContent(res.RawStructuredContent, res.StructuredContent)
 	if err != nil {
+		g.core.Unchecked(call) // the call fails as a handler's error does
 		return nil, err
 	}
 	if vd := g.core.CheckResult(call, out, content); vd.Refused() {
@@ -282,7 +283,7 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent(vd.Text())}, IsError: true}
 	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
-		call := g.call(server.ClientSessionFromContext(ctx), req.Params.Name)
+		call := g.call(server.ClientSessionFromContext(ctx), &req)
 		outSchema := g.resultSchema(&tool)
 		call.ChecksResult = outSchema != nil
 		if vd := g.checkTool(&call, req, g.schemaFor(&tool, key)); vd.Refused() {
@@ -303,6 +304,7 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 		}
 		content, err := structuredContent(nil, res.StructuredContent)
 		if err != nil {
+			g.core.Unchecked(&call) // the call fails as a handler's error does
 			return nil, err
 		}
 		if vd := g.core.CheckResult(&call, out, content); vd.Refused() {
@@ -326,7 +328,7 @@ type checked struct {
 func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc) checked {
 	session := server.ClientSessionFromContext(ctx)
 	srv := server.ServerFromContext(ctx)
-	k := checked{call: g.call(session, req.Params.Name)}
+	k := checked{call: g.call(session, &req)}
 	k.call.Context = ctx
 	st, ok := findTool(srv, session, req.Params.Name)
 	switch {
@@ -433,14 +435,22 @@ func (g *Guard) checkTool(call *core.Call, req mcp.CallToolRequest, s *core.Sche
 
 var outsideServer = core.Unusable(errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?"))
 
-// call names the call's session; the client's name and version only for observers.
-func (g *Guard) call(session server.ClientSession, tool string) core.Call {
-	call := core.Call{Tool: tool}
+// call names the call req's session; the client's name and version, and the protocol's,
+// only for observers.
+func (g *Guard) call(session server.ClientSession, req *mcp.CallToolRequest) core.Call {
+	call := core.Call{Tool: req.Params.Name}
+	if !g.core.Observed() {
+		if session != nil {
+			call.Session = session.SessionID()
+		}
+		return call
+	}
+	call.ProtocolVersion = g.protocolVersion(session, req)
 	if session == nil {
 		return call
 	}
 	call.Session = session.SessionID()
-	if c, ok := session.(server.SessionWithClientInfo); ok && g.core.Observed() {
+	if c, ok := session.(server.SessionWithClientInfo); ok {
 		impl := c.GetClientInfo()
 		call.Client, call.ClientVersion = impl.Name, impl.Version
 	}
@@ -476,9 +486,11 @@ func schemaOf(t *mcp.Tool) ([]byte, error) {
 // Tools registered with AddTaskTool or as session tools are not among those mcp-go lists;
 // their schemas are compiled on their first call.
 //
-// CheckServer also adds a hook to srv (and hooks, when it has none) so that the guard
-// forgets a session's refusals awaiting repair when the session ends; without it, the
-// guard forgets those of the oldest sessions once it holds 10,000.
+// CheckServer also adds hooks to srv (and hooks, when it has none) so that the guard
+// forgets a session's refusals awaiting repair when the session ends (without them, the
+// guard forgets those of the oldest sessions once it holds 10,000), and, for the
+// observers, remembers the protocol version each session negotiated where mcp-go's
+// sessions do not tell it (before v1.1, over stdio and in process).
 func (g *Guard) CheckServer(srv *server.MCPServer) error {
 	g.forgetEndedSessions(srv)
 	tools := srv.ListTools()
@@ -516,5 +528,7 @@ func (g *Guard) forgetEndedSessions(srv *server.MCPServer) {
 	}
 	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) {
 		g.core.ForgetSession(s.SessionID())
+		g.versions.forget(s.SessionID())
 	})
+	g.rememberVersions(hooks)
 }

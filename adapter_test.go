@@ -596,6 +596,11 @@ func inProcessClient(t *testing.T, version string, needSession bool, newClient f
 		client != "" && events[0].ClientVersion != "1" {
 		t.Errorf("events: %+v", events)
 	}
+	for _, e := range events {
+		if session != "" && e.ProtocolVersion != version {
+			t.Errorf("%s event of protocol version %q, want %s", e.Outcome, e.ProtocolVersion, version)
+		}
+	}
 }
 
 func TestToolDeclarations(t *testing.T) {

@@ -49,8 +49,9 @@
 //
 // [WithObserver] hears of every validated call as an [Event]: its [Outcome], its
 // [Violation] values (kinds, paths and the schema's own values, never the values sent), the
-// session and the client. [WithLogger] logs refusals and broken schemas to a
-// [log/slog.Logger]. [Guard.Stats] returns each tool's [ToolStats]: calls accepted and
+// session and the client. [WithLogger] logs refusals, repairs and broken schemas to a
+// [log/slog.Logger], and `mcpvalidate report` sums such a log up per tool. [Guard.Stats]
+// returns each tool's [ToolStats]: calls accepted and
 // refused, and how many refusals the model needed to repair a call.
 //
 // [WithReportOnly] lets every call reach its handler and only reports those that would be

@@ -20,6 +20,7 @@ type Guard struct {
 	core      *core.Guard
 	placement placement
 	hooked    sync.Map // *server.MCPServer -> struct{}: servers that tell the guard of sessions' ends
+	versions  versions // the protocol version of sessions that do not tell it
 }
 
 // New returns a Guard configured by opts.

@@ -579,15 +579,17 @@ func TestLoggerReportsRefusalsAndBrokenSchemas(t *testing.T) {
 	srv.AddTool(mcp.NewToolWithRawSchema("broken", "", json.RawMessage(`{"type":"strnig"}`)), forecast(new(atomic.Int64)))
 	invoke(t, srv, nil, "weather", map[string]any{"location": "Paris", "days": "two"})
 	invoke(t, srv, nil, "weather", map[string]any{"location": "Paris"})
+	invoke(t, srv, nil, "weather", map[string]any{"location": "Paris"})
 	invoke(t, srv, nil, "broken", map[string]any{})
 	out := buf.String()
-	for _, want := range []string{"level=INFO msg=\"mcpvalidate: tool call refused\" tool=weather", "kinds=[type] paths=[days]", "level=ERROR", "tool=broken", `unknown type`} {
+	for _, want := range []string{"level=INFO msg=\"mcpvalidate: tool call refused\" tool=weather", "kinds=[type] paths=[days]",
+		"level=INFO msg=\"mcpvalidate: tool call repaired\" tool=weather session=\"\" client=\"\" retries=1", "level=ERROR", "tool=broken", `unknown type`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Count(out, "\n") != 2 || strings.Contains(out, "two") {
-		t.Errorf("want two lines (accepted calls are not logged) and no argument values:\n%s", out)
+	if strings.Count(out, "\n") != 3 || strings.Contains(out, "two") {
+		t.Errorf("want three lines (an accepted call that repairs nothing is logged at Debug only) and no argument values:\n%s", out)
 	}
 }
 

@@ -24,8 +24,9 @@ func WithObserver(fn func(Event)) Option { return core.WithObserver(fn) }
 // answered in its place, with the call's context and duration. See [core.WithCallEnd].
 func WithCallEnd(fn func(CallEnd)) Option { return core.WithCallEnd(fn) }
 
-// WithLogger logs refusals of arguments and results (at Info) and broken schemas (at Error)
-// to l, saying so when they only report (WithReportOnly). See [core.WithLogger].
+// WithLogger logs refusals of arguments (at Info), of results (at Warn) and broken schemas
+// (at Error) to l, saying so when they only report (WithReportOnly); accepted calls that
+// repair refusals at Info, the others at Debug. See [core.WithLogger].
 func WithLogger(l *slog.Logger) Option { return core.WithLogger(l) }
 
 // WithFullEngine validates every schema with the full JSON Schema engine
@@ -70,3 +71,8 @@ func WithReportOnly() Option { return core.WithReportOnly() }
 // outputSchema, after its handler ran, on the regular and the task path. See
 // [core.WithOutputValidation].
 func WithOutputValidation() Option { return core.WithOutputValidation() }
+
+// WithEnumMisses makes the logger's line of a refused call ([WithLogger]) carry the values
+// sent outside an enum, escaped and bounded: model output, so it is off by default, and the
+// values go to the log alone. See [core.WithEnumMisses].
+func WithEnumMisses() Option { return core.WithEnumMisses() }

@@ -131,11 +131,13 @@ func TestOutputValidation(t *testing.T) {
 // TestWithheldResultRepairsNothing: a call whose result is withheld for not matching the
 // outputSchema does not repair the refusals before it, through the middleware and through
 // a bound handler; the next call whose result reaches the client does, and so does one
-// whose handler fails, its error result reaching the client.
+// whose handler fails, its error result reaching the client. The observers are told each
+// repair, on the Accepted event of the call that made it, as the counters count it.
 func TestWithheldResultRepairsNothing(t *testing.T) {
 	for _, bound := range []bool{false, true} {
 		t.Run(map[bool]string{false: "middleware", true: "handler"}[bound], func(t *testing.T) {
-			g := New(WithOutputValidation())
+			var events []Event
+			g := New(WithOutputValidation(), WithObserver(func(e Event) { events = append(events, e) }))
 			var result atomic.Pointer[mcp.CallToolResult]
 			h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return result.Load(), nil }
 			tool := mcp.NewTool("reading", mcp.WithString("station", mcp.Required()),
@@ -158,6 +160,19 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 				}
 				if held := g.SessionsAwaitingRepair(); held != pending {
 					t.Errorf("%s: %d sessions awaiting repair, want %d", when, held, pending)
+				}
+				var told, repairs uint64
+				for _, e := range events {
+					told += uint64(e.Retries)
+					if e.Retries > 0 {
+						repairs++
+						if e.Outcome != Accepted {
+							t.Errorf("%s: %d retries told on a %s event", when, e.Retries, e.Outcome)
+						}
+					}
+				}
+				if repairs != repaired || told != retries {
+					t.Errorf("%s: events told %d repairs of %d retries; want %d, %d", when, repairs, told, repaired, retries)
 				}
 			}
 			if _, isError := invoke(t, srv, s, "reading", map[string]any{}); !isError {
@@ -183,6 +198,13 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 			want("after an error result", 2, 3, 0)
 			if st := g.Stats()[0]; st.Accepted != 3 || st.Refused != 3 || st.ResultRefused != 1 {
 				t.Errorf("stats %+v", st)
+			}
+			var outcomes []Outcome
+			for _, e := range events {
+				outcomes = append(outcomes, e.Outcome)
+			}
+			if want := []Outcome{Refused, Accepted, ResultRefused, Accepted, Refused, Refused, Accepted}; !slices.Equal(outcomes, want) {
+				t.Errorf("events %v, want %v", outcomes, want)
 			}
 		})
 	}

@@ -66,6 +66,7 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 		}
 		content, err := structuredContent(res.StructuredContent)
 		if err != nil {
+			g.Unchecked(&call) // the call fails as a handler's error does
 			return nil, err
 		}
 		if vd := g.CheckResult(&call, v, content); vd.Refused() {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -267,9 +268,15 @@ func TestOutputValidation(t *testing.T) {
 
 // TestWithheldResultRepairsNothing: a call whose result is withheld for not matching the
 // outputSchema does not repair the refusal before it; the next call whose result reaches
-// the client does.
+// the client does, and its Accepted event tells the observers so.
 func TestWithheldResultRepairsNothing(t *testing.T) {
-	g := New(WithOutputValidation())
+	var mu sync.Mutex
+	var events []Event
+	g := New(WithOutputValidation(), WithObserver(func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}))
 	srv := newServer()
 	tool := &mcp.Tool{Name: "station", InputSchema: json.RawMessage(`{"type":"object","required":["id"]}`),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]}`)}
@@ -302,6 +309,15 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 	}
 	if held := g.SessionsAwaitingRepair(); held != 0 {
 		t.Errorf("%d sessions awaiting repair, want 0", held)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var got []string
+	for _, e := range events {
+		got = append(got, fmt.Sprintf("%s %d", e.Outcome, e.Retries))
+	}
+	if want := []string{"refused 0", "accepted 0", "result refused 0", "accepted 1"}; !slices.Equal(got, want) {
+		t.Errorf("events (outcome, retries) %q, want %q", got, want)
 	}
 }
 

@@ -20,6 +20,7 @@ package mcpvalidateotel
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,8 +41,8 @@ const ScopeName = "github.com/mcpvalidate/mcpvalidate/otel"
 // conventions give mcp.server.operation.duration.
 var OperationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
-// CheckBuckets are the bucket boundaries, in seconds, of mcpvalidate.check.duration: a
-// check takes microseconds, a hostile one milliseconds.
+// CheckBuckets are the bucket boundaries, in seconds, of mcpvalidate.check.duration (see
+// [WithCheckHistogram]): a check takes microseconds, a hostile one milliseconds.
 var CheckBuckets = []float64{1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1}
 
 // MaxTools bounds the tool names recorded as attribute values; calls to tools named after
@@ -87,7 +88,8 @@ const RefusalEvent = "mcpvalidate.refusal"
 type Option func(*config)
 
 type config struct {
-	mp metric.MeterProvider
+	mp        metric.MeterProvider
+	histogram bool
 }
 
 // WithMeterProvider records the metrics through mp; without it, [New] records none.
@@ -95,33 +97,67 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(c *config) { c.mp = mp }
 }
 
+// WithCheckHistogram records each check's time in the histogram mcpvalidate.check.duration
+// too, with [CheckBuckets]: the distribution of check times, at the cost of a measurement
+// through the SDK on every call. Without it the check's time is in mcpvalidate.check.time
+// and mcpvalidate.check.max alone, summed and compared in atomics and read at collection.
+func WithCheckHistogram() Option {
+	return func(c *config) { c.histogram = true }
+}
+
 // Instrumentation holds the instruments one process records its guards' calls in. It is
 // safe for concurrent use.
 type Instrumentation struct {
 	operation mcpconv.ServerOperationDuration
-	calls     metric.Int64Counter
+	calls     metric.Int64ObservableCounter
 	viols     metric.Int64Counter
 	repairs   metric.Int64Counter
 	retries   metric.Int64Counter
-	check     metric.Float64Histogram
+	checkTime metric.Float64ObservableCounter
+	checkMax  metric.Float64ObservableGauge
+	check     metric.Float64Histogram // nil without WithCheckHistogram
 
-	meter  metric.Meter
-	tools  sync.Map // tool name -> *toolAttrs
-	nTools atomic.Int64
-	other  *toolAttrs
+	meter metric.Meter
+	tools names[*toolAttrs]
+	other *toolAttrs
 
 	cacheMu sync.Mutex
 	guards  []*core.Guard
 	cacheOn bool
 }
 
-// toolAttrs are one tool's attribute sets, made once.
+// toolAttrs are one tool's attribute sets, made once, each as the options of a
+// measurement: passed as a slice, they cost a call no allocation.
 type toolAttrs struct {
 	name     string
-	outcomes [2][5]metric.MeasurementOption // [report only][outcome]
-	tool     metric.MeasurementOption
-	ok, fail metric.MeasurementOption // of the operation: error.type unset, tool_error
+	outcomes [2][5]measured // [report only][outcome]
+	calls    [2][5]atomic.Int64
+	checked  [2][5]atomic.Int64 // nanoseconds, summed
+	longest  [2][5]atomic.Int64 // nanoseconds plus one since the last collection; 0: no check
+	tool     []metric.AddOption
+	op       versioned // of the operation without a protocol version
+	versions names[*versioned]
+	otherV   atomic.Pointer[versioned] // of the versions past maxVersions, and of values not versions
 }
+
+// measured is one attribute set as the options of an Add, a Record and an Observe.
+type measured struct {
+	add     []metric.AddOption
+	record  []metric.RecordOption
+	observe []metric.ObserveOption
+}
+
+func measuredOf(kvs ...attribute.KeyValue) measured {
+	o := metric.WithAttributeSet(attribute.NewSet(kvs...))
+	return measured{add: []metric.AddOption{o}, record: []metric.RecordOption{o}, observe: []metric.ObserveOption{o}}
+}
+
+// versioned are the options of an operation's duration: error.type unset, tool_error.
+type versioned struct{ ok, fail []metric.RecordOption }
+
+// maxVersions bounds the protocol versions recorded per tool; calls of versions past the
+// first maxVersions are recorded under "other".
+const maxVersions = 16
 
 // New makes the instruments in the meter of the MeterProvider given by
 // [WithMeterProvider], under the scope [ScopeName].
@@ -144,7 +180,6 @@ func New(opts ...Option) (*Instrumentation, error) {
 		name, unit string
 		desc       string
 	}{
-		{&in.calls, "mcpvalidate.calls", "{call}", "Tool calls the guard checked, by tool and outcome."},
 		{&in.viols, "mcpvalidate.violations", "{violation}", "Violations found in refused arguments and results, by tool, kind and keyword."},
 		{&in.repairs, "mcpvalidate.repairs", "{call}", "Accepted calls that followed refusals of the same tool in the same MCP session."},
 		{&in.retries, "mcpvalidate.retries", "{call}", "Refused calls that a later accepted call of the same tool and MCP session repaired."},
@@ -154,11 +189,33 @@ func New(opts ...Option) (*Instrumentation, error) {
 			return nil, err
 		}
 	}
-	in.check, err = m.Float64Histogram("mcpvalidate.check.duration", metric.WithUnit("s"),
-		metric.WithDescription("Time the guard spent checking a call's arguments or result, handler excluded."),
-		metric.WithExplicitBucketBoundaries(CheckBuckets...))
+	// The calls and their checks' time are counted here, and read at each collection: a
+	// call costs atomic adds rather than measurements.
+	in.calls, err = m.Int64ObservableCounter("mcpvalidate.calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Tool calls the guard checked, by tool and outcome."))
 	if err != nil {
 		return nil, err
+	}
+	in.checkTime, err = m.Float64ObservableCounter("mcpvalidate.check.time", metric.WithUnit("s"),
+		metric.WithDescription("Time the guard spent checking calls' arguments and results, handler excluded, summed over the calls; over mcpvalidate.calls, the mean check."))
+	if err != nil {
+		return nil, err
+	}
+	in.checkMax, err = m.Float64ObservableGauge("mcpvalidate.check.max", metric.WithUnit("s"),
+		metric.WithDescription("The longest single check of a call's arguments or result since the previous collection by any reader, handler excluded; no point when there was no check."))
+	if err != nil {
+		return nil, err
+	}
+	if _, err = m.RegisterCallback(in.observeCalls, in.calls, in.checkTime, in.checkMax); err != nil {
+		return nil, err
+	}
+	if c.histogram {
+		in.check, err = m.Float64Histogram("mcpvalidate.check.duration", metric.WithUnit("s"),
+			metric.WithDescription("Time the guard spent checking a call's arguments or result, handler excluded."),
+			metric.WithExplicitBucketBoundaries(CheckBuckets...))
+		if err != nil {
+			return nil, err
+		}
 	}
 	in.other = newToolAttrs(OtherTool)
 	return in, nil
@@ -186,37 +243,114 @@ func newToolAttrs(name string) *toolAttrs {
 	tool := KeyToolName.String(name)
 	for ro := range 2 {
 		for o := range outcomeNames {
-			t.outcomes[ro][o] = metric.WithAttributeSet(attribute.NewSet(tool,
-				KeyOutcome.String(OutcomeName(core.Outcome(o))), KeyReportOnly.Bool(ro == 1)))
+			t.outcomes[ro][o] = measuredOf(tool, KeyOutcome.String(OutcomeName(core.Outcome(o))), KeyReportOnly.Bool(ro == 1))
 		}
 	}
-	t.tool = metric.WithAttributeSet(attribute.NewSet(tool))
-	op := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), tool,
-		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool))}
-	t.ok = metric.WithAttributeSet(attribute.NewSet(op...))
-	t.fail = metric.WithAttributeSet(attribute.NewSet(append(op, KeyErrorType.String(ToolError))...))
+	t.tool = measuredOf(tool).add
+	t.op = t.operation("")
 	return t
+}
+
+// operation returns the options of the tool's operation of the protocol version v, none
+// when v is "".
+func (t *toolAttrs) operation(v string) versioned {
+	kvs := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), KeyToolName.String(t.name),
+		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool))}
+	if v != "" {
+		kvs = append(kvs, KeyProtocolVersion.String(v))
+	}
+	return versioned{ok: measuredOf(kvs...).record, fail: measuredOf(append(kvs, KeyErrorType.String(ToolError))...).record}
+}
+
+// version returns the options of the tool's operation of the protocol version v, within
+// maxVersions versions.
+func (t *toolAttrs) version(v string) *versioned {
+	if o, ok := t.versions.get(v); ok {
+		return o
+	}
+	if protocolVersion(v) == v {
+		if o, ok := t.versions.add(v, maxVersions, func(v string) *versioned {
+			o := t.operation(v)
+			return &o
+		}); ok {
+			return o
+		}
+	}
+	if o := t.otherV.Load(); o != nil {
+		return o
+	}
+	o := t.operation("other")
+	t.otherV.CompareAndSwap(nil, &o)
+	return t.otherV.Load()
 }
 
 // attrs returns the attribute sets of the tool name, within MaxTools names.
 func (in *Instrumentation) attrs(name string) *toolAttrs {
-	if v, ok := in.tools.Load(name); ok {
-		return v.(*toolAttrs)
+	if t, ok := in.tools.get(name); ok {
+		return t
 	}
-	if in.nTools.Load() >= MaxTools {
-		return in.other
+	if t, ok := in.tools.add(name, MaxTools, newToolAttrs); ok {
+		return t
 	}
-	v, loaded := in.tools.LoadOrStore(name, newToolAttrs(name))
-	if !loaded && in.nTools.Add(1) > MaxTools {
-		in.tools.Delete(name)
-		return in.other
-	}
-	return v.(*toolAttrs)
+	return in.other
 }
 
-// Observe records one validated call ([core.Event]): mcpvalidate.calls, the check's time,
-// violations, repairs and retries, and, on the span in the call's context, the outcome and,
-// unless the call was accepted, a [RefusalEvent]. [Instrumentation.Option] installs it;
+// names maps names to values, read without a lock or a hash of an interface: adding a name
+// copies the map, which a bound on the names keeps small.
+type names[V any] struct {
+	m  atomic.Pointer[map[string]V]
+	mu sync.Mutex // of the adding
+}
+
+func (n *names[V]) get(name string) (V, bool) {
+	var v V
+	m := n.m.Load()
+	if m == nil {
+		return v, false
+	}
+	v, ok := (*m)[name]
+	return v, ok
+}
+
+// add returns the value of name, made by mk of a copy of name (not to hold the request it
+// came in) unless there are limit names already; false then.
+func (n *names[V]) add(name string, limit int, mk func(string) V) (V, bool) {
+	var old map[string]V
+	if m := n.m.Load(); m != nil {
+		old = *m
+	}
+	if v, ok := old[name]; ok || len(old) >= limit {
+		return v, ok
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if m := n.m.Load(); m != nil {
+		old = *m
+	}
+	if v, ok := old[name]; ok || len(old) >= limit {
+		return v, ok
+	}
+	m := make(map[string]V, len(old)+1)
+	maps.Copy(m, old)
+	name = strings.Clone(name)
+	m[name] = mk(name)
+	n.m.Store(&m)
+	return m[name], true
+}
+
+// each calls f with each value.
+func (n *names[V]) each(f func(V)) {
+	if m := n.m.Load(); m != nil {
+		for _, v := range *m {
+			f(v)
+		}
+	}
+}
+
+// Observe records one validated call ([core.Event]): mcpvalidate.calls, the check's time
+// (mcpvalidate.check.time and .max, and .duration [WithCheckHistogram]), violations,
+// repairs and retries, and, on the span in the call's context, the outcome and, unless the
+// call was accepted, a [RefusalEvent]. [Instrumentation.Option] installs it;
 // mcpvalidate.WithObserver(inst.Observe) does too, without the operation's duration.
 func (in *Instrumentation) Observe(e core.Event) {
 	ctx := e.Context
@@ -232,11 +366,16 @@ func (in *Instrumentation) Observe(e core.Event) {
 	if o >= len(outcomeNames) {
 		o = 0
 	}
-	in.calls.Add(ctx, 1, t.outcomes[ro][o])
-	in.check.Record(ctx, e.Duration.Seconds(), t.outcomes[ro][o])
+	t.calls[ro][o].Add(1)
+	d := max(int64(e.Duration), 0)
+	t.checked[ro][o].Add(d)
+	raise(&t.longest[ro][o], d+1)
+	if in.check != nil {
+		in.check.Record(ctx, e.Duration.Seconds(), t.outcomes[ro][o].record...)
+	}
 	if e.Retries > 0 {
-		in.repairs.Add(ctx, 1, t.tool)
-		in.retries.Add(ctx, int64(e.Retries), t.tool)
+		in.repairs.Add(ctx, 1, t.tool...)
+		in.retries.Add(ctx, int64(e.Retries), t.tool...)
 	}
 	for _, v := range e.Violations {
 		n := int64(1)
@@ -253,6 +392,43 @@ func (in *Instrumentation) Observe(e core.Event) {
 	annotate(trace.SpanFromContext(ctx), e)
 }
 
+// raise makes a at least v.
+func raise(a *atomic.Int64, v int64) {
+	for {
+		old := a.Load()
+		if old >= v || a.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// observeCalls reports mcpvalidate.calls, .check.time and .check.max, each tool's by
+// outcome. It takes each longest check it reports, so that the next collection, by any
+// reader, reports the longest since this one.
+func (in *Instrumentation) observeCalls(_ context.Context, o metric.Observer) error {
+	report := func(t *toolAttrs) {
+		for ro := range t.calls {
+			for oc := range t.calls[ro] {
+				n := t.calls[ro][oc].Load()
+				if n == 0 {
+					continue
+				}
+				opts := t.outcomes[ro][oc].observe
+				o.ObserveInt64(in.calls, n, opts...)
+				o.ObserveFloat64(in.checkTime, seconds(t.checked[ro][oc].Load()), opts...)
+				if l := t.longest[ro][oc].Swap(0); l > 0 {
+					o.ObserveFloat64(in.checkMax, seconds(l-1), opts...)
+				}
+			}
+		}
+	}
+	in.tools.each(report)
+	report(in.other)
+	return nil
+}
+
+func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+
 // End records mcp.server.operation.duration for one call's end ([core.CallEnd]).
 func (in *Instrumentation) End(e core.CallEnd) {
 	ctx := e.Context
@@ -260,20 +436,15 @@ func (in *Instrumentation) End(e core.CallEnd) {
 		ctx = context.Background()
 	}
 	t := in.attrs(e.Tool)
-	op := t.ok
+	op := &t.op
+	if e.ProtocolVersion != "" {
+		op = t.version(e.ProtocolVersion)
+	}
+	opts := op.ok
 	if e.IsError {
-		op = t.fail
+		opts = op.fail
 	}
-	if e.ProtocolVersion == "" {
-		in.operation.Inst().Record(ctx, e.Duration.Seconds(), op)
-		return
-	}
-	kvs := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), KeyToolName.String(t.name),
-		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool)), KeyProtocolVersion.String(protocolVersion(e.ProtocolVersion))}
-	if e.IsError {
-		kvs = append(kvs, KeyErrorType.String(ToolError))
-	}
-	in.operation.Inst().Record(ctx, e.Duration.Seconds(), metric.WithAttributes(kvs...))
+	in.operation.Inst().Record(ctx, e.Duration.Seconds(), opts...)
 }
 
 // keyword returns a schema keyword as an attribute value: keywords are the schema

@@ -3,8 +3,11 @@ package mcpvalidateotel
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -29,9 +32,15 @@ type rig struct {
 
 func newRig(t *testing.T, opts ...core.Option) *rig {
 	t.Helper()
+	return newRigWith(t, nil, opts...)
+}
+
+// newRigWith is newRig with options of New besides the MeterProvider.
+func newRigWith(t *testing.T, instOpts []Option, opts ...core.Option) *rig {
+	t.Helper()
 	r := &rig{reader: sdkmetric.NewManualReader(), spans: tracetest.NewSpanRecorder()}
 	r.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(r.spans))
-	inst, err := New(WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.reader))))
+	inst, err := New(append([]Option{WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.reader)))}, instOpts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +111,37 @@ func sums(t *testing.T, m metricdata.Metrics) map[string]int64 {
 	return out
 }
 
+// floatSums returns a float64 counter's points by their attributes.
+func floatSums(t *testing.T, m metricdata.Metrics) map[string]float64 {
+	t.Helper()
+	s, ok := m.Data.(metricdata.Sum[float64])
+	if !ok || !s.IsMonotonic || s.Temporality != metricdata.CumulativeTemporality {
+		t.Fatalf("%s: %#v, want a cumulative monotonic float64 sum", m.Name, m.Data)
+	}
+	out := map[string]float64{}
+	for _, p := range s.DataPoints {
+		out[attrs(p.Attributes)] = p.Value
+	}
+	return out
+}
+
+// floatGauges returns a float64 gauge's points by their attributes.
+func floatGauges(t *testing.T, m metricdata.Metrics) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	if m.Data == nil {
+		return out
+	}
+	g, ok := m.Data.(metricdata.Gauge[float64])
+	if !ok {
+		t.Fatalf("%s: %T, want a float64 gauge", m.Name, m.Data)
+	}
+	for _, p := range g.DataPoints {
+		out[attrs(p.Attributes)] = p.Value
+	}
+	return out
+}
+
 func gauge(t *testing.T, m metricdata.Metrics) int64 {
 	t.Helper()
 	g, ok := m.Data.(metricdata.Gauge[int64])
@@ -159,7 +199,8 @@ func TestEveryInstrument(t *testing.T) {
 
 	units := map[string]string{
 		"mcp.server.operation.duration": "s", "mcpvalidate.calls": "{call}", "mcpvalidate.violations": "{violation}",
-		"mcpvalidate.repairs": "{call}", "mcpvalidate.retries": "{call}", "mcpvalidate.check.duration": "s",
+		"mcpvalidate.repairs": "{call}", "mcpvalidate.retries": "{call}", "mcpvalidate.check.time": "s",
+		"mcpvalidate.check.max":     "s",
 		"mcpvalidate.cache.schemas": "{schema}", "mcpvalidate.cache.bindings": "{binding}", "mcpvalidate.cache.size": "By",
 		"mcpvalidate.cache.compilations": "{schema}", "mcpvalidate.cache.hits": "{lookup}",
 		"mcpvalidate.cache.misses": "{lookup}", "mcpvalidate.cache.evictions": "{binding}",
@@ -189,11 +230,18 @@ func TestEveryInstrument(t *testing.T) {
 		strings.ReplaceAll(refused, "=refused", "=accepted"):                                      2,
 		"gen_ai.tool.name=broken,mcpvalidate.outcome=schema_broken,mcpvalidate.report_only=false": 1,
 	})
-	wantCounts(t, "mcpvalidate.check.duration", histogram(t, ms["mcpvalidate.check.duration"], CheckBuckets), map[string]uint64{
-		refused: 2,
-		strings.ReplaceAll(refused, "=refused", "=accepted"):                                      2,
-		"gen_ai.tool.name=broken,mcpvalidate.outcome=schema_broken,mcpvalidate.report_only=false": 1,
-	})
+	// The checks took what the clock says: each series of the calls has its time, at
+	// least its longest check, and its longest check.
+	calls := sums(t, ms["mcpvalidate.calls"])
+	times, longest := floatSums(t, ms["mcpvalidate.check.time"]), floatGauges(t, ms["mcpvalidate.check.max"])
+	for k := range calls {
+		if times[k] <= 0 || longest[k] <= 0 || longest[k] > times[k] {
+			t.Errorf("%s: check.time %v, check.max %v; want 0 < max <= time", k, times[k], longest[k])
+		}
+	}
+	if len(times) != len(calls) || len(longest) != len(calls) {
+		t.Errorf("check.time %v, check.max %v; want the series of calls %v", times, longest, calls)
+	}
 	v := "gen_ai.tool.name=weather,mcpvalidate.violation.in=arguments,"
 	wantCounts(t, "mcpvalidate.violations", sums(t, ms["mcpvalidate.violations"]), map[string]int64{
 		v + "mcpvalidate.violation.keyword=required,mcpvalidate.violation.kind=required":               1,
@@ -400,4 +448,210 @@ func TestWithoutMeterProvider(t *testing.T) {
 		t.Error(vd.Text())
 	}
 	g.Ended(&c, false)
+}
+
+// TestProtocolVersionsBounded: an operation's mcp.protocol.version takes at most
+// maxVersions values per tool; the versions past them, and values that are not versions,
+// are recorded as "other".
+func TestProtocolVersionsBounded(t *testing.T) {
+	r := newRig(t)
+	versions := []string{"2025-06-18", "not a version", "2025-06-18"}
+	for i := range maxVersions + 4 {
+		versions = append(versions, "2030-01-"+strconv.Itoa(10+i))
+	}
+	for _, v := range versions {
+		r.inst.End(core.CallEnd{Tool: "t", ProtocolVersion: v})
+	}
+	got := map[string]uint64{}
+	for _, p := range r.collect(t)["mcp.server.operation.duration"].Data.(metricdata.Histogram[float64]).DataPoints {
+		v, _ := p.Attributes.Value(KeyProtocolVersion)
+		got[v.AsString()] += p.Count
+	}
+	if len(got) != maxVersions+1 || got["2025-06-18"] != 2 || got["other"] != 6 {
+		t.Errorf("%d versions recorded: %v; want %d, 2025-06-18 twice, other 6 times (5 versions past the bound, 1 not a version)", len(got), got, maxVersions+1)
+	}
+}
+
+// TestRepairAfterResultCheck: the repair made by a call whose result is checked is
+// recorded once its result is sent; a withheld result repairs nothing.
+func TestRepairAfterResultCheck(t *testing.T) {
+	r := newRig(t, core.WithOutputValidation())
+	r.call("t", "s", `{"days":1}`)
+	out := r.g.Bind("out", nil, []byte(`{"type":"object","required":["summary"]}`), nil)
+	for _, result := range []string{`{"sum":1}`, `{"summary":"sun"}`} {
+		c := core.Call{Tool: "t", Session: "s", ChecksResult: true}
+		if vd := r.g.Check(&c, r.g.Lookup("t"), []byte(`{"location":"Paris"}`), nil); vd.Found() {
+			t.Fatal(vd.Text())
+		}
+		v, _ := r.g.ResultValidator(&c, out)
+		r.g.CheckResult(&c, v, []byte(result))
+		r.g.Ended(&c, false)
+	}
+	ms := r.collect(t)
+	wantCounts(t, "mcpvalidate.repairs", sums(t, ms["mcpvalidate.repairs"]), map[string]int64{"gen_ai.tool.name=t": 1})
+	wantCounts(t, "mcpvalidate.retries", sums(t, ms["mcpvalidate.retries"]), map[string]int64{"gen_ai.tool.name=t": 1})
+	wantCounts(t, "mcpvalidate.calls", sums(t, ms["mcpvalidate.calls"]), map[string]int64{
+		"gen_ai.tool.name=t,mcpvalidate.outcome=accepted,mcpvalidate.report_only=false":       2,
+		"gen_ai.tool.name=t,mcpvalidate.outcome=refused,mcpvalidate.report_only=false":        1,
+		"gen_ai.tool.name=t,mcpvalidate.outcome=result_refused,mcpvalidate.report_only=false": 1,
+	})
+}
+
+// TestValidCallAllocatesNothing: recording an accepted call and its end, of a tool and
+// protocol version seen before, allocates nothing, with the check's histogram or without.
+func TestValidCallAllocatesNothing(t *testing.T) {
+	for _, opts := range [][]Option{nil, {WithCheckHistogram()}} {
+		r := newRigWith(t, opts)
+		ctx, span := r.tp.Tracer("test").Start(context.Background(), "tools/call t")
+		e := core.Event{Tool: "t", Outcome: core.Accepted, Context: ctx, Retries: 1, Duration: time.Microsecond}
+		end := core.CallEnd{Tool: "t", Context: ctx, ProtocolVersion: "2025-06-18"}
+		r.inst.Observe(e)
+		r.inst.End(end)
+		if n := testing.AllocsPerRun(100, func() { r.inst.End(end) }); n != 0 {
+			t.Errorf("%d options: End: %v allocations", len(opts), n)
+		}
+		e.Context = context.Background() // no span to annotate
+		if n := testing.AllocsPerRun(100, func() { r.inst.Observe(e) }); n != 0 {
+			t.Errorf("%d options: Observe: %v allocations", len(opts), n)
+		}
+		span.End()
+	}
+}
+
+// TestCheckTime: mcpvalidate.check.time sums the checks' durations by tool, outcome and
+// report-only; mcpvalidate.check.max is the longest check since the previous collection,
+// and has no point for a series without a check since then.
+func TestCheckTime(t *testing.T) {
+	r := newRig(t)
+	const (
+		acc = "gen_ai.tool.name=a,mcpvalidate.outcome=accepted,mcpvalidate.report_only=false"
+		ref = "gen_ai.tool.name=a,mcpvalidate.outcome=refused,mcpvalidate.report_only=true"
+		b   = "gen_ai.tool.name=b,mcpvalidate.outcome=accepted,mcpvalidate.report_only=false"
+	)
+	observe := func(tool string, o core.Outcome, reportOnly bool, ds ...time.Duration) {
+		for _, d := range ds {
+			r.inst.Observe(core.Event{Tool: tool, Outcome: o, ReportOnly: reportOnly, Duration: d})
+		}
+	}
+	collect := func() (map[string]float64, map[string]float64) {
+		ms := r.collect(t)
+		return floatSums(t, ms["mcpvalidate.check.time"]), floatGauges(t, ms["mcpvalidate.check.max"])
+	}
+	observe("a", core.Accepted, false, 3*time.Microsecond, 40*time.Microsecond, 5*time.Microsecond)
+	observe("a", core.Refused, true, 7*time.Millisecond)
+	observe("b", core.Accepted, false, 0, 0)
+	times, longest := collect()
+	wantCounts(t, "mcpvalidate.check.time", times, map[string]float64{acc: 48e-6, ref: 7e-3, b: 0})
+	wantCounts(t, "mcpvalidate.check.max", longest, map[string]float64{acc: 40e-6, ref: 7e-3, b: 0})
+
+	times, longest = collect()
+	wantCounts(t, "mcpvalidate.check.time", times, map[string]float64{acc: 48e-6, ref: 7e-3, b: 0})
+	wantCounts(t, "mcpvalidate.check.max", longest, map[string]float64{})
+
+	observe("a", core.Accepted, false, 2*time.Microsecond, 9*time.Microsecond)
+	times, longest = collect()
+	wantCounts(t, "mcpvalidate.check.time", times, map[string]float64{acc: 59e-6, ref: 7e-3, b: 0})
+	wantCounts(t, "mcpvalidate.check.max", longest, map[string]float64{acc: 9e-6})
+}
+
+// TestCheckHistogram: WithCheckHistogram records every check in mcpvalidate.check.duration
+// too, its sum the checks' time; without it there is no such instrument.
+func TestCheckHistogram(t *testing.T) {
+	const acc = "gen_ai.tool.name=a,mcpvalidate.outcome=accepted,mcpvalidate.report_only=false"
+	for _, with := range []bool{false, true} {
+		var opts []Option
+		if with {
+			opts = append(opts, WithCheckHistogram())
+		}
+		r := newRigWith(t, opts)
+		for _, d := range []time.Duration{3 * time.Microsecond, 300 * time.Microsecond} {
+			r.inst.Observe(core.Event{Tool: "a", Outcome: core.Accepted, Duration: d})
+		}
+		m, ok := r.collect(t)["mcpvalidate.check.duration"]
+		if ok != with {
+			t.Fatalf("WithCheckHistogram %v: mcpvalidate.check.duration recorded %v", with, ok)
+		}
+		if !with {
+			continue
+		}
+		if m.Unit != "s" || m.Description == "" {
+			t.Errorf("unit %q, description %q", m.Unit, m.Description)
+		}
+		wantCounts(t, "mcpvalidate.check.duration", histogram(t, m, CheckBuckets), map[string]uint64{acc: 2})
+		p := m.Data.(metricdata.Histogram[float64]).DataPoints[0]
+		if p.Sum != 303e-6 || !slices.Equal(p.BucketCounts, []uint64{0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}) {
+			t.Errorf("sum %v, buckets %v; want 303e-6, one in (2.5µs, 5µs] and one in (250µs, 500µs]", p.Sum, p.BucketCounts)
+		}
+	}
+}
+
+// TestCheckTimeConcurrent: calls observed by several goroutines while a reader collects
+// are all counted, their time summed exactly, and the longest check is reported once.
+func TestCheckTimeConcurrent(t *testing.T) {
+	r := newRig(t)
+	const (
+		workers = 8
+		each    = 2000
+		acc     = "gen_ai.tool.name=a,mcpvalidate.outcome=accepted,mcpvalidate.report_only=false"
+		ref     = "gen_ai.tool.name=a,mcpvalidate.outcome=refused,mcpvalidate.report_only=false"
+	)
+	// Each worker's durations are distinct and in no order: 7919 is prime to each.
+	duration := func(w, i int) int64 { return int64(w*each + i*7919%each) }
+	var wg sync.WaitGroup
+	var sum, top [2]int64
+	for w := range workers {
+		for i := range each {
+			sum[i%2] += duration(w, i)
+			top[i%2] = max(top[i%2], duration(w, i))
+		}
+		wg.Go(func() {
+			for i := range each {
+				o := core.Accepted
+				if i%2 == 1 {
+					o = core.Refused
+				}
+				r.inst.Observe(core.Event{Tool: "a", Outcome: o, Duration: time.Duration(duration(w, i))})
+			}
+		})
+	}
+	// The longest of each series, seen by whichever collection came after it.
+	longest := map[string]float64{}
+	done := make(chan struct{})
+	var collected []map[string]float64
+	go func() {
+		defer close(done)
+		for range 50 {
+			var rm metricdata.ResourceMetrics
+			if err := r.reader.Collect(context.Background(), &rm); err != nil {
+				t.Error(err)
+				return
+			}
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					if m.Name == "mcpvalidate.check.max" {
+						collected = append(collected, floatGauges(t, m))
+					}
+				}
+			}
+		}
+	}()
+	wg.Wait()
+	<-done
+	ms := r.collect(t)
+	collected = append(collected, floatGauges(t, ms["mcpvalidate.check.max"]))
+	reported := map[float64]int{}
+	for _, c := range collected {
+		for k, v := range c {
+			longest[k] = max(longest[k], v)
+			reported[v]++
+		}
+	}
+	for k, v := range longest {
+		if reported[v] != 1 {
+			t.Errorf("%s: the longest check, %v, reported by %d collections; want 1", k, v, reported[v])
+		}
+	}
+	wantCounts(t, "mcpvalidate.calls", sums(t, ms["mcpvalidate.calls"]), map[string]int64{acc: workers * each / 2, ref: workers * each / 2})
+	wantCounts(t, "mcpvalidate.check.time", floatSums(t, ms["mcpvalidate.check.time"]), map[string]float64{acc: seconds(sum[0]), ref: seconds(sum[1])})
+	wantCounts(t, "mcpvalidate.check.max", longest, map[string]float64{acc: seconds(top[0]), ref: seconds(top[1])})
 }

@@ -44,8 +44,11 @@ func newGuard(o *Options) (guard, error) {
 	opts = append(opts, core.WithMaxDepth(o.MaxDepth), core.WithMaxViolations(o.MaxViolations))
 	if o.Logger != nil {
 		opts = append(opts, core.WithLogger(o.Logger))
+		if o.LogEnumValues {
+			opts = append(opts, core.WithEnumMisses())
+		}
 	}
-	return core.New(opts...), nil
+	return core.New(append(opts, o.Guard...)...), nil
 }
 
 // A schema is one tool's inputSchema or outputSchema as one tools/list answer gave it,
@@ -72,8 +75,8 @@ func (s *schema) of(g *core.Guard) *core.Schema {
 // checkCall decides a tools/call of the tool t (nil when the server does not list it) with
 // the raw arguments args (nil when absent), and returns the answer that refuses it, or nil
 // when it goes on to the server.
-func (p *Proxy) checkCall(s *session, t *tool, name string, id, args []byte) []byte {
-	text, meta, refused := p.decide(s, t, name, args)
+func (p *Proxy) checkCall(s *session, o *observed, t *tool, name string, id, args []byte) []byte {
+	text, meta, refused := p.decide(s, o, t, name, args)
 	if !refused {
 		return nil
 	}
@@ -81,19 +84,21 @@ func (p *Proxy) checkCall(s *session, t *tool, name string, id, args []byte) []b
 }
 
 // decide returns the text and violations that refuse a call of t, or refused false.
-func (p *Proxy) decide(s *session, t *tool, name string, args []byte) (text string, meta json.RawMessage, refused bool) {
+func (p *Proxy) decide(s *session, o *observed, t *tool, name string, args []byte) (text string, meta json.RawMessage, refused bool) {
 	if t == nil {
+		o.unlisted()
 		if p.opts.Unknown != RefuseUnknown {
 			return "", nil, false
 		}
 		return "Unknown tool: the server does not list a tool named " + strconv.Quote(name) + ". Call tools/list to see the tools it offers.", nil, true
 	}
-	call := s.call(name)
-	if vd := p.guard.Check(&call, t.in.of(p.guard), args, nil); vd.Refused() {
+	var local core.Call
+	call := o.guardCall(s, name, &local, t.out != nil && p.guard.ChecksResults())
+	if vd := p.guard.Check(call, t.in.of(p.guard), args, nil); vd.Refused() {
 		return vd.Text(), vd.Meta(), true
 	}
 	if t.out != nil && p.guard.ChecksResults() {
-		if _, vd := p.guard.ResultValidator(&call, t.out.of(p.guard)); vd.Refused() {
+		if _, vd := p.guard.ResultValidator(call, t.out.of(p.guard)); vd.Refused() {
 			return vd.Text(), vd.Meta(), true
 		}
 	}
@@ -102,19 +107,20 @@ func (p *Proxy) decide(s *session, t *tool, name string, args []byte) (text stri
 
 // checkResult checks the result of a successful call of t against its outputSchema, under
 // Options.Output, and returns the answer that replaces the server's, or nil.
-func (p *Proxy) checkResult(s *session, t *tool, name string, id, result []byte) []byte {
+func (p *Proxy) checkResult(s *session, t *tool, name string, o *observed, id, result []byte) []byte {
 	if t == nil || t.out == nil || !p.guard.ChecksResults() || isTrue(member(result, "isError")) {
 		return nil
 	}
-	call := s.call(name)
-	v, vd := p.guard.ResultValidator(&call, t.out.of(p.guard))
+	var local core.Call
+	call := o.guardCall(s, name, &local, false)
+	v, vd := p.guard.ResultValidator(call, t.out.of(p.guard))
 	if v == nil {
 		if vd.Refused() {
 			return p.resultRefusal(id, vd.Text(), vd.Meta())
 		}
 		return nil
 	}
-	if vd := p.guard.CheckResult(&call, v, member(result, "structuredContent")); vd.Refused() {
+	if vd := p.guard.CheckResult(call, v, member(result, "structuredContent")); vd.Refused() {
 		return p.resultRefusal(id, vd.Text(), vd.Meta())
 	}
 	return nil
@@ -123,7 +129,7 @@ func (p *Proxy) checkResult(s *session, t *tool, name string, id, result []byte)
 func (s *session) call(name string) core.Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return core.Call{Tool: name, Session: s.id, Client: s.client, ClientVersion: s.clientVersion}
+	return core.Call{Tool: name, Session: s.id, Client: s.client, ClientVersion: s.clientVersion, ProtocolVersion: s.version}
 }
 
 // refusal answers the request id with an isError tool result of text and meta, or under

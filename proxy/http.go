@@ -85,6 +85,7 @@ func (f *front) forget(id string) {
 	f.mu.Lock()
 	delete(f.sessions, id)
 	f.mu.Unlock()
+	f.p.guard.ForgetSession(id)
 }
 
 // ServeHTTP decides a POST's messages and passes them on, or answers them; other
@@ -98,6 +99,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if body, err = io.ReadAll(r.Body); err != nil {
 			http.Error(w, "mcpvalidate proxy: reading the request: "+err.Error(), http.StatusBadRequest)
 			return
+		}
+		if f.p.observe {
+			s.negotiated(r.Header.Get("MCP-Protocol-Version"))
 		}
 		forward, answer := f.p.fromClient(s, body, f.fetcher(r))
 		switch {
@@ -170,7 +174,7 @@ func forgetAll(s *session, msgs []byte) {
 func (f *front) started(from *session, id string) {
 	s := newSession(id)
 	from.mu.Lock()
-	s.client, s.clientVersion = from.client, from.clientVersion
+	s.client, s.clientVersion, s.version = from.client, from.clientVersion, from.version
 	from.mu.Unlock()
 	f.mu.Lock()
 	if f.sessions[id] == nil {

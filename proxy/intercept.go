@@ -65,7 +65,7 @@ func (i *Interceptor) Intercept(msg []byte) ([]byte, error) {
 	i.s.mu.Lock()
 	t := i.s.tools[c.name]
 	i.s.mu.Unlock()
-	text, meta, refused := i.p.decide(i.s, t, c.name, c.arguments)
+	text, meta, refused := i.p.decide(i.s, nil, t, c.name, c.arguments)
 	if !refused {
 		return nil, nil
 	}

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
@@ -36,15 +37,32 @@ type Options struct {
 	Output          bool   // check a successful result's structuredContent against outputSchema
 	MaxDepth        int    // 0: core's default
 	MaxViolations   int    // 0: core's default
-	// Logger, when set, is told of each refusal and broken schema as JSON lines through
-	// slog, with tools, paths and kinds, never argument values, and of the proxy's own
-	// faults (a server that exits, a tool list that cannot be fetched).
+	// Logger, when set, is told of each refusal, repair and broken schema as JSON lines
+	// through slog, with tools, paths and kinds, never argument values, of each other
+	// accepted call at Debug, and of the proxy's own faults (a server that exits, a tool
+	// list that cannot be fetched).
 	Logger *slog.Logger
+	// LogEnumValues makes the Logger's line of a refused call carry the values sent
+	// outside an enum, escaped and bounded (core's WithEnumMisses): model output, which
+	// may hold what a user told the model, so it is off by default.
+	LogEnumValues bool
 	// RefuseAsError answers a refused call with a JSON-RPC error -32602 whose message is
 	// the refusal's text and whose data holds its violations, as some gateways do, instead
 	// of an isError tool result.
 	RefuseAsError bool
 	Unknown       Unknown
+	// Guard holds further options of the guard, applied after those the fields above
+	// make: mcpvalidateotel's Instrumentation.Option(), which records the checks as
+	// metrics and each tools/call's operation, from the request the proxy receives to the
+	// response it sends back (calls of tools the server does not list under [UnknownTool]).
+	Guard []GuardOption
+	// Trace, when set, is called as each tools/call request arrives, with its
+	// params._meta (nil when it has none; a client's traceparent travels there). The
+	// context it returns is the call's, which the guard's observers are given, so that
+	// mcpvalidateotel annotates the span in it; end is called once, when the proxy sends
+	// the call's response, with the tool's name as the server lists it ([UnknownTool] for
+	// one it does not list) and whether the response is an error.
+	Trace func(meta []byte) (ctx context.Context, end func(tool string, isError bool))
 }
 
 // A Proxy checks the tools/call requests that pass between MCP clients and servers
@@ -55,6 +73,7 @@ type Proxy struct {
 	opts     Options
 	guard    guard
 	log      *slog.Logger
+	observe  bool   // the guard has observers besides the fields': calls are followed to their end
 	idPrefix string // of the proxy's own request ids: no client picks it by chance
 	ids      atomic.Uint64
 }
@@ -67,5 +86,6 @@ func New(opts Options) (*Proxy, error) {
 	}
 	var r [8]byte
 	_, _ = rand.Read(r[:])
-	return &Proxy{opts: opts, guard: g, log: opts.Logger, idPrefix: "mcpvalidate-" + hex.EncodeToString(r[:]) + "-"}, nil
+	return &Proxy{opts: opts, guard: g, log: opts.Logger, observe: len(opts.Guard) > 0 && g.Observed() || opts.Trace != nil,
+		idPrefix: "mcpvalidate-" + hex.EncodeToString(r[:]) + "-"}, nil
 }

@@ -25,6 +25,8 @@ type pending struct {
 	task   bool   // tools/call: task-augmented, answered with a task, not a result
 	cursor bool   // tools/list: asks for a page after the first
 	gen    uint64 // tools/list: the list's generation when asked
+
+	obs *observed // tools/call: as the guard's observers see it; nil without them
 	// taskKey: tasks/result: the key of the task whose result it asks for; "" when none.
 	taskKey string
 }
@@ -43,7 +45,8 @@ type session struct {
 	closed        string                 // why the server is gone; "" while it is there
 	client        string
 	clientVersion string
-	tasks         tasks // whose results are to be checked
+	version       string // the MCP protocol version negotiated, when known
+	tasks         tasks  // whose results are to be checked
 }
 
 func newSession(id string) *session {
@@ -197,11 +200,14 @@ func (p *Proxy) clientCall(s *session, m *message, fetch fetcher) (answer []byte
 	if !ok {
 		return nil, false // no name: the server answers
 	}
+	o := p.begin(s, m.id, &c)
 	t := p.lookup(s, c.name, c.meta, fetch)
-	if ans := p.checkCall(s, t, c.name, m.id, c.arguments); ans != nil {
+	if ans := p.checkCall(s, o, t, c.name, m.id, c.arguments); ans != nil {
+		o.refused()
 		return refuse(ans)
 	}
-	if m.id != nil && !s.track(&pending{id: bytes.Clone(m.id), method: "tools/call", name: c.name, tool: t, task: c.task != nil}) {
+	if m.id != nil && !s.track(&pending{id: bytes.Clone(m.id), method: "tools/call", name: c.name, tool: t, task: c.task != nil, obs: o}) {
+		o.refused()
 		return serverGone(m.id, s.gone()), false
 	}
 	return nil, false
@@ -233,17 +239,24 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 	}
 	q := s.answered(key)
 	if q == nil || m.result == nil {
+		if q != nil {
+			q.obs.answered(nil, false)
+		}
 		return nil, false
 	}
 	switch q.method {
+	case "initialize":
+		s.negotiated(protocolVersion(m.result))
 	case "tools/list":
 		s.learn(p, m.result, !q.cursor, q.gen)
 	case "tools/call":
 		if task := member(m.result, "task"); q.task && task != nil {
 			p.taskMade(s, q, task)
-			return nil, false
+		} else {
+			repl = p.checkResult(s, q.tool, q.name, q.obs, m.id, m.result)
 		}
-		return p.checkResult(s, q.tool, q.name, m.id, m.result), false
+		q.obs.answered(m.result, repl != nil)
+		return repl, false
 	case "tasks/result":
 		return p.taskResult(s, q, m.id, m.result), false
 	case "tasks/get", "tasks/cancel":
@@ -502,6 +515,7 @@ func (s *session) close(why string) [][]byte {
 	var answers [][]byte
 	for key, q := range s.pending {
 		answers = append(answers, serverGone(q.id, s.closed))
+		q.obs.refused()
 		delete(s.pending, key)
 	}
 	for key, c := range s.waiters {

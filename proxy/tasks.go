@@ -124,7 +124,7 @@ func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
 	if !ok || q.taskKey == "" || member(result, "task") != nil || member(result, "status") != nil {
 		return nil
 	}
-	return p.checkResult(s, tt.tool, tt.name, id, result)
+	return p.checkResult(s, tt.tool, tt.name, nil, id, result)
 }
 
 // taskStatus takes a task's status, from notifications/tasks/status or the answer to

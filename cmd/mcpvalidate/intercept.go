@@ -18,6 +18,7 @@ func interceptCommand(fs *flag.FlagSet) action {
 	toolsFile := fs.String("tools", "", "the tools: a tools/list result, or a JSON-RPC response holding one (a JSON file)")
 	gateway := fs.String("gateway", "", "the tools: listed by the streamable HTTP endpoint at this URL, such as the gateway's own")
 	listen := fs.String("listen", "", "serve the before:http: interceptor at http://ADDR/ instead of reading one call on stdin")
+	telemetryFlags := defineTelemetryFlags(fs)
 	return func(stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 		if (*toolsFile == "") == (*gateway == "") || fs.NArg() > 0 {
 			return 0, fmt.Errorf("%w: intercept needs -tools FILE or -gateway URL, and no arguments", errUsage)
@@ -27,9 +28,18 @@ func interceptCommand(fs *flag.FlagSet) action {
 			return 0, err
 		}
 		defer closeLog()
+		tel, err := telemetryFlags.start(stderr, "intercept")
+		if err != nil {
+			return 0, err
+		}
+		defer tel.shutdown(stderr)
+		tel.instrument(&o)
 		p, err := proxy.New(o)
 		if err != nil {
 			return 0, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if err := tel.observeCache(p); err != nil {
+			return 0, err
 		}
 		var tools []byte
 		if *toolsFile != "" {

@@ -8,13 +8,15 @@
 //	mcpvalidate proxy [flags] -- COMMAND [ARG...]
 //	mcpvalidate proxy [flags] -upstream URL -listen ADDR
 //	mcpvalidate intercept [flags] -tools FILE|-gateway URL [-listen ADDR]
+//	mcpvalidate report [-json] [-top N] [-share F] [-min N] LOGFILE|-
 //
 // check prints the violations, one a line, and exits 0 when the arguments are valid, 1 when
 // not; suite prints the failing tests, then "N passed, M failed", and exits 1 on failures;
 // lint prints advice, one a line, and exits 1 when it has any; proxy puts the same checks
 // in front of any MCP server, over stdio or streamable HTTP, and exits with the server's
-// status; intercept does it as an interceptor of Docker's MCP Gateway. A bad schema or
-// command line exits 2.
+// status; intercept does it as an interceptor of Docker's MCP Gateway; report sums up a
+// guard's JSON log per tool, with suggestions for the tools' schemas and descriptions. A
+// bad schema or command line exits 2.
 //
 // mcpvalidate -h prints every command's usage and flags, mcpvalidate COMMAND -h one command's.
 package main
@@ -64,6 +66,11 @@ var commands = []command{
 			"gateway hands it on stdin (before:exec:), or serves them at http://ADDR/ (before:http:),\n" +
 			"and answers an invalid call with the isError result that replaces it; nothing when\n" +
 			"the call may go on. 2 on a bad command line or tool list.", interceptCommand},
+	{"report", "[-json] [-top N] [-share F] [-min N] LOGFILE|-",
+		"Reads the JSON lines a guard's logger wrote (WithLogger, or proxy -log), from LOGFILE or\n" +
+			"stdin, and prints per tool the calls, refusals by kind and by path, repairs, values\n" +
+			"sent outside an enum, and what to change in the tool's schema or description.\n" +
+			"Lines it does not know are counted and skipped. Exit 0; 2 on a bad command line.", reportCommand},
 }
 
 // errUsage marks a mistake in the command line, reported with the usage text.

@@ -23,6 +23,7 @@ type guardFlags struct {
 	o        proxy.Options
 	format   *string
 	logTo    *string
+	debug    *bool
 	refuseAs *string
 	unknown  *string
 }
@@ -36,6 +37,8 @@ func defineGuardFlags(fs *flag.FlagSet, refuseAs bool) *guardFlags {
 	fs.IntVar(&g.o.MaxDepth, "max-depth", 0, "how deeply arguments may nest (0: 64)")
 	fs.IntVar(&g.o.MaxViolations, "max-violations", 0, "how many violations a refusal lists (0: 20)")
 	g.logTo = fs.String("log", "", "log refusals as JSON lines to this file, or to stderr with \"-\"; never argument values")
+	g.debug = fs.Bool("log-accepted", false, "also log every accepted call, at Debug, so that report can count calls per accepted call")
+	fs.BoolVar(&g.o.LogEnumValues, "log-enum-values", false, "log the values sent outside an enum (model output), escaped and bounded")
 	if refuseAs {
 		g.refuseAs = fs.String("refuse-as", "result", "answer a refused call with an isError \"result\", or a JSON-RPC \"error\" -32602")
 	}
@@ -63,16 +66,23 @@ func (g *guardFlags) options(stderr io.Writer) (proxy.Options, func(), error) {
 	default:
 		return o, nil, fmt.Errorf("%w: -unknown is pass or refuse, not %q", errUsage, *g.unknown)
 	}
+	if (*g.debug || o.LogEnumValues) && *g.logTo == "" {
+		return o, nil, fmt.Errorf("%w: -log-accepted and -log-enum-values need -log", errUsage)
+	}
+	level := &slog.HandlerOptions{}
+	if *g.debug {
+		level.Level = slog.LevelDebug
+	}
 	switch *g.logTo {
 	case "":
 	case "-":
-		o.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+		o.Logger = slog.New(slog.NewJSONHandler(stderr, level))
 	default:
 		f, err := os.OpenFile(*g.logTo, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return o, nil, err
 		}
-		o.Logger = slog.New(slog.NewJSONHandler(f, nil))
+		o.Logger = slog.New(slog.NewJSONHandler(f, level))
 		return o, func() { f.Close() }, nil
 	}
 	return o, func() {}, nil
@@ -82,6 +92,7 @@ func proxyCommand(fs *flag.FlagSet) action {
 	flags := defineGuardFlags(fs, true)
 	upstream := fs.String("upstream", "", "the streamable HTTP server's endpoint URL, to front over HTTP instead of running a command")
 	listen := fs.String("listen", "", "with -upstream, the address to serve http://ADDR/mcp on, such as 127.0.0.1:8080")
+	telemetryFlags := defineTelemetryFlags(fs)
 	return func(stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 		if _, isFile := stderr.(*os.File); !isFile {
 			stderr = &lockedWriter{w: stderr} // the log and the server's stderr write to it at once
@@ -99,9 +110,18 @@ func proxyCommand(fs *flag.FlagSet) action {
 		case *upstream == "" && fs.NArg() == 0:
 			return 0, fmt.Errorf("%w: proxy needs the server's command after --, or -upstream and -listen", errUsage)
 		}
+		tel, err := telemetryFlags.start(stderr, "proxy")
+		if err != nil {
+			return 0, err
+		}
+		defer tel.shutdown(stderr)
+		tel.instrument(&o)
 		p, err := proxy.New(o)
 		if err != nil {
 			return 0, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if err := tel.observeCache(p); err != nil {
+			return 0, err
 		}
 		if *upstream != "" {
 			h, err := p.Handler(*upstream)

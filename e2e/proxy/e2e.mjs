@@ -9,6 +9,15 @@
 //   - what the server itself answered to the same invalid call, direct, is printed as a
 //     Markdown table (the README's).
 //
+// Then server-everything over streamable HTTP, with the same checks: its streamableHttp mode
+// has no setting for its address and listens on every interface, so it runs under the
+// preload loopback.cjs, which binds it to 127.0.0.1 (checked: the socket's own address, and
+// every other address of this machine refused at its port) and records each JSON-RPC
+// message POSTed to it; the record shows that the invalid calls through the proxy never
+// reached it, and that the same calls direct did. The proxy runs as
+// `mcpvalidate proxy -upstream URL -listen 127.0.0.1:0`. (server-memory and
+// server-filesystem have no HTTP mode.)
+//
 // Then over streamable HTTP on 127.0.0.1: the Go test server of proxy/testdata/rawserver
 // (go-sdk, raw tools that validate nothing and count their calls), direct and through
 // `mcpvalidate proxy -upstream URL -listen 127.0.0.1:0`, with the same checks, and the
@@ -17,12 +26,15 @@
 // Usage: node e2e.mjs /path/to/mcpvalidate [/path/to/rawserver]
 //
 // It exits 0 when every check passes and 1 naming the failed checks. Every server it
-// starts is stopped (the SDK's transport closes its stdin, then signals it). No check reads
-// the clock; one safety net turns a hang into a failure after GLOBAL_TIMEOUT_MS.
+// starts is stopped (the SDK's transport closes its stdin, then signals it; the HTTP servers
+// are signalled, server-everything's whole process group), and their ports are checked
+// closed. No check reads the clock; one safety net turns a hang into a failure after
+// GLOBAL_TIMEOUT_MS.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,6 +56,18 @@ if (!bin || !existsSync(bin)) {
   console.error('usage: node e2e.mjs /path/to/mcpvalidate');
   process.exit(2);
 }
+// Every process started here, but those of the SDK's stdio transport, which stops its own:
+// killed, with its process group when it has one, if this process ends first.
+const children = new Set();
+process.on('exit', () => {
+  for (const child of children) {
+    try {
+      process.kill(child.group ? -child.proc.pid : child.proc.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
 const safety = setTimeout(() => {
   console.error(`e2e: no end after ${GLOBAL_TIMEOUT_MS} ms: a hang`);
   process.exit(1);
@@ -135,7 +159,11 @@ async function outcome(client, name, args) {
 
 const failures = [];
 const table = [];
-for (const s of servers) {
+// alone holds what each server answered, direct, to each of its invalid calls.
+const alone = new Map();
+
+// exercise runs the checks of server s with a client direct and a client through the proxy.
+async function exercise(s, direct, through) {
   const check = async (what, fn) => {
     try {
       await fn();
@@ -145,39 +173,59 @@ for (const s of servers) {
       console.log(`FAIL ${s.name}: ${what}: ${err.message}`);
     }
   };
+  await check('the tool list through the proxy equals the list direct', async () => {
+    assert.deepEqual(await through.listTools(), await direct.listTools());
+  });
+  for (const [name, args] of s.valid) {
+    await check(`valid ${name} ${JSON.stringify(args)}: the same answer`, async () => {
+      assert.deepEqual(await call(through, name, args), await call(direct, name, args));
+    });
+  }
+  for (const [name, args, want] of s.invalid) {
+    const label = `${name} ${JSON.stringify(args)}`;
+    await check(`invalid ${label}: refused by the proxy`, async () => {
+      const got = await outcome(through, name, args);
+      assert.equal(got.isError, true, JSON.stringify(got));
+      assert.ok(got.text.startsWith('Invalid arguments: ') && got.text.includes(want), got.text);
+      assert.equal(got.meta?.[META_KEY]?.of, 'arguments', JSON.stringify(got.meta));
+    });
+  }
+  if (s.reached) {
+    await check('no invalid call reached the server through the proxy', async () => {
+      const why = await s.reached(through);
+      assert.equal(why, null, why);
+    });
+  }
+  // Then the same invalid calls, direct: what the server does without the proxy.
+  const said = [];
+  for (const [name, args] of s.invalid) {
+    const got = await outcome(direct, name, args);
+    said.push(got.error ? got.text : `${got.isError ? 'isError' : 'success'}: ${got.text}`);
+  }
+  alone.set(s.name, said);
+  if (s.reachedDirect) {
+    await check('each invalid call, direct, reached the server', async () => {
+      const why = await s.reachedDirect();
+      assert.equal(why, null, why);
+    });
+  }
+  const same = s.sameAs && alone.get(s.sameAs);
+  s.invalid.forEach(([name, args], i) => {
+    if (same?.[i] === said[i]) return;
+    const shown = (x) => x.replaceAll(files, '/data').replace(/\s+/g, ' ').replaceAll('|', '\\|');
+    table.push(`| ${s.name} | \`${name} ${shown(JSON.stringify(args))}\` | ${shown(said[i]).slice(0, 160)} |`);
+  });
+  if (same) {
+    const alike = s.invalid.filter((_, i) => same[i] === said[i]).length;
+    console.log(`     ${s.name}: ${alike} of ${said.length} invalid calls answered, direct, as by ${s.sameAs}; any other is a row of the table`);
+  }
+}
+
+for (const s of servers) {
   const direct = await connect('node', s.args(), s.env?.('direct'));
   const through = await connect(bin, ['proxy', '--', 'node', ...s.args()], s.env?.('through'));
   try {
-    await check('the tool list through the proxy equals the list direct', async () => {
-      assert.deepEqual(await through.listTools(), await direct.listTools());
-    });
-    for (const [name, args] of s.valid) {
-      await check(`valid ${name} ${JSON.stringify(args)}: the same answer`, async () => {
-        assert.deepEqual(await call(through, name, args), await call(direct, name, args));
-      });
-    }
-    for (const [name, args, want] of s.invalid) {
-      const label = `${name} ${JSON.stringify(args)}`;
-      await check(`invalid ${label}: refused by the proxy`, async () => {
-        const got = await outcome(through, name, args);
-        assert.equal(got.isError, true, JSON.stringify(got));
-        assert.ok(got.text.startsWith('Invalid arguments: ') && got.text.includes(want), got.text);
-        assert.equal(got.meta?.[META_KEY]?.of, 'arguments', JSON.stringify(got.meta));
-      });
-    }
-    if (s.reached) {
-      await check('no invalid call reached the server through the proxy', async () => {
-        const why = await s.reached(through);
-        assert.equal(why, null, why);
-      });
-    }
-    // Then the same invalid calls, direct: what the server does without the proxy.
-    for (const [name, args] of s.invalid) {
-      const alone = await outcome(direct, name, args);
-      const said = alone.error ? alone.text : `${alone.isError ? 'isError' : 'success'}: ${alone.text}`;
-      const shown = (x) => x.replaceAll(files, '/data').replace(/\s+/g, ' ').replaceAll('|', '\\|');
-      table.push(`| ${s.name} | \`${name} ${shown(JSON.stringify(args))}\` | ${shown(said).slice(0, 160)} |`);
-    }
+    await exercise(s, direct, through);
   } finally {
     await through.close();
     await direct.close();
@@ -185,17 +233,128 @@ for (const s of servers) {
 }
 
 // started spawns cmd and resolves with the process and the first match of pattern in the
-// lines of its stream (stdout or stderr).
-function started(cmd, args, stream, pattern) {
-  const proc = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  const exited = new Promise((resolve) => proc.on('exit', resolve));
+// lines of its stream (stdout or stderr), which it goes on reading. With group, the
+// process leads a process group of its own, and stop signals the whole group.
+function started(cmd, args, stream, pattern, { env, group = false, stdio = ['pipe', 'pipe', 'pipe'] } = {}) {
+  const proc = spawn(cmd, args, { stdio, env: { ...process.env, ...env }, detached: group });
+  const child = { proc, group };
+  children.add(child);
+  const exited = new Promise((resolve) => proc.on('exit', resolve)).then((code) => children.delete(child) && code);
+  const stop = (signal = 'SIGTERM') => {
+    process.kill(group ? -proc.pid : proc.pid, signal);
+    return exited;
+  };
   return new Promise((resolve, reject) => {
     const lines = readline.createInterface({ input: proc[stream] });
     lines.on('line', (line) => {
       const m = line.match(pattern);
-      if (m) resolve({ proc, match: m[1], exited });
+      if (m) resolve({ proc, match: m[1], exited, stop });
     });
     proc.on('exit', (code) => reject(new Error(`${cmd} exited (${code}) before it listened`)));
+  });
+}
+
+async function connectHTTP(url) {
+  const client = new Client({ name: 'mcpvalidate-e2e-proxy', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+// refusal connects to host:port and resolves with the error's code, or with null when
+// something accepted the connection.
+function refusal(host, port) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.on('connect', () => {
+      socket.destroy();
+      resolve(null);
+    });
+    socket.on('error', (err) => resolve(err.code ?? err.message));
+  });
+}
+
+// loopbackOnly checks that addr (host:port) is 127.0.0.1 and that no other address of this
+// machine accepts a connection at its port; it returns how many others it tried.
+async function loopbackOnly(addr) {
+  const [host, port] = [addr.slice(0, addr.lastIndexOf(':')), Number(addr.slice(addr.lastIndexOf(':') + 1))];
+  assert.equal(host, '127.0.0.1', `listening on ${addr}`);
+  const others = Object.values(networkInterfaces()).flat()
+    .filter((a) => !a.internal && !a.address.startsWith('fe80:'))
+    .map((a) => a.address);
+  for (const other of others) {
+    assert.equal(await refusal(other, port), 'ECONNREFUSED', `${other}:${port} accepted a connection`);
+  }
+  return others.length;
+}
+
+// server-everything over streamable HTTP, bound to 127.0.0.1 by loopback.cjs, which
+// records every JSON-RPC message POSTed to it in record.
+{
+  const record = path.join(work, 'everything-http.jsonl');
+  const stdio = servers.find((s) => s.name === 'server-everything');
+  const recordedCalls = () => (existsSync(record) ? readFileSync(record, 'utf8') : '').split('\n').filter(Boolean)
+    .map((line) => JSON.parse(line)).filter((m) => m.method === 'tools/call');
+  const times = (calls, [name, args]) => calls.filter((c) => c.tool === name && JSON.stringify(c.arguments) === JSON.stringify(args)).length;
+  const s = {
+    name: 'server-everything over streamable HTTP',
+    sameAs: stdio.name,
+    valid: stdio.valid,
+    invalid: stdio.invalid,
+    // The record holds each valid call twice (direct and through the proxy), and no
+    // invalid call.
+    reached: async () => {
+      const calls = recordedCalls();
+      const invalid = stdio.invalid.filter((c) => times(calls, c) > 0);
+      if (invalid.length > 0) return `the server received ${JSON.stringify(invalid)}`;
+      const valid = stdio.valid.filter((c) => times(calls, c) !== 2);
+      if (valid.length > 0 || calls.length !== 2 * stdio.valid.length) return `the server received ${JSON.stringify(calls)}`;
+      return null;
+    },
+    // Sent direct, each invalid call is in the record, once.
+    reachedDirect: async () => {
+      const calls = recordedCalls();
+      const missing = stdio.invalid.filter((c) => times(calls, c) !== 1);
+      return missing.length === 0 ? null : `not recorded once each: ${JSON.stringify(missing)}`;
+    },
+  };
+  const check = async (what, fn) => {
+    try {
+      await fn();
+      console.log(`ok   ${s.name}: ${what}`);
+    } catch (err) {
+      failures.push(`${s.name}: ${what}`);
+      console.log(`FAIL ${s.name}: ${what}: ${err.message}`);
+    }
+  };
+  const server = await started('node', ['--require', path.join(here, 'loopback.cjs'), serverJS('server-everything'), 'streamableHttp'],
+    'stderr', /^loopback\.cjs: listening on (\S+)$/, { env: { PORT: '0', MCPVALIDATE_E2E_RECORD: record, MCPVALIDATE_E2E_EXIT_WITH_STDIN: '1' }, group: true, stdio: ['pipe', 'ignore', 'pipe'] });
+  const upstream = `http://${server.match}/mcp`;
+  let front;
+  try {
+    await check(`the server listens on 127.0.0.1 only (${server.match})`, async () => {
+      const others = await loopbackOnly(server.match);
+      console.log(`     ${others} other address(es) of this machine refused at its port`);
+    });
+    front = await started(bin, ['proxy', '-upstream', upstream, '-listen', '127.0.0.1:0'], 'stderr', /serving http:\/\/(\S+)\/mcp/);
+    await check(`the proxy listens on 127.0.0.1 only (${front.match})`, async () => {
+      await loopbackOnly(front.match);
+    });
+    const direct = await connectHTTP(upstream);
+    const through = await connectHTTP(`http://${front.match}/mcp`);
+    try {
+      await exercise(s, direct, through);
+    } finally {
+      await through.close();
+      await direct.close();
+    }
+  } finally {
+    await front?.stop();
+    await server.stop();
+  }
+  await check('stopped, the server and the proxy no longer listen', async () => {
+    for (const addr of [server.match, front.match]) {
+      assert.equal(await refusal('127.0.0.1', Number(addr.split(':')[1])), 'ECONNREFUSED', `${addr} still accepts connections`);
+    }
   });
 }
 
@@ -214,11 +373,6 @@ if (rawserver) {
   const server = await started(rawserver, ['-http', '127.0.0.1:0'], 'stdout', /^(127\.0\.0\.1:\d+)$/);
   const upstream = `http://${server.match}/mcp`;
   const front = await started(bin, ['proxy', '-upstream', upstream, '-listen', '127.0.0.1:0'], 'stderr', /serving (http:\/\/\S+\/mcp)/);
-  const connectHTTP = async (url) => {
-    const client = new Client({ name: 'mcpvalidate-e2e-proxy', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    return client;
-  };
   const direct = await connectHTTP(upstream);
   const through = await connectHTTP(front.match);
   try {

@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -121,7 +126,7 @@ func checkPoints(t *testing.T, got, want map[string]int64) {
 		}
 	}
 	for k := range got {
-		if _, ok := want[k]; !ok && !strings.HasPrefix(k, "mcpvalidate.check.duration") && !strings.HasPrefix(k, "mcpvalidate.cache.") {
+		if _, ok := want[k]; !ok && !strings.HasPrefix(k, "mcpvalidate.cache.") {
 			t.Errorf("unexpected point %s = %d", k, got[k])
 		}
 	}
@@ -252,4 +257,83 @@ func TestGoSDK(t *testing.T) {
 	}
 	checkPoints(t, in.points(t), wantAfterTheMix("gen_ai.operation.name=execute_tool,gen_ai.tool.name=TOOL,mcp.method.name=tools/call,mcp.protocol.version="+version))
 	checkSpans(t, in.spans.Ended())
+}
+
+// TestMCPGoProtocolVersion: theMix through mcp-go over streamable HTTP, stdio and its
+// in-process client with a session, to examples/weather's server checked at start-up
+// (CheckServer): every operation carries the protocol version the client negotiated,
+// whichever way mcp-go tells it.
+func TestMCPGoProtocolVersion(t *testing.T) {
+	const version = "2025-03-26" // neither mcp-go release's default
+	transports := map[string]func(t *testing.T, srv *server.MCPServer) *client.Client{
+		"streamable HTTP": func(t *testing.T, srv *server.MCPServer) *client.Client {
+			hs := httptest.NewServer(server.NewStreamableHTTPServer(srv))
+			t.Cleanup(hs.Close)
+			c, err := client.NewStreamableHttpClient(hs.URL + "/mcp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		},
+		"stdio": func(t *testing.T, srv *server.MCPServer) *client.Client {
+			toServer, fromClient := io.Pipe()
+			toClient, fromServer := io.Pipe()
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			wg.Go(func() { _ = server.NewStdioServer(srv).Listen(ctx, toServer, fromServer) })
+			t.Cleanup(func() {
+				cancel()
+				fromClient.Close()
+				toServer.Close()
+				toClient.Close()
+				wg.Wait()
+			})
+			return client.NewClient(transport.NewIO(toClient, fromClient, nil))
+		},
+		"in-process": func(t *testing.T, srv *server.MCPServer) *client.Client {
+			c, err := client.NewInProcessClientWithSamplingHandler(srv, noSampling{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		},
+	}
+	for name, connect := range transports {
+		t.Run(name, func(t *testing.T) {
+			in := newInstruments(t)
+			guard := mcpvalidate.New(in.inst.Option(), mcpvalidate.WithOutputValidation())
+			srv := weathertools.NewServer(guard)
+			if err := guard.CheckServer(srv); err != nil {
+				t.Fatal(err)
+			}
+			c := connect(t, srv)
+			defer c.Close()
+			ctx := context.Background()
+			if err := c.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			init := mcp.InitializeRequest{}
+			init.Params.ProtocolVersion = version
+			init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+			if _, err := c.Initialize(ctx, init); err != nil {
+				t.Fatal(err)
+			}
+			for _, call := range theMix {
+				req := mcp.CallToolRequest{}
+				req.Params.Name, req.Params.Arguments = call.tool, call.args
+				if _, err := c.CallTool(ctx, req); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkPoints(t, in.points(t), wantAfterTheMix("gen_ai.operation.name=execute_tool,gen_ai.tool.name=TOOL,mcp.method.name=tools/call,mcp.protocol.version="+version))
+		})
+	}
+}
+
+// noSampling is a client's sampling handler that samples nothing: with one, mcp-go's
+// in-process client has a session on every release.
+type noSampling struct{}
+
+func (noSampling) CreateMessage(context.Context, mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	return nil, io.EOF
 }

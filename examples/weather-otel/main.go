@@ -1,7 +1,9 @@
 // Command weather-otel is examples/weather with OpenTelemetry: the same two tools behind
 // the same guard, whose calls are recorded by mcpvalidate's otel module and served in
 // Prometheus' text format at /metrics with -metrics 127.0.0.1:PORT, through the
-// OpenTelemetry Prometheus exporter. It serves streamable HTTP at /mcp with -http
+// OpenTelemetry Prometheus exporter, and pushed over OTLP/HTTP with -otlp URL (such as
+// http://127.0.0.1:4318, sent to its /v1/metrics; "env" for the endpoint the
+// OTEL_EXPORTER_OTLP_* variables say), the last of them at exit. It serves streamable HTTP at /mcp with -http
 // 127.0.0.1:PORT, else stdio. Either address may end in :0; the addresses served are
 // logged to stderr. It is a module of its own, so that the root module, which holds
 // examples/weather, needs no OpenTelemetry.
@@ -15,13 +17,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
@@ -33,6 +38,7 @@ import (
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP at /mcp on this address (such as 127.0.0.1:8080) instead of stdio")
 	metrics := flag.String("metrics", "", "serve Prometheus' text format at /metrics on this address (such as 127.0.0.1:9464)")
+	otlp := flag.String("otlp", "", "push the metrics over OTLP/HTTP to this endpoint (such as http://127.0.0.1:4318), or \"env\" for OTEL_EXPORTER_OTLP_ENDPOINT's")
 	reportOnly := flag.Bool("report-only", false, "run every call; log to stderr the calls that would be refused")
 	detailed := flag.Bool("detailed", false, "refusals also say what was sent: its type, the name or value meant")
 	flag.Parse()
@@ -42,7 +48,13 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	inst, err := mcpvalidateotel.New(mcpvalidateotel.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter))))
+	readers := []sdkmetric.Option{sdkmetric.WithReader(exporter)}
+	if *otlp != "" {
+		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(otlpExporter(*otlp))))
+	}
+	mp := sdkmetric.NewMeterProvider(readers...)
+	defer mp.Shutdown(context.Background()) // the OTLP exporter sends what it has not yet sent
+	inst, err := mcpvalidateotel.New(mcpvalidateotel.WithMeterProvider(mp))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -71,7 +83,7 @@ func main() {
 	}
 	if *addr == "" {
 		if err := server.ServeStdio(srv); err != nil {
-			log.Fatal(err)
+			log.Print(err)
 		}
 		return
 	}
@@ -84,6 +96,26 @@ func main() {
 	for _, s := range servers {
 		_ = s.Shutdown(context.Background())
 	}
+}
+
+// otlpExporter returns the OTLP/HTTP metric exporter to the endpoint base (its
+// /v1/metrics), or to the endpoint the OTEL_EXPORTER_OTLP_* variables say when base is
+// "env"; the exporter reads their headers, compression and timeout either way.
+func otlpExporter(base string) sdkmetric.Exporter {
+	var opts []otlpmetrichttp.Option
+	if base != "env" {
+		u, err := url.Parse(base)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			log.Fatalf("-otlp: %s is not an http or https URL", base)
+		}
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/metrics"
+		opts = append(opts, otlpmetrichttp.WithEndpointURL(u.String()))
+	}
+	exporter, err := otlpmetrichttp.New(context.Background(), opts...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return exporter
 }
 
 // serve serves h on addr in the background and logs the address it listens on.

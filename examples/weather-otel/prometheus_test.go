@@ -66,6 +66,10 @@ func TestPrometheusScrapesTheExample(t *testing.T) {
 		`sum(mcpvalidate_retries_total{gen_ai_tool_name="weather"})`:                                    2,
 		`sum(mcp_server_operation_duration_seconds_count{error_type="tool_error"})`:                     4,
 		`sum(mcp_server_operation_duration_seconds_count)`:                                              9,
+		// The check's time: a series of each series of calls; its longest, since the
+		// scrape before, in the scrape after each call.
+		`count(mcpvalidate_check_time_seconds_total)`:             4,
+		`count(max_over_time(mcpvalidate_check_max_seconds[1h]))`: 4,
 		// The repair ratio: calls per accepted call.
 		`sum(mcpvalidate_calls_total{gen_ai_tool_name="weather",mcpvalidate_outcome=~"accepted|refused"}) / sum(mcpvalidate_calls_total{gen_ai_tool_name="weather",mcpvalidate_outcome="accepted"})`: 1.75,
 	}

@@ -31,19 +31,26 @@ type Call struct {
 	Context context.Context
 
 	counters  *toolState
-	repairing bool      // accepted, its result not yet known to reach the client
-	start     time.Time // when the call's first check began, for WithCallEnd
+	repairing bool          // accepted, its result not yet known to reach the client
+	held      bool          // repairing, its Accepted event not yet told to the observers
+	took      time.Duration // the arguments' check, for the held event
+	start     instant       // when the call's first check began, for WithCallEnd
+
+	misses []enumMiss // WithEnumMisses: the refusal's values sent outside an enum, for the log
 }
 
 // Ended tells the call-end observers ([WithCallEnd]) that the call ended, its result an
 // error (isError, or an error returned) or not. An adapter calls it once per call it
 // checked, after the handler returns or the guard answers instead.
 func (g *Guard) Ended(call *Call, isError bool) {
-	if len(g.cfg.ends) == 0 || call.start.IsZero() {
+	if call.held { // the result never reached the client, nor was it checked
+		g.release(call, 0, 0)
+	}
+	if len(g.cfg.ends) == 0 || call.start == 0 {
 		return
 	}
 	e := CallEnd{Context: call.Context, Tool: call.Tool, ProtocolVersion: call.ProtocolVersion,
-		Duration: time.Since(call.start), IsError: isError}
+		Duration: since(call.start), IsError: isError}
 	for _, fn := range g.cfg.ends {
 		func() {
 			defer func() { _ = recover() }() // an observer's bug must not decide the call

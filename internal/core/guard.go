@@ -79,7 +79,10 @@ type Event struct {
 	Err           error         // SchemaBroken: the compile error
 	Duration      time.Duration // of the check alone, not of the handler
 	// Retries, for an Accepted call, counts the refusals of the same tool in the same
-	// MCP session that it repairs; 0 when it repairs none.
+	// MCP session that it repairs; 0 when it repairs none, and when its result is
+	// withheld (ResultRefused). The Accepted event of a call whose result is checked
+	// (WithOutputValidation) comes once the result is known to reach the client or to be
+	// withheld, and its Duration is of both checks.
 	Retries int
 	// Context is the call's context as its handler receives it, carrying its trace span;
 	// nil when the adapter has none.
@@ -88,6 +91,8 @@ type Event struct {
 	// ReportOnly: the guard runs WithReportOnly, so a call Refused or SchemaBroken was
 	// not refused: its handler ran; a result ResultRefused reached the client.
 	ReportOnly bool
+
+	misses []enumMiss // Refused, under WithEnumMisses: for the logger alone
 }
 
 // WithObserver calls fn after every validated call, on the caller's goroutine. fn must be
@@ -100,16 +105,35 @@ func WithObserver(fn func(Event)) Option {
 // Warn: the server's) and broken schemas (at Error) to l, saying so when they only report (WithReportOnly). A refusal's line
 // lists the kinds and paths of its first violations, as many as fit in logPaths bytes, and
 // counts the others under "more"; paths and the client's name are shown as messages show
-// names, long ones elided.
+// names, long ones elided, with, under "type_misses", the types sent where others are
+// allowed (types, not values). An accepted call that repairs refusals (Event.Retries) is
+// logged at Info with their number under "retries"; any other accepted call at Debug,
+// which costs nothing when l's level leaves Debug out. Lines never carry argument values,
+// but for those sent outside an enum under [WithEnumMisses].
 func WithLogger(l *slog.Logger) Option {
 	return WithObserver(func(e Event) {
 		switch e.Outcome {
+		case Accepted:
+			level, msg := slog.LevelInfo, "mcpvalidate: tool call repaired"
+			if e.Retries == 0 {
+				level, msg = slog.LevelDebug, "mcpvalidate: tool call accepted"
+			}
+			if l.Enabled(context.Background(), level) {
+				l.Log(context.Background(), level, msg, "tool", visibleText(e.Tool), "session", visibleText(e.SessionID),
+					"client", visibleText(e.ClientName), "retries", e.Retries, "duration", e.Duration)
+			}
 		case Refused, ResultRefused:
 			kinds, paths := logged(e.Violations)
 			args := []any{"tool", visibleText(e.Tool), "session", visibleText(e.SessionID),
 				"client", visibleText(e.ClientName), "kinds", kinds, "paths", paths}
 			if more := counted(e.Violations[len(paths):]); more > 0 {
 				args = append(args, "more", more)
+			}
+			if types := typeMisses(e.Violations[:len(paths)]); types != nil {
+				args = append(args, "type_misses", types)
+			}
+			if e.Outcome == Refused && len(e.misses) > 0 {
+				args = append(args, "enum_misses", e.misses)
 			}
 			msg := "mcpvalidate: tool call refused"
 			switch {
@@ -222,6 +246,9 @@ func (g *Guard) Check(call *Call, s *Schema, args []byte, value any) (vd Verdict
 		outcome = Refused
 		text, shown := g.render(vs)
 		vd = g.verdict(text, ofArguments, vs, shown)
+		if g.cfg.enumMisses && len(g.cfg.observers) > 0 {
+			call.misses = enumMisses(args, value, vs)
+		}
 	}
 	g.observe(call, outcome, vs, nil, start)
 	return vd
@@ -254,11 +281,12 @@ func (g *Guard) CheckResult(call *Call, v *Validator, content []byte) (vd Verdic
 	if content != nil {
 		vs = v.Validate(content)
 	}
-	if len(vs) == 0 || g.cfg.reportOnly {
-		g.sent(call)
-	}
-	if len(vs) == 0 {
+	switch {
+	case len(vs) == 0:
+		g.sent(call, since(start))
 		return Verdict{}
+	case g.cfg.reportOnly:
+		g.sent(call, 0)
 	}
 	for i := range vs {
 		vs[i].InResult = true
@@ -281,18 +309,27 @@ func (g *Guard) Replaced(call *Call) Verdict {
 
 var errReplaced = errors.New("mcpvalidate: the tool was registered again or removed between the framework choosing its handler and the check; the call was refused")
 
+// An instant is a reading of the guard's clock: the monotonic time since epoch, or 0 for
+// none. Reading it takes one read of the system's clock, where time.Now takes two.
+type instant time.Duration
+
+var epoch = time.Now()
+
+// since returns the time from t until now.
+func since(t instant) time.Duration { return time.Since(epoch) - time.Duration(t) }
+
 // startClock starts timing a call; only observers are told how long a call took.
-func (g *Guard) startClock() time.Time {
+func (g *Guard) startClock() instant {
 	if len(g.cfg.observers) > 0 || len(g.cfg.ends) > 0 {
-		return time.Now()
+		return instant(max(time.Since(epoch), 1))
 	}
-	return time.Time{}
+	return 0
 }
 
 // started starts timing a call's check, and the call itself on its first check.
-func (g *Guard) started(call *Call) time.Time {
+func (g *Guard) started(call *Call) instant {
 	start := g.startClock()
-	if call.start.IsZero() {
+	if call.start == 0 {
 		call.start = start
 	}
 	return start
@@ -423,13 +460,21 @@ var (
 	notAnObject = Violation{Kind: KindType, Keyword: "type", Types: []string{"object"}}
 )
 
-func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start time.Time) {
+func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start instant) {
 	t := g.counters(call)
 	retries := 0
 	switch o {
 	case Accepted:
 		g.add(t, &t.accepted, 1)
-		retries = g.accepted(call, t)
+		if call.ChecksResult {
+			// The repair, and so the event, wait for the result's verdict (see sent).
+			call.repairing = true
+			if len(g.cfg.observers) > 0 {
+				call.held, call.took = true, since(start)
+			}
+			return
+		}
+		retries = g.repaired(call, t)
 	case Refused:
 		g.add(t, &t.refused, 1)
 		if g.cfg.reportOnly {
@@ -451,9 +496,25 @@ func (g *Guard) observe(call *Call, o Outcome, vs []Violation, err error, start 
 	if len(g.cfg.observers) == 0 {
 		return
 	}
+	if call.held && !g.cfg.reportOnly {
+		g.release(call, 0, 0) // the result is withheld: the call repairs nothing
+	}
+	g.tell(call, o, vs, err, since(start), retries)
+}
+
+// release tells the observers of the accepted call whose event waited for its result's
+// verdict, with the refusals it repaired and the time its result's check took.
+func (g *Guard) release(call *Call, retries int, result time.Duration) {
+	call.held = false
+	g.tell(call, Accepted, nil, nil, call.took+result, retries)
+}
+
+// tell calls the observers with the event of call.
+func (g *Guard) tell(call *Call, o Outcome, vs []Violation, err error, took time.Duration, retries int) {
 	e := Event{Tool: call.Tool, Outcome: o, SessionID: call.Session, ClientName: call.Client,
-		ClientVersion: call.ClientVersion, Violations: vs, Err: err, Duration: time.Since(start),
+		ClientVersion: call.ClientVersion, Violations: vs, Err: err, Duration: took,
 		ReportOnly: g.cfg.reportOnly, Retries: retries, Context: call.Context, ProtocolVersion: call.ProtocolVersion}
+	e.misses, call.misses = call.misses, nil
 	for _, fn := range g.cfg.observers {
 		g.safely(fn, e)
 	}

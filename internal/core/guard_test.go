@@ -1,8 +1,13 @@
 package core
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -241,5 +246,56 @@ func TestLoggedPathsBounded(t *testing.T) {
 		if len(kinds) != len(paths) || len(paths) == 0 || len(paths) > c.want || size > logPaths {
 			t.Errorf("%s: %d paths in %d bytes, want at most %d paths within %d bytes", c.name, len(paths), size, c.want, logPaths)
 		}
+	}
+}
+
+// TestLoggerTellsRepairsAndAcceptedCalls: an accepted call that repairs refusals of its
+// session is logged at Info with how many; any other accepted call only at Debug, and
+// then without allocating when the logger's level leaves Debug out.
+func TestLoggerTellsRepairsAndAcceptedCalls(t *testing.T) {
+	for _, c := range []struct {
+		level slog.Level
+		want  []string // the lines' messages and retries
+	}{
+		{slog.LevelInfo, []string{"refused 0", "refused 0", "repaired 2"}},
+		{slog.LevelDebug, []string{"accepted 0", "refused 0", "refused 0", "repaired 2", "accepted 0", "accepted 0"}},
+	} {
+		var log bytes.Buffer
+		g := New(WithLogger(slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: c.level}))))
+		s := g.Bind("weather", nil, []byte(weatherSchema), nil)
+		for _, call := range []struct{ session, args string }{
+			{"s1", `{"location":"Paris"}`},
+			{"s1", `{}`},
+			{"s1", `{"location":1}`},
+			{"s1", `{"location":"Paris"}`}, // repairs the two before it
+			{"s1", `{"location":"Paris"}`},
+			{"s2", `{"location":"Paris"}`},
+		} {
+			g.Check(&Call{Tool: "weather", Session: call.session}, s, []byte(call.args), nil)
+		}
+		var got []string
+		for line := range strings.Lines(log.String()) {
+			var l struct {
+				Msg     string
+				Retries int
+			}
+			if err := json.Unmarshal([]byte(line), &l); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, strings.TrimPrefix(l.Msg, "mcpvalidate: tool call ")+" "+strconv.Itoa(l.Retries))
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("at %v: lines %q, want %q", c.level, got, c.want)
+		}
+	}
+	if raceDetector {
+		t.Skip("the race detector allocates")
+	}
+	g := New(WithLogger(slog.New(slog.NewJSONHandler(io.Discard, nil))))
+	s := g.Bind("weather", nil, []byte(weatherSchema), nil)
+	args := []byte(`{"location":"Paris"}`)
+	call := &Call{Tool: "weather", Session: "s1"}
+	if n := testing.AllocsPerRun(100, func() { g.Check(call, s, args, nil) }); n != 0 {
+		t.Errorf("an accepted call logged at Info allocates %v times, want 0", n)
 	}
 }

@@ -19,6 +19,7 @@ type config struct {
 	outputs       bool
 	hints         bool // find what DetailedFormat tells besides the default style (hint.go)
 	meta          bool // refusals carry their violations as data (meta.go)
+	enumMisses    bool // log lines carry the values sent outside an enum (misses.go)
 }
 
 const (

@@ -99,16 +99,6 @@ func (r *repairs) accept(call *Call) int {
 	return n
 }
 
-// accepted counts the repair made by the accepted call, or, when its result is to be
-// checked, leaves it to the result's verdict (CheckResult, Unchecked).
-func (g *Guard) accepted(call *Call, t *toolState) (retries int) {
-	if call.ChecksResult {
-		call.repairing = true
-		return 0
-	}
-	return g.repaired(call, t)
-}
-
 // repaired counts the repair of the refusals before call, and returns how many it
 // repaired.
 func (g *Guard) repaired(call *Call, t *toolState) int {
@@ -124,14 +114,19 @@ func (g *Guard) repaired(call *Call, t *toolState) int {
 // check ([Call.ChecksResult]) goes to the client unchecked: the handler failed, or asks
 // for input. The call then repairs the refusals before it, as a call whose result is not
 // checked does at once.
-func (g *Guard) Unchecked(call *Call) { g.sent(call) }
+func (g *Guard) Unchecked(call *Call) { g.sent(call, 0) }
 
 // sent counts the repair of an accepted call whose result was to be checked, now that
-// the result goes to the client.
-func (g *Guard) sent(call *Call) {
-	if call.repairing {
-		call.repairing = false
-		g.repaired(call, g.counters(call))
+// the result goes to the client, and tells the observers of the call, its result's check
+// having taken checked.
+func (g *Guard) sent(call *Call, checked time.Duration) {
+	if !call.repairing {
+		return
+	}
+	call.repairing = false
+	n := g.repaired(call, g.counters(call))
+	if call.held {
+		g.release(call, n, checked)
 	}
 }
 

@@ -2,6 +2,7 @@ package core
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -168,5 +169,57 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 	g.Unchecked(c)
 	if st := g.Stats()[0]; st.Repaired != 2 || st.Retries != 2 {
 		t.Errorf("after a result sent unchecked: %+v, want 2 repairs of 2 refusals", st)
+	}
+}
+
+// TestRepairEvents: whatever becomes of an accepted call's result, the observers hear of
+// the call once as Accepted, with the refusals it repaired as the counters count them: at
+// once when its result is not checked, when its result is sent or goes unchecked, and
+// none when its result is withheld or its fate never told.
+func TestRepairEvents(t *testing.T) {
+	out := []byte(`{"type":"object","required":["ok"]}`)
+	cases := []struct {
+		name       string
+		reportOnly bool
+		checks     bool
+		end        func(g *Guard, c *Call, v *Validator)
+		want       []string // outcome and retries of each event after the refusal's
+		repaired   uint64
+	}{
+		{"input only", false, false, func(*Guard, *Call, *Validator) {}, []string{"accepted 1"}, 1},
+		{"result sent", false, true, func(g *Guard, c *Call, v *Validator) { g.CheckResult(c, v, []byte(`{"ok":1}`)) }, []string{"accepted 1"}, 1},
+		{"result unchecked", false, true, func(g *Guard, c *Call, _ *Validator) { g.Unchecked(c) }, []string{"accepted 1"}, 1},
+		{"result withheld", false, true, func(g *Guard, c *Call, v *Validator) { g.CheckResult(c, v, []byte(`{}`)) }, []string{"accepted 0", "result refused 0"}, 0},
+		{"result never told", false, true, func(g *Guard, c *Call, _ *Validator) { g.Ended(c, true) }, []string{"accepted 0"}, 0},
+		{"report-only result refused", true, true, func(g *Guard, c *Call, v *Validator) { g.CheckResult(c, v, []byte(`{}`)) }, []string{"accepted 0", "result refused 0"}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			opts := []Option{WithObserver(func(e Event) { got = append(got, e.Outcome.String()+" "+strconv.Itoa(e.Retries)) })}
+			if tc.reportOnly {
+				opts = append(opts, WithReportOnly())
+			}
+			g := New(opts...)
+			s := repairSchema(g)
+			repairCase(g, s, "a", "t", false)
+			got = got[1:]
+			c := &Call{Tool: "t", Session: "a", ChecksResult: tc.checks}
+			if vd := g.Check(c, s, []byte(`{"n":1}`), nil); vd.Found() {
+				t.Fatal(vd.Text())
+			}
+			v, vd := g.ResultValidator(c, g.Bind("out", nil, out, nil))
+			if vd.Found() {
+				t.Fatal(vd.Text())
+			}
+			tc.end(g, c, v)
+			g.Ended(c, false) // tells nothing more
+			if strings.Join(got, ", ") != strings.Join(tc.want, ", ") {
+				t.Errorf("events %q, want %q", got, tc.want)
+			}
+			if st := g.Stats()[0]; st.Repaired != tc.repaired || st.Retries != tc.repaired {
+				t.Errorf("stats %+v, want %d repaired", st, tc.repaired)
+			}
+		})
 	}
 }

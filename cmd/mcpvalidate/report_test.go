@@ -1,0 +1,386 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/sample.log and the sample in docs/report.md")
+
+const (
+	sampleLog  = "testdata/sample.log"
+	reportDoc  = "../../docs/report.md"
+	docsBefore = "<!-- the output of mcpvalidate report testdata/sample.log, which TestReportSample compares -->\n```text\n"
+	docsAfter  = "```\n"
+)
+
+// writeSampleLog writes the log of a scripted day of calls, as a guard with WithLogger at
+// Debug and WithEnumMisses writes it, with a line of the proxy's own, one of another
+// program, and one cut short.
+func writeSampleLog(t *testing.T, w io.Writer) {
+	t.Helper()
+	g := core.New(core.WithOutputValidation(), core.WithEnumMisses(),
+		core.WithLogger(slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	schemas := map[string]*core.Schema{
+		"weather": g.Bind("weather", nil, []byte(`{"type":"object","properties":{"location":{"type":"string"},
+			"days":{"type":"integer","minimum":1,"maximum":16},"units":{"enum":["c","f"]}},
+			"required":["location"],"additionalProperties":false}`), nil),
+		"search": g.Bind("search", nil, []byte(`{"type":"object","properties":{"query":{"type":"string"},
+			"limit":{"type":"integer"},"sort":{"enum":["relevance","date"]}},"required":["query"],"additionalProperties":false}`), nil),
+		"geocode": g.Bind("geocode", nil, []byte(`{"type":"object","properties":{"address":{"type":"strnig"}}}`), nil),
+	}
+	output := g.Bind("weather-output", nil, []byte(`{"type":"object","required":["forecast"]}`), nil)
+	calls := []struct{ session, tool, args string }{
+		{"s1", "weather", `{"location":"Paris","units":"C"}`},
+		{"s1", "weather", `{"location":"Paris","units":"c"}`},
+		{"s2", "weather", `{"city":"Oslo"}`},
+		{"s2", "weather", `{"location":"Oslo"}`},
+		{"s3", "weather", `{"city":"Rome","days":"3"}`},
+		{"s3", "weather", `{"location":"Rome","days":"3"}`},
+		{"s3", "weather", `{"location":"Rome","days":3}`},
+		{"s4", "weather", `{"location":"Lima"}`},
+		{"s4", "weather", `{"location":"Lima","units":"celsius"}`},
+		{"s4", "weather", `{"location":"Lima","units":"C"}`},
+		{"s4", "weather", `{"location":"Lima","units":"c"}`},
+		{"s5", "weather", `{"location":"Kyiv","days":30}`},
+		{"s5", "weather", `{"location":"Kyiv","days":14}`},
+		{"s6", "weather", `{"city":"Bern"}`},
+		{"s7", "weather", `{"location":"Quito","units":"C"}`},
+		{"s7", "weather", `{"location":"Quito","units":"f"}`},
+		{"s8", "weather", `{"location":"Accra"}`}, // its result is withheld
+		{"s10", "weather", `{"location":"Nice","days":"two"}`},
+		{"s10", "weather", `{"location":"Nice","days":2}`},
+		{"s1", "search", `{"q":"mcp"}`},
+		{"s1", "search", `{"query":"mcp","sort":"newest"}`},
+		{"s1", "search", `{"query":"mcp","sort":"date"}`},
+		{"s2", "search", `{"query":"go","limit":"10"}`},
+		{"s2", "search", `{"query":"go","limit":10}`},
+		{"s9", "search", `{"query":"json"}`},
+		{"s9", "geocode", `{"address":"1 Main St"}`},
+		{"s9", "geocode", `{"address":"1 Main St"}`},
+	}
+	for _, c := range calls {
+		call := &core.Call{Tool: c.tool, Session: c.session, Client: "assistant", ChecksResult: c.session == "s8"}
+		if vd := g.Check(call, schemas[c.tool], []byte(c.args), nil); vd.Found() || !call.ChecksResult {
+			continue
+		}
+		v, _ := g.ResultValidator(call, output)
+		g.CheckResult(call, v, []byte(`{"error":"no data"}`))
+	}
+	fmt.Fprintln(w, `{"time":"2026-12-02T09:00:00Z","level":"WARN","msg":"mcpvalidate proxy: the server exited","error":"exit status 1"}`)
+	fmt.Fprintln(w, `{"time":"2026-12-02T09:00:00Z","level":"INFO","msg":"listening","addr":"127.0.0.1:8080"}`)
+	fmt.Fprintln(w, `{"time":"2026-12-02T09:00:00Z","level":"INFO","msg":"mcpvalidate: tool call ref`)
+}
+
+// runReport runs the report command and returns its stdout, failing on any other exit
+// than 0.
+func runReport(t *testing.T, stdin io.Reader, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if code := run(append([]string{"report"}, args...), stdin, &out, &errOut); code != 0 {
+		t.Fatalf("report %v: exit %d, stderr %s", args, code, errOut.String())
+	}
+	return out.String()
+}
+
+// TestReportSample: the sample log is what the guard writes today (its report is the same
+// whichever of the two is read), and docs/report.md shows what report prints of it.
+func TestReportSample(t *testing.T) {
+	var fresh bytes.Buffer
+	writeSampleLog(t, &fresh)
+	if *update {
+		if err := os.WriteFile(sampleLog, fresh.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := runReport(t, nil, sampleLog)
+	if got := runReport(t, &fresh, "-"); got != want {
+		t.Errorf("the guard's log today gives\n%s\nthe committed sample\n%s\n(go test . -run ReportSample -update rewrites it)", got, want)
+	}
+	doc, err := os.ReadFile(reportDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok := strings.Cut(string(doc), docsBefore)
+	_, after, ok2 := strings.Cut(rest, docsAfter)
+	if !ok || !ok2 {
+		t.Fatalf("%s has no sample between %q and %q", reportDoc, docsBefore, docsAfter)
+	}
+	if *update {
+		if err := os.WriteFile(reportDoc, []byte(before+docsBefore+want+docsAfter+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if sample, _, _ := strings.Cut(rest, docsAfter); sample != want {
+		t.Errorf("%s shows\n%s\nreport prints\n%s\n(go test . -run ReportSample -update rewrites it)", reportDoc, sample, want)
+	}
+}
+
+// TestReportOfSample: what report finds in the sample: each outcome counted, the repair
+// ratios as ToolStats defines them, the values sent outside an enum, and the suggestions.
+func TestReportOfSample(t *testing.T) {
+	var r Report
+	if err := json.Unmarshal([]byte(runReport(t, nil, "-json", sampleLog)), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Lines != 31 || r.Guard != 28 || r.Proxy != 1 || r.Unknown != 1 || r.Malformed != 1 || !r.AcceptedLogged || len(r.Tools) != 3 {
+		t.Fatalf("lines %d, guard %d, proxy %d, unknown %d, malformed %d, accepted logged %v, %d tools",
+			r.Lines, r.Guard, r.Proxy, r.Unknown, r.Malformed, r.AcceptedLogged, len(r.Tools))
+	}
+	w := r.Tools[0]
+	// 19 calls: 10 refused, 9 accepted, of which 7 repaired 9 refusals (s6's is left) and
+	// one had its result withheld.
+	if w.Tool != "weather" || w.Calls != 19 || w.Refused != 10 || w.Accepted != 9 || w.Repaired != 7 || w.Retries != 9 || w.ResultRefused != 1 {
+		t.Errorf("weather: %+v", w)
+	}
+	if w.CallsPerAccepted == nil || *w.CallsPerAccepted != 19.0/9 || w.RefusalsPerRepair == nil || *w.RefusalsPerRepair != 9.0/7 {
+		t.Errorf("weather's ratios: %v, %v", w.CallsPerAccepted, w.RefusalsPerRepair)
+	}
+	wantMisses := []Count{{Path: "units", Sent: `"C"`, Count: 3}, {Path: "units", Sent: `"celsius"`, Count: 1}}
+	if fmt.Sprint(w.EnumMisses) != fmt.Sprint(wantMisses) {
+		t.Errorf("weather's enum misses %v, want %v", w.EnumMisses, wantMisses)
+	}
+	suggested := strings.Join(w.Suggestions, "\n")
+	for _, want := range []string{"models leave out location (3 of 10 refusals)", "models send city, which the schema does not declare (3 of 10",
+		"models send string where integer belongs for days (3 of 10 refusals)",
+		`consider adding "C" to the enum`, "its results did not match its outputSchema (1 withheld)"} {
+		if !strings.Contains(suggested, want) {
+			t.Errorf("weather's suggestions lack %q:\n%s", want, suggested)
+		}
+	}
+	if strings.Contains(suggested, "celsius") || strings.Contains(suggested, "maximum") {
+		t.Errorf("a suggestion below the threshold:\n%s", suggested)
+	}
+	s, geo := r.Tools[1], r.Tools[2]
+	if s.Tool != "search" || s.Refused != 3 || s.Accepted != 3 || s.Repaired != 2 || s.Retries != 3 || len(s.Suggestions) != 0 {
+		t.Errorf("search: %+v", s)
+	}
+	if geo.Tool != "geocode" || geo.SchemaBroken != 2 || geo.Calls != 2 || geo.CallsPerAccepted != nil || !strings.Contains(geo.SchemaError, "strnig") ||
+		len(geo.Suggestions) != 1 || !strings.Contains(geo.Suggestions[0], "does not compile") {
+		t.Errorf("geocode: %+v", geo)
+	}
+}
+
+// TestReportReadsWhatItKnows: lines it does not know, or cannot read, are counted and
+// skipped; without accepted calls in the log, calls per accepted call is not given.
+func TestReportReadsWhatItKnows(t *testing.T) {
+	refused := `{"msg":"mcpvalidate: tool call refused","tool":"t","kinds":["required","type"],"paths":["a","b"],"more":2}`
+	repaired := `{"msg":"mcpvalidate: tool call repaired","tool":"t","retries":1}`
+	for _, c := range []struct {
+		name                                  string
+		log                                   string
+		lines, guard, proxy, unknown, broken  uint64
+		calls, refused, violations, notListed uint64
+	}{
+		{"empty", "", 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{"blank lines and CRLF", "\n\r\n" + refused + "\r\n\n" + repaired, 2, 2, 0, 0, 0, 2, 1, 2, 2},
+		{"not JSON", "time=x level=INFO msg=hello\n" + refused, 2, 1, 0, 0, 1, 1, 1, 2, 2},
+		{"not an object", "[1,2]\n\"x\"\nnull\n42\n" + refused, 5, 1, 0, 0, 4, 1, 1, 2, 2},
+		{"wrong shape", `{"msg":"mcpvalidate: tool call refused","tool":"t","kinds":5}` + "\n" + refused, 2, 1, 0, 0, 1, 1, 1, 2, 2},
+		{"cut short", refused[:40] + "\n" + refused, 2, 1, 0, 0, 1, 1, 1, 2, 2},
+		{"another program", `{"msg":"listening"}` + "\n" + `{"level":"INFO"}` + "\n" + refused, 3, 1, 0, 2, 0, 1, 1, 2, 2},
+		{"the proxy's own", `{"msg":"mcpvalidate proxy: the server exited"}` + "\n" + refused, 2, 1, 1, 0, 0, 1, 1, 2, 2},
+		{"more paths than kinds", `{"msg":"mcpvalidate: tool call refused","tool":"t","kinds":["type"],"paths":["a","b","c"]}`, 1, 1, 0, 0, 0, 1, 1, 1, 0},
+		{"a line too long", `{"msg":"` + strings.Repeat("x", 3<<20) + `"}` + "\n" + refused + "\n" + strings.Repeat("y", 2<<20), 3, 1, 0, 0, 2, 1, 1, 2, 2},
+		{"no final newline", refused + "\n" + refused, 2, 2, 0, 0, 0, 2, 2, 4, 4},
+		{"a long line, read whole", `{"msg":"mcpvalidate: tool call refused","tool":"t","client":"` + strings.Repeat("c", 200<<10) +
+			`","kinds":["required"],"paths":["a"]}` + "\n" + refused, 2, 2, 0, 0, 0, 2, 2, 3, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var r Report
+			if err := json.Unmarshal([]byte(runReport(t, strings.NewReader(c.log), "-json", "-")), &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Lines != c.lines || r.Guard != c.guard || r.Proxy != c.proxy || r.Unknown != c.unknown || r.Malformed != c.broken {
+				t.Errorf("lines %d, guard %d, proxy %d, unknown %d, malformed %d; want %d, %d, %d, %d, %d",
+					r.Lines, r.Guard, r.Proxy, r.Unknown, r.Malformed, c.lines, c.guard, c.proxy, c.unknown, c.broken)
+			}
+			var calls, refusals, violations, notListed uint64
+			for _, tool := range r.Tools {
+				calls, refusals, violations, notListed = calls+tool.Calls, refusals+tool.Refused, violations+tool.Violations, notListed+tool.NotListed
+				if tool.CallsPerAccepted != nil {
+					t.Errorf("calls per accepted call given, though no accepted call is logged")
+				}
+			}
+			if calls != c.calls || refusals != c.refused || violations != c.violations || notListed != c.notListed {
+				t.Errorf("calls %d, refused %d, violations %d, not listed %d; want %d, %d, %d, %d",
+					calls, refusals, violations, notListed, c.calls, c.refused, c.violations, c.notListed)
+			}
+		})
+	}
+}
+
+// TestReportShowsWhatPrints: names, paths and values that would move a terminal's cursor
+// or turn its text around are printed quoted and escaped.
+func TestReportShowsWhatPrints(t *testing.T) {
+	log := `{"msg":"mcpvalidate: tool call refused","tool":"evil\u001b[2J\u202e","kinds":["enum"],"paths":["a\u0007"],` +
+		`"enum_misses":[{"path":"a\u0007","sent":"\"\u001b]0;title\u0007\""}]}`
+	out := runReport(t, strings.NewReader(log), "-")
+	if strings.ContainsAny(out, "\x1b\x07\u202e") {
+		t.Errorf("the report prints control characters: %q", out)
+	}
+	for _, want := range []string{`"evil\x1b[2J\u202e"`, `"a\a"`, `"\"\x1b]0;title\a\""`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestReportUsage: mistakes in report's command line exit 2 with a message.
+func TestReportUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"report"}, "report needs one log file"},
+		{[]string{"report", "a", "b"}, "report needs one log file"},
+		{[]string{"report", "-top", "0", "-"}, "-top of at least 1"},
+		{[]string{"report", "-share", "1.5", "-"}, "-share in (0, 1]"},
+		{[]string{"report", filepath.Join(os.DevNull, "missing")}, "not a directory"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), c.err) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut.String(), c.err)
+		}
+	}
+}
+
+// generatedLog is a log of n lines made as it is read: refusals of many tools at many paths
+// with many values, a repair, an accepted call and a malformed line in turn.
+type generatedLog struct {
+	n, i  int
+	buf   []byte
+	bytes int // made so far
+}
+
+func (g *generatedLog) Read(p []byte) (int, error) {
+	for len(g.buf) < len(p) && g.i < g.n {
+		i := g.i
+		switch i % 4 {
+		case 0, 1:
+			g.buf = fmt.Appendf(g.buf, `{"time":"2026-12-02T09:00:00.000000000Z","level":"INFO","msg":"mcpvalidate: tool call refused","tool":"tool-%d","session":"session-%d","client":"assistant","kinds":["required","enum","additional"],"paths":["location","units","extra-%d"],"enum_misses":[{"path":"units","sent":"\"value-%d\""}],"duration":12345}`+"\n",
+				i%1500, i, i%30000, i%25000)
+		case 2:
+			g.buf = fmt.Appendf(g.buf, `{"time":"2026-12-02T09:00:00.000000000Z","level":"INFO","msg":"mcpvalidate: tool call repaired","tool":"tool-%d","session":"session-%d","client":"assistant","retries":2,"duration":2345}`+"\n", i%1500, i)
+		case 3:
+			g.buf = fmt.Appendf(g.buf, `{"time":"2026-12-02T09:00:00.000000000Z","level":"INFO","msg":"mcpvalidate: tool call refus`+"\n")
+		}
+		g.i++
+	}
+	if len(g.buf) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, g.buf)
+	g.buf = g.buf[:copy(g.buf, g.buf[n:])]
+	g.bytes += n
+	return n, nil
+}
+
+// TestReportBounded: a log of many megabytes (115 MB in the full tier), with more tools,
+// paths and values than report tracks, is read whole, its counts exact, in memory that
+// does not grow with it, and with allocations linear in its lines.
+func TestReportBounded(t *testing.T) {
+	lines := 80_000 // about 18 MB
+	if tier.Enabled() {
+		lines = 500_000
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	log := &generatedLog{n: lines}
+	r, err := readLog(log, reportOptions{top: 10, share: 0.2, least: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	var refused, repaired, retries, violations, misses uint64
+	tracked := 0
+	for _, tool := range r.Tools {
+		refused, repaired, retries, violations = refused+tool.Refused, repaired+tool.Repaired, retries+tool.Retries, violations+tool.Violations
+		for _, p := range tool.Paths {
+			violations -= p.Count
+		}
+		violations -= tool.OtherPaths
+		misses += tool.OtherMisses
+		for _, m := range tool.EnumMisses {
+			misses += m.Count
+		}
+		tracked += len(tool.Paths) + len(tool.EnumMisses)
+	}
+	n := uint64(lines)
+	if r.Lines != n || r.Guard != n/4*3 || r.Malformed != n/4 || refused != n/2 || repaired != n/4 || retries != n/2 || violations != 0 || misses != n/2 {
+		t.Errorf("lines %d, guard %d, malformed %d, refused %d, repaired %d, retries %d, misses %d, violations unaccounted %d; want %d lines",
+			r.Lines, r.Guard, r.Malformed, refused, repaired, retries, misses, violations, n)
+	}
+	if len(r.Tools) != maxTools+1 || !r.Tools[maxTools].Other || tracked > 2*10*len(r.Tools) {
+		t.Errorf("%d tools (the last other: %v), %d paths and values shown", len(r.Tools), r.Tools[len(r.Tools)-1].Other, tracked)
+	}
+	live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	perLine := (after.TotalAlloc - before.TotalAlloc) / n
+	t.Logf("%d lines, %d bytes: %d bytes live after, %d bytes allocated per line", lines, log.bytes, live, perLine)
+	if live > 32<<20 || perLine > 4<<10 {
+		t.Errorf("%d bytes live after reading, %d bytes allocated per line", live, perLine)
+	}
+}
+
+// TestProxyLogFeedsReport: the proxy's log, with -log-accepted and -log-enum-values, is
+// what report reads: every call counted, the repair, and the value sent outside the enum;
+// without them, no value and no accepted call reaches the log.
+func TestProxyLogFeedsReport(t *testing.T) {
+	t.Setenv(serverRole, "1")
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"SECRET-PLACE","units":"Kelvin\u202e"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{"location":"SECRET-PLACE","units":"c"}}}` + "\n"
+	for _, c := range []struct {
+		flags          []string
+		calls          uint64
+		misses         []Count
+		acceptedLogged bool
+	}{
+		{nil, 2, []Count{}, false},
+		{[]string{"-log-accepted", "-log-enum-values"}, 3, []Count{{Path: "units", Sent: `"Kelvin\u202e"`, Count: 1}}, true},
+	} {
+		log := filepath.Join(t.TempDir(), "proxy.log")
+		var out, errOut bytes.Buffer
+		args := append(append([]string{"proxy", "-log", log}, c.flags...), "--", os.Args[0], "-test.run=^$")
+		if code := run(args, strings.NewReader(in), &out, &errOut); code != 7 {
+			t.Fatalf("%v: exit %d, stderr %s", c.flags, code, errOut.String())
+		}
+		text, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(text), "SECRET") || !c.acceptedLogged && strings.Contains(string(text), "Kelvin") {
+			t.Errorf("%v: the log holds a value it should not:\n%s", c.flags, text)
+		}
+		var r Report
+		if err := json.Unmarshal([]byte(runReport(t, nil, "-json", log)), &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Tools) != 1 || r.Unknown+r.Malformed != 0 || r.AcceptedLogged != c.acceptedLogged {
+			t.Fatalf("%v: %+v", c.flags, r)
+		}
+		w := r.Tools[0]
+		if w.Tool != "weather" || w.Calls != c.calls || w.Refused != 1 || w.Repaired != 1 || w.Retries != 1 || fmt.Sprint(w.EnumMisses) != fmt.Sprint(c.misses) {
+			t.Errorf("%v: %+v, want %d calls, one refused and repaired, misses %v", c.flags, w, c.calls, c.misses)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"proxy", "-log-enum-values", "--", "x"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "need -log") {
+		t.Errorf("-log-enum-values without -log: exit %d, %s", code, errOut.String())
+	}
+}

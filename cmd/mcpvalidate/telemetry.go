@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	oteltrace "go.opentelemetry.io/otel/trace"
+
+	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
+	"github.com/mcpvalidate/mcpvalidate/proxy"
+)
+
+// telemetryFlags are the flags of the metrics, shared by proxy and intercept.
+type telemetryFlags struct {
+	metrics, otlp *string
+}
+
+func defineTelemetryFlags(fs *flag.FlagSet) *telemetryFlags {
+	return &telemetryFlags{
+		metrics: fs.String("metrics", "", "serve the calls' metrics in Prometheus' text format at http://ADDR/metrics, such as 127.0.0.1:9464"),
+		otlp: fs.String("otlp", "", "push the calls' metrics and spans over OTLP/HTTP to this endpoint, such as http://127.0.0.1:4318\n"+
+			"(its /v1/metrics and /v1/traces), or \"env\" for the endpoints the OTEL_EXPORTER_OTLP_* variables say"),
+	}
+}
+
+// telemetry is the instrumentation the flags ask for: nil when they ask for none.
+type telemetry struct {
+	inst    *mcpvalidateotel.Instrumentation
+	mp      *sdkmetric.MeterProvider
+	tp      *sdktrace.TracerProvider // nil without -otlp
+	tracer  oteltrace.Tracer
+	metrics *http.Server
+}
+
+// start makes the instrumentation the flags ask for, and starts serving /metrics; nil
+// when they ask for none.
+func (f *telemetryFlags) start(stderr io.Writer, command string) (*telemetry, error) {
+	if *f.metrics == "" && *f.otlp == "" {
+		return nil, nil
+	}
+	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(attribute.String("service.name", "mcpvalidate-"+command)))
+	if err != nil {
+		res = resource.Default()
+	}
+	// resource.Default reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES; they win.
+	if env, err := resource.New(context.Background(), resource.WithFromEnv()); err == nil {
+		if merged, err := resource.Merge(res, env); err == nil {
+			res = merged
+		}
+	}
+	opts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	var reg *prometheus.Registry
+	if *f.metrics != "" {
+		reg = prometheus.NewRegistry()
+		exporter, err := otelprom.New(otelprom.WithRegisterer(reg))
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, sdkmetric.WithReader(exporter))
+	}
+	t := &telemetry{}
+	if *f.otlp != "" {
+		var mopts []otlpmetrichttp.Option
+		var topts []otlptracehttp.Option
+		if *f.otlp != "env" {
+			metrics, err := signalURL(*f.otlp, "/v1/metrics")
+			if err != nil {
+				return nil, fmt.Errorf("%w: -otlp: %v", errUsage, err)
+			}
+			traces, _ := signalURL(*f.otlp, "/v1/traces")
+			mopts = append(mopts, otlpmetrichttp.WithEndpointURL(metrics))
+			topts = append(topts, otlptracehttp.WithEndpointURL(traces))
+		}
+		// Headers, compression, timeouts and certificates: the OTEL_EXPORTER_OTLP_*
+		// variables', as the exporters read them.
+		exporter, err := otlpmetrichttp.New(context.Background(), mopts...)
+		if err != nil {
+			return nil, err
+		}
+		// The interval and timeout are OTEL_METRIC_EXPORT_INTERVAL's and _TIMEOUT's,
+		// or a minute and 30 seconds; whatever is left goes at exit.
+		opts = append(opts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exporter)))
+		spans, err := otlptracehttp.New(context.Background(), topts...)
+		if err != nil {
+			return nil, err
+		}
+		t.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(spans), sdktrace.WithResource(res))
+		t.tracer = t.tp.Tracer(mcpvalidateotel.ScopeName)
+	}
+	t.mp = sdkmetric.NewMeterProvider(opts...)
+	if t.inst, err = mcpvalidateotel.New(mcpvalidateotel.WithMeterProvider(t.mp)); err != nil {
+		return nil, err
+	}
+	if reg != nil {
+		ln, err := net.Listen("tcp", *f.metrics)
+		if err != nil {
+			return nil, err
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		t.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+		go t.metrics.Serve(ln)
+		fmt.Fprintf(stderr, "mcpvalidate %s: serving metrics at http://%s/metrics\n", command, ln.Addr())
+	}
+	return t, nil
+}
+
+// signalURL returns the endpoint of one signal (path) of the OTLP/HTTP endpoint base,
+// as OTEL_EXPORTER_OTLP_ENDPOINT is read.
+func signalURL(base, path string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", errors.New(base + " is not an http or https URL")
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + path
+	return u.String(), nil
+}
+
+// instrument has the proxy's checks recorded, and with -otlp, each call traced.
+func (t *telemetry) instrument(o *proxy.Options) {
+	if t == nil {
+		return
+	}
+	o.Guard = append(o.Guard, t.inst.Option())
+	if t.tp != nil {
+		o.Trace = t.trace
+	}
+}
+
+// trace starts the server span of a tools/call, the child of the client's span when the
+// call's _meta carries its traceparent, as the MCP semantic conventions propagate it.
+func (t *telemetry) trace(meta []byte) (context.Context, func(tool string, isError bool)) {
+	carrier := propagation.MapCarrier{}
+	var fields map[string]any
+	if json.Unmarshal(meta, &fields) == nil {
+		for _, k := range []string{"traceparent", "tracestate"} {
+			if v, ok := fields[k].(string); ok {
+				carrier[k] = v
+			}
+		}
+	}
+	ctx := propagation.TraceContext{}.Extract(context.Background(), carrier)
+	ctx, span := t.tracer.Start(ctx, "tools/call", oteltrace.WithSpanKind(oteltrace.SpanKindServer),
+		oteltrace.WithAttributes(mcpvalidateotel.KeyMethodName.String("tools/call")))
+	return ctx, func(tool string, isError bool) {
+		span.SetName("tools/call " + tool)
+		span.SetAttributes(mcpvalidateotel.KeyToolName.String(tool), mcpvalidateotel.KeyOperationName.String("execute_tool"))
+		if isError {
+			span.SetAttributes(mcpvalidateotel.KeyErrorType.String(mcpvalidateotel.ToolError))
+			span.SetStatus(codes.Error, mcpvalidateotel.ToolError)
+		}
+		span.End()
+	}
+}
+
+// observeCache reports p's schema cache.
+func (t *telemetry) observeCache(p *proxy.Proxy) error {
+	if t == nil {
+		return nil
+	}
+	return t.inst.ObserveCache(p.Share())
+}
+
+// shutdown stops serving /metrics and pushes what the OTLP exporter has not sent yet.
+func (t *telemetry) shutdown(stderr io.Writer) {
+	if t == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if t.metrics != nil {
+		_ = t.metrics.Shutdown(ctx)
+	}
+	if t.tp != nil {
+		if err := t.tp.Shutdown(ctx); err != nil {
+			fmt.Fprintf(stderr, "mcpvalidate: sending the last spans: %v\n", err)
+		}
+	}
+	if err := t.mp.Shutdown(ctx); err != nil {
+		fmt.Fprintf(stderr, "mcpvalidate: sending the last metrics: %v\n", err)
+	}
+}

@@ -1,0 +1,132 @@
+package proxy
+
+import "github.com/mcpvalidate/mcpvalidate/internal/core"
+
+// This file is what the guard's observers (Options.Guard, such as mcpvalidateotel's
+// instrumentation) are told of the calls through the proxy besides the checks: each
+// tools/call's operation, from the request the proxy receives to the response it sends
+// back, and, for a call whose result is checked, the repair it makes once its result
+// reaches the client. The fronts reach it through nil checks: without observers, a call
+// costs nothing more.
+
+// GuardOption is an option of the guard that checks the calls: mcpvalidateotel's
+// Instrumentation.Option(), or any option of mcpvalidate's or gosdk's (the same type).
+type GuardOption = core.Option
+
+// Shared is the proxy's guard as mcpvalidateotel's ObserveCache takes it.
+type Shared = core.Shared
+
+// UnknownTool is the tool name the guard's observers are told for a call of a tool the
+// server does not list, whatever name the call gave: names that a model makes up are not
+// recorded, so that metric attributes stay bounded.
+const UnknownTool = "_unknown"
+
+// Share returns the proxy's guard for mcpvalidateotel's ObserveCache, which reports its
+// schema cache.
+func (p *Proxy) Share() Shared { return p.guard.Share() }
+
+// An observed call is a tools/call the guard's observers are told of, kept from its
+// request to its response.
+type observed struct {
+	g    guard
+	call core.Call
+	task bool                            // answered with a task: its result comes later, unchecked
+	end  func(tool string, isError bool) // of Options.Trace; nil without it
+}
+
+// begin starts the operation of the call c of request id, when the guard has observers
+// and the call has an id (a notification gets no response); nil otherwise.
+func (p *Proxy) begin(s *session, id []byte, c *callParams) *observed {
+	if !p.observe || id == nil {
+		return nil
+	}
+	return p.started(s, c)
+}
+
+func (p *Proxy) started(s *session, c *callParams) *observed {
+	o := &observed{g: p.guard, call: s.call(c.name), task: c.task != nil}
+	if v, ok := stringValue(member(c.meta, metaProtocolVersion)); ok && v != "" && len(v) <= maxVersion {
+		o.call.ProtocolVersion = v
+	}
+	if p.opts.Trace != nil {
+		o.call.Context, o.end = p.opts.Trace(c.meta)
+	}
+	p.guard.Begin(&o.call)
+	return o
+}
+
+// guardCall returns the call the guard checks, of the listed tool name: o's, the result
+// to be checked when checksResult, or, without observers, a call made in local.
+func (o *observed) guardCall(s *session, name string, local *core.Call, checksResult bool) *core.Call {
+	if o == nil {
+		*local = s.call(name)
+		return local
+	}
+	if checksResult && !o.task {
+		o.call.ChecksResult = true
+	}
+	return &o.call
+}
+
+// unlisted records that the call's tool is not one the server lists.
+func (o *observed) unlisted() {
+	if o != nil {
+		o.call.Tool = UnknownTool
+	}
+}
+
+// refused ends a call the proxy answered itself: refused, or its server gone.
+func (o *observed) refused() {
+	if o != nil {
+		o.ended(true)
+	}
+}
+
+// answered ends a call the server answered with result (nil for a JSON-RPC error), which
+// the proxy withheld or passed on.
+func (o *observed) answered(result []byte, withheld bool) {
+	if o != nil {
+		o.answer(result, withheld)
+	}
+}
+
+func (o *observed) answer(result []byte, withheld bool) {
+	if withheld {
+		o.ended(true)
+		return
+	}
+	o.g.Unchecked(&o.call) // the result reaches the client: an accepted call repairs
+	o.ended(result == nil || isTrue(member(result, "isError")))
+}
+
+// ended tells the guard's observers, and Options.Trace, that the call ended.
+func (o *observed) ended(isError bool) {
+	o.g.Ended(&o.call, isError)
+	if o.end != nil {
+		o.end(o.call.Tool, isError)
+	}
+}
+
+// maxVersion bounds the protocol versions kept.
+const maxVersion = 64
+
+// metaProtocolVersion is the _meta member in which a request of the stateless protocol
+// (2026-07-28 on) carries its protocol version, in place of a session's initialize.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// negotiated records the protocol version of an initialize result, or of a request's
+// MCP-Protocol-Version header.
+func (s *session) negotiated(version string) {
+	if version == "" || len(version) > maxVersion {
+		return
+	}
+	s.mu.Lock()
+	s.version = version
+	s.mu.Unlock()
+}
+
+// protocolVersion returns the protocolVersion of an initialize result.
+func protocolVersion(result []byte) string {
+	v, _ := stringValue(member(result, "protocolVersion"))
+	return v
+}

@@ -1,0 +1,363 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
+)
+
+// observedServer is a go-sdk server whose tools validate nothing (raw AddTool): weather,
+// whose result is an error (isError) for the location "storm"; sum, whose outputSchema
+// its result breaks when the arguments say "bad"; and broken, whose schema does not
+// compile.
+func observedServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "observed", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "weather", InputSchema: json.RawMessage(weatherSchema)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			storm := strings.Contains(string(req.Params.Arguments), "storm")
+			return &mcp.CallToolResult{IsError: storm, Content: []mcp.Content{&mcp.TextContent{Text: "forecast"}}}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "sum",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			out := `{"n":1}`
+			if strings.Contains(string(req.Params.Arguments), "bad") {
+				out = `{"n":"one"}`
+			}
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(out), Content: []mcp.Content{&mcp.TextContent{Text: out}}}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "broken", InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"nonsense"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+		})
+	return srv
+}
+
+// madeUp is the name of a tool no server lists, as a model might send it.
+const madeUp = "no-such-tool-7f3a"
+
+// observedCalls are the calls TestObservedCalls makes, in order, with what the guard's
+// observers must hear of each: the outcomes of its checks, the violations (tool, kind,
+// keyword, where), and its operation's tool and whether it ends in an error.
+var observedCalls = []struct {
+	tool, args string
+	outcomes   []string
+	violations []string
+	opTool     string
+	opError    bool
+}{
+	{"weather", `{"days":1}`, []string{"refused"}, []string{"weather required required arguments"}, "weather", true},
+	{"weather", `{"location":"Paris"}`, []string{"accepted"}, nil, "weather", false}, // repairs the refusal
+	{"weather", `{"location":"storm"}`, []string{"accepted"}, nil, "weather", true},  // the tool's own error
+	{"sum", `{}`, []string{"refused"}, []string{"sum required required arguments"}, "sum", true},
+	{"sum", `{"a":1,"bad":true}`, []string{"accepted", "result_refused"}, []string{"sum type type result"}, "sum", true},
+	{"sum", `{"a":2}`, []string{"accepted"}, nil, "sum", false}, // repairs the refusal: its result reached the client
+	{"broken", `{}`, []string{"schema_broken"}, nil, "broken", true},
+	{madeUp, `{}`, nil, nil, UnknownTool, true}, // passed on; the server answers with an error
+}
+
+// TestObservedCalls: through either front, mcpvalidateotel's instruments, read by the
+// OTel SDK's manual reader, count every call by tool and outcome, its violations, the
+// repair, and each call's operation from request to response with the protocol version
+// the session negotiated; a tool name the server does not list is recorded as
+// UnknownTool, never as sent; repairs count as the library counts them, once a result
+// reaches the client. Options.Trace's span of each call ends once, named after the tool,
+// with a refusal event when the guard refused anything.
+func TestObservedCalls(t *testing.T) {
+	for _, run := range []struct{ front, version string }{{"stdio", ""}, {"http", ""}, {"stdio", "2025-06-18"}, {"http", "2025-06-18"}} {
+		t.Run(run.front+"/"+run.version, func(t *testing.T) {
+			reader := sdkmetric.NewManualReader()
+			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+			t.Cleanup(func() { mp.Shutdown(context.Background()) })
+			inst, err := mcpvalidateotel.New(mcpvalidateotel.WithMeterProvider(mp))
+			if err != nil {
+				t.Fatal(err)
+			}
+			spans := tracetest.NewSpanRecorder()
+			tracer := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)).Tracer("test")
+			trace := func(meta []byte) (context.Context, func(string, bool)) {
+				ctx, span := tracer.Start(context.Background(), "tools/call")
+				return ctx, func(tool string, isError bool) {
+					span.SetName("tools/call " + tool)
+					if isError {
+						span.SetStatus(codes.Error, "")
+					}
+					span.End()
+				}
+			}
+			p, err := New(Options{Output: true, Guard: []GuardOption{inst.Option()}, Trace: trace})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := inst.ObserveCache(p.Share()); err != nil {
+				t.Fatal(err)
+			}
+			// The client's newest version is stateless: each request says its version in
+			// its _meta; 2025-06-18 is negotiated by initialize, and over HTTP said again
+			// in each request's MCP-Protocol-Version.
+			opts := &mcp.ClientSessionOptions{ProtocolVersion: run.version}
+			var cs *mcp.ClientSession
+			if run.front == "stdio" {
+				cs = throughStdio(t, p, observedServer(), opts)
+			} else {
+				cs = throughHTTP(t, p, observedServer(), opts)
+			}
+			version := cs.InitializeResult().ProtocolVersion
+			if run.version != "" && version != run.version {
+				t.Fatalf("negotiated %q; want %q", version, run.version)
+			}
+			for i, c := range observedCalls {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
+				if gotErr := err != nil || res.IsError; gotErr != c.opError {
+					t.Errorf("call %d (%s %s): error %v (%v); want %v", i, c.tool, c.args, gotErr, err, c.opError)
+				}
+				if want, ok := sumRepairs[c.args]; ok && c.tool == "sum" && repaired(p, "sum") != want {
+					t.Errorf("after sum %s, sum's repairs %d; want %d", c.args, repaired(p, "sum"), want)
+				}
+			}
+			got := collect(t, reader)
+			want := map[string]float64{}
+			for _, c := range observedCalls {
+				for _, o := range c.outcomes {
+					want["mcpvalidate.calls gen_ai.tool.name="+c.tool+" mcpvalidate.outcome="+o+" mcpvalidate.report_only=false"]++
+				}
+				for _, v := range c.violations {
+					f := strings.Fields(v)
+					want["mcpvalidate.violations gen_ai.tool.name="+f[0]+" mcpvalidate.violation.in="+f[3]+" mcpvalidate.violation.keyword="+f[2]+" mcpvalidate.violation.kind="+f[1]]++
+				}
+				op := "mcp.server.operation.duration"
+				if c.opError {
+					op += " error.type=tool_error"
+				}
+				want[op+" gen_ai.operation.name=execute_tool gen_ai.tool.name="+c.opTool+" mcp.method.name=tools/call mcp.protocol.version="+version]++
+			}
+			want["mcpvalidate.repairs gen_ai.tool.name=weather"] = 1
+			want["mcpvalidate.retries gen_ai.tool.name=weather"] = 1
+			want["mcpvalidate.cache.schemas"] = 4 // weather, sum's two, broken
+			for k, w := range want {
+				if got[k] != w {
+					t.Errorf("%s: %v; want %v", k, got[k], w)
+				}
+			}
+			for k, v := range got {
+				if strings.Contains(k, madeUp) {
+					t.Errorf("the made-up tool name is an attribute value: %s", k)
+				}
+				if _, ok := want[k]; !ok && v != 0 && strings.HasPrefix(k, "mc") && !strings.HasPrefix(k, "mcpvalidate.cache.") &&
+					!strings.HasPrefix(k, "mcpvalidate.repairs gen_ai.tool.name=sum") && !strings.HasPrefix(k, "mcpvalidate.retries gen_ai.tool.name=sum") {
+					t.Errorf("unexpected %s: %v", k, v)
+				}
+			}
+			if version == "" {
+				t.Error("the client negotiated no protocol version")
+			}
+			ended := spans.Ended()
+			if len(ended) != len(observedCalls) {
+				t.Fatalf("%d spans; want one a call, %d", len(ended), len(observedCalls))
+			}
+			for i, c := range observedCalls {
+				span := ended[i]
+				refusals := 0
+				for _, e := range span.Events() {
+					if e.Name == mcpvalidateotel.RefusalEvent {
+						refusals++
+					}
+				}
+				wantRefusals := 0
+				if slices.ContainsFunc(c.outcomes, func(o string) bool { return o != "accepted" }) {
+					wantRefusals = 1
+				}
+				if span.Name() != "tools/call "+c.opTool || (span.Status().Code == codes.Error) != c.opError || refusals != wantRefusals {
+					t.Errorf("call %d (%s %s): span %q, status %v, %d refusal events; want %q, error %v, %d",
+						i, c.tool, c.args, span.Name(), span.Status().Code, refusals, "tools/call "+c.opTool, c.opError, wantRefusals)
+				}
+			}
+		})
+	}
+}
+
+// sumRepairs are the repairs of sum the guard counts after each call of sum: none while
+// the result of the accepted call is withheld, one once an accepted call's result
+// reaches the client.
+var sumRepairs = map[string]uint64{`{}`: 0, `{"a":1,"bad":true}`: 0, `{"a":2}`: 1}
+
+// repaired returns the guard's count of the calls of tool that repaired refusals.
+func repaired(p *Proxy, tool string) uint64 {
+	for _, s := range p.guard.Stats() {
+		if s.Tool == tool {
+			return s.Repaired
+		}
+	}
+	return 0
+}
+
+// throughStdio connects go-sdk's client to srv through p's stdio front, over pipes.
+func throughStdio(t *testing.T, p *Proxy, srv *mcp.Server, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	clientIn, toProxy := io.Pipe()
+	fromProxy, clientOut := io.Pipe()
+	serverReads, serverIn := io.Pipe()
+	serverOut, serverWrites := io.Pipe()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, &mcp.IOTransport{Reader: serverReads, Writer: serverWrites}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := p.Serve(clientIn, clientOut, serverIn, serverOut)
+		clientOut.Close()
+		done <- err
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "observer-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.IOTransport{Reader: fromProxy, Writer: toProxy}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Close()
+		serverWrites.Close()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		clientIn.Close()
+	})
+	return cs
+}
+
+// throughHTTP connects go-sdk's client to srv, served over streamable HTTP on 127.0.0.1,
+// through p's HTTP front.
+func throughHTTP(t *testing.T, p *Proxy, srv *mcp.Server, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(upstream.Close)
+	h, err := p.Handler(upstream.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(h)
+	t.Cleanup(front.Close)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "observer-test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: front.URL, MaxRetries: -1}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// collect reads every data point of reader as "name attr=value ..." (attributes sorted):
+// a sum's or gauge's value, a histogram's count.
+func collect(t *testing.T, reader *sdkmetric.ManualReader) map[string]float64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	key := func(name string, set attribute.Set) string {
+		parts := []string{name}
+		for _, kv := range set.ToSlice() {
+			parts = append(parts, string(kv.Key)+"="+kv.Value.String())
+		}
+		slices.Sort(parts[1:])
+		return strings.Join(parts, " ")
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch d := m.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, dp := range d.DataPoints {
+					got[key(m.Name, dp.Attributes)] += float64(dp.Value)
+				}
+			case metricdata.Gauge[int64]:
+				for _, dp := range d.DataPoints {
+					got[key(m.Name, dp.Attributes)] += float64(dp.Value)
+				}
+			case metricdata.Histogram[float64]:
+				for _, dp := range d.DataPoints {
+					got[key(m.Name, dp.Attributes)] += float64(dp.Count)
+				}
+			case metricdata.Sum[float64], metricdata.Gauge[float64]:
+				// mcpvalidate.check.time and .max: the clock's, tested in otel
+			default:
+				t.Fatalf("%s: data of type %T", m.Name, m.Data)
+			}
+		}
+	}
+	return got
+}
+
+// TestOperationEnds: a call's operation ends once, when the client gets its response:
+// the proxy's refusal of a tool the server does not list (under UnknownTool), the task a
+// task-augmented call is answered with, the server's JSON-RPC error, or the proxy's error
+// when the server is gone; a cancelled call, which gets no response, does not end.
+func TestOperationEnds(t *testing.T) {
+	var ends []core.CallEnd
+	h := newHarness(t, Options{Unknown: RefuseUnknown, Guard: []GuardOption{core.WithCallEnd(func(e core.CallEnd) { ends = append(ends, e) })}})
+	h.listed()
+	call := func(id int, params string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params)
+	}
+	h.client(call(2, `{"name":"`+madeUp+`","arguments":{}}`))
+	if got := h.clientGets(); !strings.Contains(got, `"isError":true`) {
+		t.Fatalf("the unknown tool's call was answered %s", got)
+	}
+	h.clientPasses(call(3, `{"name":"weather","arguments":{"location":"x"},"task":{"ttl":1000}}`))
+	h.serverPasses(`{"jsonrpc":"2.0","id":3,"result":{"task":{"taskId":"t1","status":"working"}}}`)
+	h.clientPasses(call(4, `{"name":"weather","arguments":{"location":"x"}}`))
+	h.serverPasses(`{"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"down"}}`)
+	h.clientPasses(call(5, `{"name":"weather","arguments":{"location":"x"}}`))
+	h.clientPasses(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+	h.clientPasses(call(6, `{"name":"weather","arguments":{"location":"x"}}`))
+	h.serverSend.Close()
+	if got := h.clientGets(); !strings.Contains(got, `"id":6,"error"`) {
+		t.Fatalf("the call in flight was answered %s", got)
+	}
+	want := []struct {
+		tool    string
+		isError bool
+	}{{UnknownTool, true}, {"weather", false}, {"weather", true}, {"weather", true}}
+	if len(ends) != len(want) {
+		t.Fatalf("%d ends %+v; want %d", len(ends), ends, len(want))
+	}
+	for i, w := range want {
+		if ends[i].Tool != w.tool || ends[i].IsError != w.isError {
+			t.Errorf("end %d: %s, error %v; want %s, %v", i, ends[i].Tool, ends[i].IsError, w.tool, w.isError)
+		}
+	}
+}
+
+// TestUnobservedCallsAreNotFollowed: without observers or Options.Trace (a logger alone,
+// or a guard option that observes nothing), the proxy keeps nothing of a call for its end.
+func TestUnobservedCallsAreNotFollowed(t *testing.T) {
+	for _, opts := range []Options{{}, {Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, {Guard: []GuardOption{core.WithMaxDepth(10)}}} {
+		p, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.begin(newSession(""), []byte("1"), &callParams{name: "weather"}) != nil {
+			t.Errorf("%+v: a call is followed", opts)
+		}
+	}
+}
