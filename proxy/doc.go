@@ -28,6 +28,11 @@
 //
 // A task-augmented call (params.task) is checked as any other; a refused one is answered
 // with the isError result at once, as a server that does not run the call as a task
-// answers. Under [Options.Output], results are checked on the regular path only: a task's
-// result, fetched later with tasks/result, passes unchecked.
+// answers. Under [Options.Output], a task's result is checked too: the session remembers
+// which tool each task runs, from the server's answer to the call (a CreateTaskResult),
+// and checks the answer to the client's tasks/result against that tool's outputSchema,
+// replacing a result that does not match as on the regular path. An isError result, an
+// error, or a task's status in place of a result pass. A session remembers at most 1024
+// tasks, the latest, and forgets a task once it is cancelled; the result of a task it
+// does not remember passes unchecked. Task status notifications pass unchanged.
 package proxy

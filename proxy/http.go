@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // This file is the streamable HTTP front: an http.Handler that passes each request to the
@@ -237,7 +238,8 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 		b, err := io.ReadAll(resp.Body)
 		return b, resp.Header, err
 	}
-	events := newLineReaderSize(resp.Body, 4<<10)
+	events := getEventReader(resp.Body)
+	defer putEventReader(events)
 	for {
 		ev, err := readEvent(events)
 		if data := ev.data(); data != nil && valid(data) {
@@ -324,24 +326,21 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 	case isEventStream(resp.Header):
 		w.Header().Del("Content-Length")
 		w.WriteHeader(resp.StatusCode)
-		flusher, _ := w.(http.Flusher)
+		out := newEventWriter(w)
+		defer out.close()
 		if answer != nil {
-			_, _ = w.Write(append(append([]byte("data: "), answer...), "\n\n"...))
+			_ = out.write(append(append([]byte("data: "), answer...), "\n\n"...))
 		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		events := newLineReaderSize(resp.Body, 4<<10)
+		events := getEventReader(resp.Body)
+		defer putEventReader(events)
 		for {
 			ev, err := readEvent(events)
 			if len(ev.raw) > 0 {
-				if out := ev.checked(f.p, s); out != nil {
-					if _, werr := w.Write(out); werr != nil {
-						return
-					}
-					if flusher != nil {
-						flusher.Flush()
-					}
+				if b := ev.checked(f.p, s); b != nil && out.write(b) != nil {
+					return
+				}
+				if !events.hasEvent() { // else it goes with the next one
+					out.flush()
 				}
 			}
 			if err != nil {
@@ -369,6 +368,79 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 	}
 }
 
+// An eventWriter writes an SSE stream to the client: the status and headers go with the
+// first event, or headerDelay after them when no event comes sooner (a stream that stays
+// open), so that an answer that comes at once costs one write, not two; each event is
+// flushed, unless the next one is read already. Its methods may be called from its
+// timer's goroutine and the handler's: mu orders them, and close ends the timer's use.
+type eventWriter struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	flusher http.Flusher // nil when w cannot flush
+	timer   *time.Timer
+	closed  bool
+}
+
+// headerDelay is how long a stream's headers may wait for its first event.
+const headerDelay = 20 * time.Millisecond
+
+func newEventWriter(w http.ResponseWriter) *eventWriter {
+	e := &eventWriter{w: w}
+	e.flusher, _ = w.(http.Flusher)
+	if e.flusher != nil {
+		e.mu.Lock() // the timer's goroutine reads timer
+		e.timer = time.AfterFunc(headerDelay, e.flush)
+		e.mu.Unlock()
+	}
+	return e
+}
+
+func (e *eventWriter) write(b []byte) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, err := e.w.Write(b)
+	return err
+}
+
+// flush sends what was written, headers included, on to the client.
+func (e *eventWriter) flush() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed || e.flusher == nil {
+		return
+	}
+	e.timer.Stop()
+	e.flusher.Flush()
+}
+
+// close ends the writer's use of the ResponseWriter, before the handler returns.
+func (e *eventWriter) close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	if e.timer != nil {
+		e.timer.Stop()
+	}
+}
+
+// eventReaders are line readers for SSE streams, reused: a stream's buffer is 4 KB, and
+// a long line grows one of its own.
+var eventReaders = sync.Pool{New: func() any { return newLineReaderSize(nil, 4<<10) }}
+
+func getEventReader(r io.Reader) *lineReader {
+	l := eventReaders.Get().(*lineReader)
+	l.r.Reset(r)
+	return l
+}
+
+func putEventReader(l *lineReader) {
+	l.r.Reset(nil)
+	if cap(l.buf) > 64<<10 {
+		l.buf = nil
+	}
+	eventReaders.Put(l)
+}
+
 // An event is one server-sent event: its bytes as read, up to and with the blank line
 // that ends it.
 type event struct {
@@ -377,19 +449,22 @@ type event struct {
 }
 
 // readEvent reads the next event; at the end of the stream, what was left with io.EOF.
+// Its lines are slices of its own bytes: a line read is valid only until the next read.
 func readEvent(r *lineReader) (event, error) {
 	var ev event
+	var ends []int // of the lines' bodies in raw, two a line
 	for {
 		line, err := r.next()
+		start := len(ev.raw)
 		ev.raw = append(ev.raw, line...)
 		body := bytes.TrimRight(line, "\r\n")
-		if len(line) > 0 && len(body) == 0 {
-			return ev, err // the blank line
-		}
 		if len(body) > 0 {
-			ev.lines = append(ev.lines, body)
+			ends = append(ends, start, start+len(body))
 		}
-		if err != nil {
+		if len(line) > 0 && len(body) == 0 || err != nil { // the blank line, or the end
+			for i := 0; i < len(ends); i += 2 {
+				ev.lines = append(ev.lines, ev.raw[ends[i]:ends[i+1]])
+			}
 			return ev, err
 		}
 	}
@@ -484,7 +559,7 @@ func copyHeaders(dst, src http.Header) {
 		if hopByHop[http.CanonicalHeaderKey(k)] {
 			continue
 		}
-		dst[k] = append([]string(nil), vs...)
+		dst[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place
 	}
 }
 

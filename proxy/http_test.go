@@ -334,3 +334,93 @@ func TestListTools(t *testing.T) {
 		t.Error("listed the tools of a server that is not there")
 	}
 }
+
+// TestReadEventLongLines reads events whose lines outgrow the reader's buffer: each line
+// as sent, whatever the reads in between.
+func TestReadEventLongLines(t *testing.T) {
+	long := strings.Repeat("x", 10<<10)
+	for _, tc := range []struct {
+		name, stream string
+		data         []string
+	}{
+		{"short", "id: 1\nevent: message\ndata: a\n\n", []string{"a"}},
+		{"a long data line after short ones", "id: 1\nevent: message\ndata: " + long + "\n\nid: 2\ndata: b\r\n\r\n", []string{long, "b"}},
+		{"data lines on either side of a long one", "data: a\ndata: " + long + "\ndata: c\n\n", []string{"a\n" + long + "\nc"}},
+		{"many short lines", strings.Repeat("id: 123456789\n", 1000) + "data: d\n\n", []string{"d"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newLineReaderSize(strings.NewReader(tc.stream), 4<<10)
+			var raw string
+			for i, want := range tc.data {
+				ev, err := readEvent(r)
+				raw += string(ev.raw)
+				if string(ev.data()) != want {
+					t.Fatalf("event %d: data %.40q... of %d bytes, want %.40q... of %d (%v)", i, ev.data(), len(ev.data()), want, len(want), err)
+				}
+			}
+			if raw != tc.stream {
+				t.Fatal("the events' bytes are not the stream's")
+			}
+		})
+	}
+}
+
+// TestHTTPStreamStaysOpen: a stream's headers reach the client before its first event,
+// and each event before the next, when the upstream waits in between.
+func TestHTTPStreamStaysOpen(t *testing.T) {
+	step := make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for _, ev := range []string{"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\n\n", ": a comment\n\n"} {
+			<-step // the client got what came before
+			io.WriteString(w, ev)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+	req, _ := http.NewRequest("GET", endpoint, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	r := bufio.NewReader(resp.Body)
+	for _, want := range []string{"id: 1\n", "data: {\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}\n", "\n", ": a comment\n", "\n"} {
+		if want == "id: 1\n" || want == ": a comment\n" {
+			step <- struct{}{}
+		}
+		if got, err := r.ReadString('\n'); got != want {
+			t.Fatalf("got %q (%v), want %q", got, err, want)
+		}
+	}
+}
+
+// TestHTTPAnswerStreamStaysOpen: the answer to a POST reaches the client though the
+// upstream keeps its stream open after it.
+func TestHTTPAnswerStreamStaysOpen(t *testing.T) {
+	done := make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+		w.(http.Flusher).Flush()
+		<-done // the client got the answer
+	}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+	resp, err := http.Post(endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := bufio.NewReader(resp.Body).ReadString('\n')
+	close(done)
+	if got != "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}

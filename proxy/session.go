@@ -27,6 +27,8 @@ type pending struct {
 	gen    uint64 // tools/list: the list's generation when asked
 
 	obs *observed // tools/call: as the guard's observers see it; nil without them
+	// taskKey: tasks/result: the key of the task whose result it asks for; "" when none.
+	taskKey string
 }
 
 // A session is one MCP session: one stdio pair, or one Mcp-Session-Id over HTTP.
@@ -44,6 +46,7 @@ type session struct {
 	client        string
 	clientVersion string
 	version       string // the MCP protocol version negotiated, when known
+	tasks         tasks  // whose results are to be checked
 }
 
 func newSession(id string) *session {
@@ -167,6 +170,8 @@ func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher) (answer []byt
 		s.mu.Unlock()
 	case "initialize":
 		s.initialized(member(m.params, "clientInfo"))
+	case "tasks/result":
+		q.taskKey = taskKey(member(m.params, "taskId"))
 	}
 	if !s.track(q) {
 		return serverGone(m.id, s.gone()), false
@@ -216,8 +221,11 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 		return nil, false
 	}
 	if m.isRequest() {
-		if m.method == "notifications/tools/list_changed" {
+		switch m.method {
+		case "notifications/tools/list_changed":
 			s.listChanged()
+		case "notifications/tasks/status":
+			s.taskStatus(m.params)
 		}
 		return nil, false
 	}
@@ -242,11 +250,17 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 	case "tools/list":
 		s.learn(p, m.result, !q.cursor, q.gen)
 	case "tools/call":
-		if !q.task {
+		if task := member(m.result, "task"); q.task && task != nil {
+			p.taskMade(s, q, task)
+		} else {
 			repl = p.checkResult(s, q.tool, q.name, q.obs, m.id, m.result)
 		}
 		q.obs.answered(m.result, repl != nil)
 		return repl, false
+	case "tasks/result":
+		return p.taskResult(s, q, m.id, m.result), false
+	case "tasks/get", "tasks/cancel":
+		s.taskStatus(m.result)
 	}
 	return nil, false
 }

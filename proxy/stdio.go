@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -65,7 +66,13 @@ func (p *Proxy) Run(ctx context.Context, cmd *exec.Cmd, clientIn io.Reader, clie
 	}
 	c := p.newConn(clientOut, inW)
 	exited := make(chan struct{})
-	go c.fromClient(clientIn)
+	go func() {
+		in, reopened := pollable(clientIn)
+		c.fromClient(in)
+		if reopened {
+			in.(*os.File).Close()
+		}
+	}()
 	go stopWhenDone(ctx, cmd.Process, c.done, exited)
 	relayErr := c.fromServer(outR)
 	if relayErr != nil { // the client is gone: so is the reason to run the server
@@ -81,6 +88,36 @@ func (p *Proxy) Run(ctx context.Context, cmd *exec.Cmd, clientIn io.Reader, clie
 		p.log.Warn("mcpvalidate proxy: "+why, "error", waitErr)
 	}
 	return status, relayErr
+}
+
+// pollable returns r, or, when r is a pipe (the client's end, as a client starts the
+// proxy, os.Stdin), the same pipe opened anew without blocking, so that Go's poller
+// reads it: a message then wakes the one thread waiting in epoll for either side, rather
+// than a thread blocked in read that must get a P back, and Go's monitor thread can
+// sleep while the proxy waits (half the context switches a call). Opened anew, the pipe
+// has a file description of its own: the client's, shared with whoever else holds it,
+// stays blocking. reopened is false where the pipe cannot be opened anew (not Linux),
+// and r is returned as it is.
+func pollable(r io.Reader) (_ io.Reader, reopened bool) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return r, false
+	}
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+		return r, false
+	}
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return r, false
+	}
+	var again *os.File
+	_ = raw.Control(func(fd uintptr) {
+		again, err = os.OpenFile("/proc/self/fd/"+strconv.Itoa(int(fd)), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	})
+	if err != nil || again == nil {
+		return r, false
+	}
+	return again, true
 }
 
 // listTimeout bounds the wait for the server's answer to the proxy's own tools/list,
@@ -131,10 +168,13 @@ type conn struct {
 	p *Proxy
 	s *session
 
-	cmu    sync.Mutex // orders writes to the client
-	client io.Writer
-	smu    sync.Mutex // orders writes to the server
-	server io.WriteCloser
+	// Writes to either side go through a buffer, flushed after each message unless the
+	// next message is read already: messages that come together go on in one write.
+	cmu     sync.Mutex // orders writes to the client
+	client  *bufio.Writer
+	smu     sync.Mutex // orders writes to the server
+	server  io.WriteCloser
+	serverW *bufio.Writer
 
 	busy     sync.Mutex // held while a client's line is decided and sent on
 	stopOnce sync.Once
@@ -165,7 +205,8 @@ func (e *errorValue) Store(err error) {
 }
 
 func (p *Proxy) newConn(client io.Writer, server io.WriteCloser) *conn {
-	return &conn{p: p, s: newSession(""), client: client, server: server, done: make(chan struct{})}
+	return &conn{p: p, s: newSession(""), client: bufio.NewWriterSize(client, 64<<10), server: server,
+		serverW: bufio.NewWriterSize(server, 64<<10), done: make(chan struct{})}
 }
 
 // stop closes the server's stdin, once.
@@ -184,7 +225,7 @@ func (c *conn) fromClient(r io.Reader) {
 	lines := newLineReader(r)
 	for {
 		line, err := lines.next()
-		if len(line) > 0 && !c.relay(line) {
+		if len(line) > 0 && !c.relay(line, lines.hasLine()) {
 			return
 		}
 		if err != nil {
@@ -193,17 +234,16 @@ func (c *conn) fromClient(r io.Reader) {
 	}
 }
 
-// relay decides one line of the client's and sends it on; false when the client is gone.
-func (c *conn) relay(line []byte) bool {
+// relay decides one line of the client's and sends it on, or keeps it in the buffer when
+// more, the next line, is read already; false when the client is gone.
+func (c *conn) relay(line []byte, more bool) bool {
 	c.busy.Lock()
 	defer c.busy.Unlock()
 	forward, answer := c.p.fromClient(c.s, line, c.fetch)
-	if answer != nil && c.toClient(answer, false) != nil {
+	if answer != nil && c.toClient(answer, false, false) != nil {
 		return false
 	}
-	if forward != nil {
-		_ = c.toServer(forward, sameBytes(forward, line))
-	}
+	_ = c.toServer(forward, sameBytes(forward, line), more)
 	return true
 }
 
@@ -214,12 +254,11 @@ func (c *conn) fromServer(r io.Reader) error {
 	for {
 		line, err := lines.next()
 		if len(line) > 0 {
-			if out := c.p.fromServer(c.s, line); out != nil {
-				if werr := c.toClient(out, sameBytes(out, line)); werr != nil {
-					// Keep reading, so that a server that writes on is not blocked.
-					_, _ = io.Copy(io.Discard, r)
-					return werr
-				}
+			out := c.p.fromServer(c.s, line)
+			if werr := c.toClient(out, sameBytes(out, line), lines.hasLine()); werr != nil {
+				// Keep reading, so that a server that writes on is not blocked.
+				_, _ = io.Copy(io.Discard, r)
+				return werr
 			}
 		}
 		if err == io.EOF {
@@ -235,7 +274,7 @@ func (c *conn) fromServer(r io.Reader) error {
 // the client's line being decided, if any, to be answered too.
 func (c *conn) finish(why string) {
 	for _, a := range c.s.close(why) {
-		if c.toClient(a, false) != nil {
+		if c.toClient(a, false, false) != nil {
 			break
 		}
 	}
@@ -251,7 +290,7 @@ func (c *conn) fetch(key string, req []byte) ([]byte, error) {
 	if answer == nil {
 		return nil, errors.New(c.s.gone())
 	}
-	if err := c.toServer(req, false); err != nil {
+	if err := c.toServer(req, false, false); err != nil {
 		c.s.deliver(key, nil)
 		return nil, err
 	}
@@ -269,15 +308,16 @@ func (c *conn) fetch(key string, req []byte) ([]byte, error) {
 	}
 }
 
-// toClient writes a message to the client: whole, ending its line unless it is a line
-// already.
-func (c *conn) toClient(b []byte, isLine bool) error {
+// toClient writes b, a message (nil: none), to the client: whole, ending its line unless
+// it is a line already, and flushed with what came before it unless more is to come at
+// once.
+func (c *conn) toClient(b []byte, isLine, more bool) error {
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	if err := c.gone.Load(); err != nil {
 		return err
 	}
-	err := writeLine(c.client, b, isLine)
+	err := writeLine(c.client, b, isLine, more)
 	if err != nil {
 		c.gone.Store(err)
 		c.stop()
@@ -285,29 +325,29 @@ func (c *conn) toClient(b []byte, isLine bool) error {
 	return err
 }
 
-func (c *conn) toServer(b []byte, isLine bool) error {
+// toServer writes b to the server as toClient writes to the client.
+func (c *conn) toServer(b []byte, isLine, more bool) error {
 	c.smu.Lock()
 	defer c.smu.Unlock()
-	return writeLine(c.server, b, isLine)
+	return writeLine(c.serverW, b, isLine, more)
 }
 
-func writeLine(w io.Writer, b []byte, isLine bool) error {
-	if isLine {
-		_, err := w.Write(b)
-		return err
+func writeLine(w *bufio.Writer, b []byte, isLine, more bool) error {
+	if b != nil {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if !isLine {
+			if err := w.WriteByte('\n'); err != nil {
+				return err
+			}
+		}
 	}
-	if cap(b) > len(b) {
-		_, err := w.Write(append(b, '\n'))
-		return err
+	if more {
+		return nil
 	}
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	_, err := w.Write(newline)
-	return err
+	return w.Flush()
 }
-
-var newline = []byte{'\n'}
 
 // sameBytes reports whether a and b are the same slice.
 func sameBytes(a, b []byte) bool {
@@ -330,6 +370,20 @@ func newLineReader(r io.Reader) *lineReader { return newLineReaderSize(r, 64<<10
 // less for an HTTP answer, whose buffer is made for each.
 func newLineReaderSize(r io.Reader, size int) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, size)}
+}
+
+// hasEvent reports whether the reader holds a whole SSE event already (a blank line
+// ends it), which it returns without waiting for more input.
+func (l *lineReader) hasEvent() bool {
+	b, _ := l.r.Peek(l.r.Buffered())
+	return bytes.Contains(b, []byte("\n\n")) || bytes.Contains(b, []byte("\n\r\n"))
+}
+
+// hasLine reports whether the reader holds a whole line already, which next returns
+// without waiting for more input.
+func (l *lineReader) hasLine() bool {
+	b, _ := l.r.Peek(l.r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // next returns the next line with its newline (the last line may have none), and
