@@ -32,7 +32,12 @@
 // which tool each task runs, from the server's answer to the call (a CreateTaskResult),
 // and checks the answer to the client's tasks/result against that tool's outputSchema,
 // replacing a result that does not match as on the regular path. An isError result, an
-// error, or a task's status in place of a result pass. A session remembers at most 1024
-// tasks, the latest, and forgets a task once it is cancelled; the result of a task it
-// does not remember passes unchecked. Task status notifications pass unchanged.
+// error, or a task's status in place of a result pass. A session keeps at most 1024
+// tasks, and forgets a task once it is cancelled. A task is delivered once its result
+// was checked and sent; to make room, the earliest delivered task is forgotten, never
+// one not delivered, and a delivered task's result fetched again once forgotten passes
+// unchecked (it was checked when first fetched), as does the result of a task the session
+// never knew. When 1024 tasks await their results (calls in flight included), the proxy
+// refuses a new task-augmented call of a tool whose results it checks, saying so; the
+// call never reaches the server. Task status notifications pass unchanged.
 package proxy

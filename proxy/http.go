@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -27,7 +28,10 @@ import (
 // result in it. A POST whose only message is a refused call is answered by the proxy
 // (200, application/json) and never reaches the upstream. Tools are kept per
 // Mcp-Session-Id, for as long as the upstream keeps the MCP session (until a DELETE, or
-// a 404 for its id).
+// a 404 for its id). The proxy reads every answer as it checks it: it does not pass the
+// client's Accept-Encoding on (its transport asks for gzip and decodes it), and answers
+// 502 Bad Gateway to an answer encoded otherwise; a POST whose body is encoded (a
+// Content-Encoding other than identity) is answered 415 Unsupported Media Type, unread.
 func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
@@ -95,6 +99,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := f.session(id)
 	var body []byte
 	if r.Method == http.MethodPost {
+		if coding := encoded(r.Header); coding != "" {
+			http.Error(w, "mcpvalidate proxy: the request body is encoded ("+coding+"): the proxy reads only bodies sent as they are (no Content-Encoding)", http.StatusUnsupportedMediaType)
+			return
+		}
 		var err error
 		if body, err = io.ReadAll(r.Body); err != nil {
 			http.Error(w, "mcpvalidate proxy: reading the request: "+err.Error(), http.StatusBadRequest)
@@ -194,6 +202,7 @@ func (f *front) send(r *http.Request, body io.Reader) (*http.Response, error) {
 		return nil, err
 	}
 	copyHeaders(out.Header, r.Header)
+	out.Header.Del("Accept-Encoding") // the transport asks for gzip, and decodes it
 	if r.Method != http.MethodPost {
 		out.ContentLength = r.ContentLength
 	}
@@ -221,6 +230,7 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 		return nil, nil, err
 	}
 	copyHeaders(out.Header, header)
+	out.Header.Del("Accept-Encoding") // the transport asks for gzip, and decodes it
 	out.Header.Set("Content-Type", "application/json")
 	out.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := client.Do(out)
@@ -233,6 +243,9 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, nil, errors.New("the server answered with " + resp.Status)
+	}
+	if coding := encoded(resp.Header); coding != "" {
+		return nil, nil, errors.New("the server's answer is encoded (" + coding + "), which was not asked for")
 	}
 	if !isEventStream(resp.Header) {
 		b, err := io.ReadAll(resp.Body)
@@ -319,8 +332,13 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 	return append(append([]byte(`{"tools":`), batch(tools)...), '}'), nil
 }
 
-// relay writes the upstream's answer: status, headers, and the body, checked.
+// relay writes the upstream's answer: status, headers, and the body, checked. A body the
+// proxy cannot read, encoded in a way it did not ask for, goes no further.
 func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, answer []byte) {
+	if coding := encoded(resp.Header); coding != "" {
+		http.Error(w, "mcpvalidate proxy: the upstream server's answer is encoded ("+coding+"), which the proxy did not ask for and cannot check", http.StatusBadGateway)
+		return
+	}
 	copyHeaders(w.Header(), resp.Header)
 	switch {
 	case isEventStream(resp.Header):
@@ -561,6 +579,19 @@ func copyHeaders(dst, src http.Header) {
 		}
 		dst[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place
 	}
+}
+
+// encoded returns h's Content-Encoding when it is not identity; "" when the body is
+// sent as it is.
+func encoded(h http.Header) string {
+	for _, v := range h.Values("Content-Encoding") {
+		for c := range strings.SplitSeq(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return strings.Join(h.Values("Content-Encoding"), ", ")
+			}
+		}
+	}
+	return ""
 }
 
 func mediaType(h http.Header) string {

@@ -23,6 +23,7 @@ type pending struct {
 	name   string // tools/call: the tool
 	tool   *tool  // tools/call: the tool as checked; nil when not listed
 	task   bool   // tools/call: task-augmented, answered with a task, not a result
+	slot   bool   // tools/call: task-augmented, of a tool whose results are checked: holds a task slot
 	cursor bool   // tools/list: asks for a page after the first
 	gen    uint64 // tools/list: the list's generation when asked
 
@@ -206,9 +207,17 @@ func (p *Proxy) clientCall(s *session, m *message, fetch fetcher) (answer []byte
 		o.refused()
 		return refuse(ans)
 	}
-	if m.id != nil && !s.track(&pending{id: bytes.Clone(m.id), method: "tools/call", name: c.name, tool: t, task: c.task != nil, obs: o}) {
+	if m.id == nil {
+		return nil, false
+	}
+	q := &pending{id: bytes.Clone(m.id), method: "tools/call", name: c.name, tool: t, task: c.task != nil, obs: o}
+	switch tracked := s.trackCall(q, q.task && p.checksResults(t)); {
+	case tracked == errGone:
 		o.refused()
 		return serverGone(m.id, s.gone()), false
+	case tracked != nil:
+		o.refused()
+		return p.refusal(m.id, tooManyTasks, nil), false
 	}
 	return nil, false
 }
@@ -237,9 +246,10 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 		s.deliver(key, b)
 		return nil, true
 	}
-	q := s.answered(key)
+	q := s.taken(key)
 	if q == nil || m.result == nil {
 		if q != nil {
+			s.freeSlot(q)
 			q.obs.answered(nil, false)
 		}
 		return nil, false
@@ -251,8 +261,9 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 		s.learn(p, m.result, !q.cursor, q.gen)
 	case "tools/call":
 		if task := member(m.result, "task"); q.task && task != nil {
-			p.taskMade(s, q, task)
+			s.taskMade(q, task)
 		} else {
+			s.freeSlot(q)
 			repl = p.checkResult(s, q.tool, q.name, q.obs, m.id, m.result)
 		}
 		q.obs.answered(m.result, repl != nil)
@@ -456,23 +467,56 @@ func (s *session) initialized(info []byte) {
 }
 
 // track records a request on its way to the server; false when the server is gone.
-func (s *session) track(q *pending) bool {
+func (s *session) track(q *pending) bool { return s.trackCall(q, false) == nil }
+
+// errGone and errNoSlot are why trackCall does not track a request.
+var (
+	errGone   = errors.New("the server is gone")
+	errNoSlot = errors.New("no task slot is left")
+)
+
+// trackCall records a request on its way to the server, with a task slot when it takes
+// one; errGone when the server is gone, errNoSlot when no task slot is left.
+func (s *session) trackCall(q *pending, slot bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed != "" {
-		return false
+		return errGone
 	}
-	s.pending[idKey(q.id)] = q
-	return true
+	if slot && !s.tasks.reserve(q) {
+		return errNoSlot
+	}
+	key := idKey(q.id)
+	s.tasks.free(s.pending[key]) // a request of the same id, answered or not, is replaced
+	s.pending[key] = q
+	return nil
 }
 
-// answered removes the request the server answered under key, and returns it.
+// answered removes the request the server answered under key, or that needs no answer
+// now, frees its task slot, and returns it.
 func (s *session) answered(key string) *pending {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.pending[key]
 	delete(s.pending, key)
+	s.tasks.free(q)
 	return q
+}
+
+// taken removes the request the server answered under key and returns it, with its
+// task slot, if any, for the answer to take or free.
+func (s *session) taken(key string) *pending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.pending[key]
+	delete(s.pending, key)
+	return q
+}
+
+func (s *session) freeSlot(q *pending) {
+	s.mu.Lock()
+	s.tasks.free(q)
+	s.mu.Unlock()
 }
 
 // await registers a waiter for the answer to the proxy's own request key; nil when the
@@ -516,6 +560,7 @@ func (s *session) close(why string) [][]byte {
 	for key, q := range s.pending {
 		answers = append(answers, serverGone(q.id, s.closed))
 		q.obs.refused()
+		s.tasks.free(q)
 		delete(s.pending, key)
 	}
 	for key, c := range s.waiters {

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"crypto/sha256"
+	"strconv"
 )
 
 // This file checks a task's result (MCP 2025-11-25) under Options.Output: a
@@ -10,8 +11,9 @@ import (
 // as the answer to the client's tasks/result. The session remembers which tool each task
 // runs, from the server's answer to the call, and checks that answer against it.
 
-// maxTasks bounds the tasks a session remembers: past it, the oldest is forgotten, and
-// its result passes unchecked.
+// maxTasks bounds the tasks a session keeps whose results await their check: past it, a
+// new task-augmented call of a tool whose results are checked is refused by the proxy.
+// Tasks whose results were checked and sent count too, but go first to make room.
 const maxTasks = 1024
 
 // maxTaskKey is the length past which a taskId is remembered by its SHA-256, so that what
@@ -22,14 +24,31 @@ const maxTaskKey = 64
 type taskTool struct {
 	name string
 	tool *tool
+	// delivered: the number of the task's delivery among the session's, once its result
+	// was checked and sent; 0 before.
+	delivered uint64
 }
 
-// tasks are a session's tasks whose results are to be checked, by task key, in the
-// order they were made. The session's mu guards them.
+// tasks are a session's tasks whose results are to be checked, by task key. The
+// session's mu guards them.
 type tasks struct {
-	tools map[string]taskTool
-	order []string // keys, oldest first; some may be forgotten already
+	tools       map[string]taskTool
+	undelivered int // of tools: whose results were never checked and sent
+	calls       int // task-augmented calls of tools whose results are checked, in flight
+	deliveries  uint64
+	delivered   []delivery // oldest first; some may be forgotten or made again already
 }
+
+// A delivery is the delivery number of a task's result.
+type delivery struct {
+	key string
+	n   uint64
+}
+
+// tooManyTasks is why the proxy refuses a task-augmented call when a session has maxTasks
+// tasks whose results await their check.
+var tooManyTasks = "Too many tasks await their results in this MCP session: the mcpvalidate proxy checks the results of at most " +
+	strconv.Itoa(maxTasks) + " tasks at a time. Fetch the results of earlier tasks (tasks/result), or cancel them, then call again."
 
 // taskKey is the key of the taskId v (raw JSON): never "", and "" when v is not a string.
 // A long id is hashed from its bytes when it has no escapes, so that its key costs no
@@ -53,40 +72,85 @@ func taskKey(v []byte) string {
 	return "#" + string(sum[:])
 }
 
-// remember records that the task key runs tool t of name; the session's mu is held.
+// full reports whether no task slot is left for another task-augmented call.
+func (ts *tasks) full() bool { return ts.undelivered+ts.calls >= maxTasks }
+
+// remember records that the task key runs tool t of name, in place of the slot the call
+// that made it held; the session's mu is held. Delivered tasks are forgotten, the
+// earliest delivered first, to keep within maxTasks; undelivered ones never are.
 func (ts *tasks) remember(key, name string, t *tool) {
+	ts.calls--
 	if ts.tools == nil {
 		ts.tools = map[string]taskTool{}
 	}
-	if _, known := ts.tools[key]; !known {
-		for len(ts.tools) >= maxTasks {
-			oldest := ts.order[0]
-			ts.order = ts.order[1:]
-			delete(ts.tools, oldest)
-		}
-		if len(ts.order) >= 2*maxTasks { // drop the keys of tasks forgotten already
-			kept := make([]string, 0, len(ts.tools)+1)
-			for _, k := range ts.order {
-				if _, ok := ts.tools[k]; ok {
-					kept = append(kept, k)
-				}
-			}
-			ts.order = kept
-		}
-		ts.order = append(ts.order, key)
+	old, known := ts.tools[key]
+	if !known || old.delivered != 0 {
+		ts.undelivered++
 	}
-	ts.tools[key] = taskTool{name, t}
+	for !known && len(ts.tools) >= maxTasks && len(ts.delivered) > 0 {
+		d := ts.delivered[0]
+		ts.delivered = ts.delivered[1:]
+		if tt, ok := ts.tools[d.key]; ok && tt.delivered == d.n {
+			delete(ts.tools, d.key)
+		}
+	}
+	ts.tools[key] = taskTool{name: name, tool: t}
 }
 
-func (s *session) rememberTask(key, name string, t *tool) {
-	s.mu.Lock()
-	s.tasks.remember(key, name, t)
-	s.mu.Unlock()
+// deliver records that the result of the task key was checked and sent.
+func (ts *tasks) deliver(key string) {
+	tt, ok := ts.tools[key]
+	if !ok || tt.delivered != 0 {
+		return
+	}
+	ts.undelivered--
+	ts.deliveries++
+	tt.delivered = ts.deliveries
+	ts.tools[key] = tt
+	if len(ts.delivered) >= 2*maxTasks { // drop the deliveries of tasks forgotten already
+		kept := make([]delivery, 0, maxTasks+1)
+		for _, d := range ts.delivered {
+			if tt, ok := ts.tools[d.key]; ok && tt.delivered == d.n {
+				kept = append(kept, d)
+			}
+		}
+		ts.delivered = kept
+	}
+	ts.delivered = append(ts.delivered, delivery{key, tt.delivered})
+}
+
+// forget forgets the task key.
+func (ts *tasks) forget(key string) {
+	if tt, ok := ts.tools[key]; ok {
+		if tt.delivered == 0 {
+			ts.undelivered--
+		}
+		delete(ts.tools, key)
+	}
+}
+
+// reserve takes a task slot for the task-augmented call q, of a tool whose results are
+// checked; false when none is left. The session's mu is held.
+func (ts *tasks) reserve(q *pending) bool {
+	if ts.full() {
+		return false
+	}
+	ts.calls++
+	q.slot = true
+	return true
+}
+
+// free frees the task slot q holds, if any; the session's mu is held.
+func (ts *tasks) free(q *pending) {
+	if q != nil && q.slot {
+		q.slot = false
+		ts.calls--
+	}
 }
 
 func (s *session) forgetTask(key string) {
 	s.mu.Lock()
-	delete(s.tasks.tools, key)
+	s.tasks.forget(key)
 	s.mu.Unlock()
 }
 
@@ -103,28 +167,39 @@ func (p *Proxy) checksResults(t *tool) bool {
 	return t != nil && t.out != nil && p.guard.ChecksResults()
 }
 
-// taskMade takes the task of the server's answer to a task-augmented call of q.tool (a
-// CreateTaskResult): the task whose result is to be checked.
-func (p *Proxy) taskMade(s *session, q *pending, task []byte) {
-	if !p.checksResults(q.tool) {
+// taskMade takes the task of the server's answer to a task-augmented call (a
+// CreateTaskResult): when q holds a task slot, the task whose result is to be checked.
+func (s *session) taskMade(q *pending, task []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !q.slot {
 		return
 	}
 	if key := taskKey(member(task, "taskId")); key != "" {
-		s.rememberTask(key, q.name, q.tool)
+		q.slot = false
+		s.tasks.remember(key, q.name, q.tool)
+		return
 	}
+	s.tasks.free(q)
 }
 
 // taskResult checks the server's answer to tasks/result for the task q.task, and returns
 // the answer that replaces it, or nil. A result that is a task's status (a task not
 // done, in a server that answers so) rather than a CallToolResult passes, and the task
-// stays remembered. A result checked stays remembered too: fetched again, it is checked
-// again.
+// stays remembered. A CallToolResult, checked, marks the task delivered: fetched again,
+// it is checked again while the session remembers it, but it may be forgotten to make
+// room for new tasks, and its result then passes unchecked (it was checked when first
+// fetched).
 func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
 	tt, ok := s.taskTool(q.taskKey)
 	if !ok || q.taskKey == "" || member(result, "task") != nil || member(result, "status") != nil {
 		return nil
 	}
-	return p.checkResult(s, tt.tool, tt.name, nil, id, result)
+	repl := p.checkResult(s, tt.tool, tt.name, nil, id, result)
+	s.mu.Lock()
+	s.tasks.deliver(q.taskKey)
+	s.mu.Unlock()
+	return repl
 }
 
 // taskStatus takes a task's status, from notifications/tasks/status or the answer to

@@ -140,74 +140,199 @@ func TestTaskResultInBatch(t *testing.T) {
 	}
 }
 
-// TestTasksAreBounded: however many tasks a server makes, a session remembers at most
-// maxTasks, the latest; a taskId of a megabyte costs what a short one does, and its
-// result is still checked.
-func TestTasksAreBounded(t *testing.T) {
-	p, err := New(Options{Output: true})
+// tasksFixture drives a session's tasks directly, under Options.Output.
+type tasksFixture struct {
+	t *testing.T
+	p *Proxy
+	s *session
+}
+
+func newTasksFixture(t *testing.T, opts Options) *tasksFixture {
+	p, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := newSession("")
 	s.learn(p, []byte(toolsList), true, 0)
-	create := func(id, taskID string) {
-		t.Helper()
-		if forward, _ := p.fromClient(s, []byte(taskCall(id)), nil); forward == nil {
-			t.Fatal("a valid task-augmented call was not passed on")
-		}
-		line := []byte(taskCreated(id, taskID))
-		if out := p.fromServer(s, line); !sameBytes(out, line) {
-			t.Fatalf("the task %.40s was not passed on", taskID)
-		}
+	return &tasksFixture{t, p, s}
+}
+
+// call sends a task-augmented call of sum under id, and returns the proxy's answer to it,
+// nil when it went on to the server.
+func (f *tasksFixture) call(id string) []byte {
+	f.t.Helper()
+	forward, answer := f.p.fromClient(f.s, []byte(taskCall(id)), nil)
+	if (forward == nil) == (answer == nil) {
+		f.t.Fatalf("the call %s was forwarded as %.80s and answered %.80s", id, forward, answer)
 	}
-	refused := func(id, taskID string) bool {
-		t.Helper()
-		p.fromClient(s, []byte(taskFetch(id, taskID)), nil)
-		return resultRefused(string(p.fromServer(s, []byte(taskPayload(id, `"one"`)))), id)
+	return answer
+}
+
+// create has a task-augmented call of sum make the task taskID (raw JSON).
+func (f *tasksFixture) create(id, taskID string) {
+	f.t.Helper()
+	if answer := f.call(id); answer != nil {
+		f.t.Fatalf("the call %s was answered %.200s", id, answer)
 	}
+	line := []byte(taskCreated(id, taskID))
+	if out := f.p.fromServer(f.s, line); !sameBytes(out, line) {
+		f.t.Fatalf("the task %.40s was not passed on", taskID)
+	}
+}
+
+// fetch has the client fetch the task taskID's result, an invalid one, and reports
+// whether the proxy refused it.
+func (f *tasksFixture) fetch(id, taskID string) bool {
+	f.t.Helper()
+	f.p.fromClient(f.s, []byte(taskFetch(id, taskID)), nil)
+	return resultRefused(string(f.p.fromServer(f.s, []byte(taskPayload(id, `"one"`)))), id)
+}
+
+// cancelled has the server say the task taskID was cancelled.
+func (f *tasksFixture) cancelled(taskID string) {
+	f.p.fromServer(f.s, []byte(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":`+taskID+`,"status":"cancelled"}}`))
+}
+
+// tooMany reports whether answer is the proxy's refusal of a call for want of task slots.
+func tooMany(answer []byte, id string) bool {
+	return strings.HasPrefix(string(answer), `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"Too many tasks await their results`)
+}
+
+func task(i int) string { return `"task-` + strconv.Itoa(i) + `"` }
+
+// TestTasksAreBounded: a session keeps at most maxTasks tasks; a task whose result was
+// never checked and sent is never forgotten for room: past maxTasks of them (calls in
+// flight included), a task-augmented call of a tool whose results are checked is refused
+// by the proxy. Delivered tasks go first, the earliest first; a cancelled task frees its
+// slot; a taskId of a megabyte costs what a short one does.
+func TestTasksAreBounded(t *testing.T) {
+	f := newTasksFixture(t, Options{Output: true})
+	for i := range maxTasks - 1 {
+		f.create(strconv.Itoa(i), task(i))
+	}
+	if f.call(`"in-flight"`) != nil {
+		t.Fatalf("the last slot was not given: %d undelivered, %d calls", f.s.tasks.undelivered, f.s.tasks.calls)
+	}
+	if answer := f.call(`"over"`); !tooMany(answer, `"over"`) {
+		t.Fatalf("a call past the bound (one in flight) was answered %.200s", answer)
+	}
+	f.p.fromServer(f.s, []byte(taskCreated(`"in-flight"`, task(maxTasks-1))))
+	if answer := f.call(`"over"`); !tooMany(answer, `"over"`) {
+		t.Fatalf("a call past the bound was answered %.200s", answer)
+	}
+	// A tool whose results are not checked takes no slot, nor a call that is not a task.
+	if forward, _ := f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"weather","arguments":{"location":"x"},"task":{}}}`), nil); forward == nil {
+		t.Fatal("a task-augmented call of a tool without outputSchema was refused")
+	}
+	if forward, _ := f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"sum","arguments":{}}}`), nil); forward == nil {
+		t.Fatal("a call that is not a task was refused")
+	}
+	// Every task kept is still checked; a delivered one makes room.
+	if !f.fetch(`"f0"`, task(0)) || !f.fetch(`"f1"`, task(maxTasks-1)) {
+		t.Fatal("the result of a task kept was not checked")
+	}
+	f.create(`"new"`, `"new"`)
+	if f.fetch(`"f2"`, task(0)) || !f.fetch(`"f3"`, task(maxTasks-1)) || !f.fetch(`"f4"`, task(maxTasks-1)) {
+		t.Fatal("the earliest delivered task was not the one forgotten for room")
+	}
+	f.create(`"new2"`, `"new2"`)
+	if answer := f.call(`"over"`); !tooMany(answer, `"over"`) {
+		t.Fatalf("a call past the bound was answered %.200s", answer)
+	}
+	// A cancelled task frees its slot, and so does a call answered otherwise than with a
+	// task, or cancelled.
+	f.cancelled(task(2))
+	for _, answer := range []string{
+		`{"jsonrpc":"2.0","id":"c","result":{"content":[],"structuredContent":{"n":1}}}`,
+		`{"jsonrpc":"2.0","id":"c","error":{"code":-32603,"message":"no"}}`,
+	} {
+		if f.call(`"c"`) != nil {
+			t.Fatal("a cancelled task did not free its slot")
+		}
+		f.p.fromServer(f.s, []byte(answer))
+	}
+	f.call(`"c"`)
+	f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`), nil)
+	f.create(`"c"`, `"c"`)
+	if !tooMany(f.call(`"over"`), `"over"`) || len(f.s.tasks.tools) != maxTasks || f.s.tasks.calls != 0 {
+		t.Fatalf("%d tasks kept, %d calls in flight", len(f.s.tasks.tools), f.s.tasks.calls)
+	}
+	// Tasks made and delivered without end: the session keeps maxTasks, its record of
+	// deliveries at most twice that.
+	for i := range maxTasks {
+		f.fetch(`"d`+strconv.Itoa(i)+`"`, task(i))
+	}
+	f.fetch(`"dn"`, `"new"`)
+	f.fetch(`"dn"`, `"new2"`)
+	f.fetch(`"dc"`, `"c"`)
 	const n = 50000
 	for i := range n {
-		create(strconv.Itoa(i), `"task-`+strconv.Itoa(i)+`"`)
+		id := `"more-` + strconv.Itoa(i) + `"`
+		f.create(strconv.Itoa(i), id)
+		if !f.fetch(strconv.Itoa(i), id) {
+			t.Fatalf("the result of task %s was not checked", id)
+		}
 	}
-	if len(s.tasks.tools) != maxTasks || len(s.tasks.order) > 2*maxTasks {
-		t.Fatalf("%d tasks remembered, %d keys in order, want %d and at most %d", len(s.tasks.tools), len(s.tasks.order), maxTasks, 2*maxTasks)
+	if len(f.s.tasks.tools) != maxTasks || len(f.s.tasks.delivered) > 2*maxTasks || f.s.tasks.undelivered != 0 {
+		t.Fatalf("%d tasks kept, %d deliveries recorded, %d undelivered", len(f.s.tasks.tools), len(f.s.tasks.delivered), f.s.tasks.undelivered)
 	}
-	if !refused("-1", `"task-`+strconv.Itoa(n-1)+`"`) || !refused("-2", `"task-`+strconv.Itoa(n-maxTasks)+`"`) {
-		t.Fatal("the result of a task among the latest was not checked")
-	}
-	if refused("-3", `"task-`+strconv.Itoa(n-maxTasks-1)+`"`) {
-		t.Fatal("a task past the bound was remembered")
-	}
-	// Cancelled tasks go at once (one of the tasks above made room for the first), and
-	// their keys with time.
-	for i := range n {
-		id := `"gone-` + strconv.Itoa(i) + `"`
-		create(strconv.Itoa(i), id)
-		p.fromServer(s, []byte(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":`+id+`,"status":"cancelled"}}`))
-	}
-	if len(s.tasks.tools) != maxTasks-1 || len(s.tasks.order) > 2*maxTasks || !refused("-4", `"task-`+strconv.Itoa(n-1)+`"`) {
-		t.Fatalf("after cancelled tasks: %d remembered, %d keys in order", len(s.tasks.tools), len(s.tasks.order))
+	if !f.fetch("-1", `"more-`+strconv.Itoa(n-maxTasks)+`"`) || f.fetch("-2", `"more-`+strconv.Itoa(n-maxTasks-1)+`"`) {
+		t.Fatal("not the latest delivered tasks were kept")
 	}
 	// Huge ids: each costs a key of a few dozen bytes, however long.
 	huge := func(i int) string { return `"` + strconv.Itoa(i) + strings.Repeat("x", 1<<20) + `"` }
 	for i := range 8 {
-		create(strconv.Itoa(i), huge(i))
+		f.create(strconv.Itoa(i), huge(i))
 	}
-	for k := range s.tasks.tools {
+	for k := range f.s.tasks.tools {
 		if len(k) > maxTaskKey+1 {
 			t.Fatalf("a task key of %d bytes", len(k))
 		}
 	}
-	if !refused("-5", huge(7)) || !refused("-6", huge(0)) || refused("-7", huge(8)) {
+	if !f.fetch("-5", huge(7)) || !f.fetch("-6", huge(0)) || f.fetch("-7", huge(8)) {
 		t.Fatal("the results of tasks of huge ids were not told apart")
 	}
 	line := []byte(taskCreated("9", huge(9)))
 	allocated := allocatedBy(func() {
-		p.fromClient(s, []byte(taskCall("9")), nil)
-		p.fromServer(s, line)
+		f.p.fromClient(f.s, []byte(taskCall("9")), nil)
+		f.p.fromServer(f.s, line)
 	}, 10)
 	if allocated > 64<<10 {
 		t.Errorf("remembering a task of a 1 MB id allocates %d bytes", allocated)
+	}
+}
+
+// TestTooManyTasks: past maxTasks tasks whose results await their check, a
+// task-augmented call is answered by the proxy, in the form refusals take, and never
+// reaches the server.
+func TestTooManyTasks(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"result", Options{Output: true}, `{"jsonrpc":"2.0","id":"over","result":{"content":[{"type":"text","text":"Too many tasks await their results in this MCP session`},
+		{"error", Options{Output: true, RefuseAsError: true}, `{"jsonrpc":"2.0","id":"over","error":{"code":-32602,"message":"Too many tasks await their results in this MCP session`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.opts)
+			h.listed()
+			for i := range maxTasks {
+				h.clientPasses(taskCall(strconv.Itoa(i + 2)))
+				h.serverPasses(taskCreated(strconv.Itoa(i+2), task(i)))
+			}
+			h.client(taskCall(`"over"`))
+			if got := h.clientGets(); !strings.HasPrefix(got, tc.want) {
+				t.Fatalf("the client got %.300s", got)
+			}
+			h.clientPasses(`{"jsonrpc":"2.0","id":"after","method":"ping"}`) // the server got nothing before it
+			h.clientPasses(taskFetch(`"f"`, task(0)))
+			h.server(taskPayload(`"f"`, `"one"`))
+			if got := h.clientGets(); !resultRefused(got, `"f"`) {
+				t.Fatalf("the client got %.300s", got)
+			}
+			h.clientPasses(taskCall(`"next"`)) // the delivered task made room
+		})
 	}
 }
 
