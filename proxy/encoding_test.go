@@ -114,18 +114,25 @@ func TestHTTPEncodedAnswers(t *testing.T) {
 	})
 	for _, coding := range []string{"deflate", "br"} {
 		t.Run(coding+" unasked", func(t *testing.T) {
-			upstream, _ := encodedUpstream(t, func(r *http.Request, w http.ResponseWriter, body []byte) {
+			upstream, calls := encodedUpstream(t, func(r *http.Request, w http.ResponseWriter, body []byte) {
 				w.Header().Set("Content-Encoding", coding)
 				z, _ := flate.NewWriter(w, flate.DefaultCompression)
 				z.Write(body)
 				z.Close()
 			})
 			endpoint := startFront(t, upstream, Options{Output: true})
-			for _, req := range []string{list, breaksSum} {
-				status, _, got := postRaw(t, endpoint, req, http.Header{})
-				if status != http.StatusBadGateway || !strings.Contains(got, "encoded ("+coding+")") {
-					t.Fatalf("%s: %d %.200q", req, status, got)
-				}
+			if status, _, got := postRaw(t, endpoint, list, http.Header{}); status != http.StatusBadGateway || !strings.Contains(got, "encoded ("+coding+")") {
+				t.Fatalf("%s: %d %.200q", list, status, got)
+			}
+			// The proxy cannot read the tool list to check the call: it answers it, and
+			// the call never reaches the upstream.
+			status, _, got := postRaw(t, endpoint, breaksSum, http.Header{})
+			if status != 200 || !strings.Contains(got, `"isError":true`) || !strings.Contains(got, "could not be checked") ||
+				!strings.Contains(got, "encoded ("+coding+")") {
+				t.Fatalf("%s: %d %.300q", breaksSum, status, got)
+			}
+			if n := calls.Load(); n != 0 {
+				t.Fatalf("%d calls reached the upstream, want none", n)
 			}
 		})
 	}

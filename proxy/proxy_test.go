@@ -207,6 +207,26 @@ func TestFetchesList(t *testing.T) {
 	}
 }
 
+// TestListNotFetched: a call of a tool the proxy has not seen listed, when the server
+// answers the proxy's tools/list with an error, is answered by the proxy and never
+// reaches the server, which it could not be checked against.
+func TestListNotFetched(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.client(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"days":"x"}}}`)
+	var m struct{ ID string }
+	if req := h.serverGets(); json.Unmarshal([]byte(req), &m) != nil || !strings.Contains(req, `"method":"tools/list"`) {
+		t.Fatalf("the server got %s", req)
+	}
+	h.server(`{"jsonrpc":"2.0","id":"` + m.ID + `","error":{"code":-32603,"message":"busy"}}`)
+	got := h.clientGets()
+	if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"The call of tool \"weather\" could not be checked`) ||
+		!strings.Contains(got, `busy`) || !strings.HasSuffix(got, `"isError":true}}`) {
+		t.Fatalf("the client got %s", got)
+	}
+	// The next message the server gets is the client's next one: the call never reached it.
+	h.clientPasses(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`)
+}
+
 // TestListChanged fetches the list again after the server says it changed, and checks
 // calls against the new schemas.
 func TestListChanged(t *testing.T) {

@@ -202,7 +202,14 @@ func (p *Proxy) clientCall(s *session, m *message, fetch fetcher) (answer []byte
 		return nil, false // no name: the server answers
 	}
 	o := p.begin(s, m.id, &c)
-	t := p.lookup(s, c.name, c.meta, fetch)
+	t, listErr := p.lookup(s, c.name, c.meta, fetch)
+	if t == nil && listErr != nil {
+		o.refused()
+		if why := s.gone(); why != "" {
+			return refuse(serverGone(m.id, why))
+		}
+		return refuse(p.refusal(m.id, unlisted(c.name, listErr), nil))
+	}
 	if ans := p.checkCall(s, o, t, c.name, m.id, c.arguments); ans != nil {
 		o.refused()
 		return refuse(ans)
@@ -278,20 +285,30 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 
 // lookup returns the tool name as the server lists it, asking the server for its list
 // first when the proxy has not seen the tool listed since the list last changed; nil
-// when the server does not list it.
-func (p *Proxy) lookup(s *session, name string, meta []byte, fetch fetcher) *tool {
+// when the server does not list it. err says why the list could not be fetched, when
+// the tool was not known before: a call the proxy cannot check is not passed on.
+func (p *Proxy) lookup(s *session, name string, meta []byte, fetch fetcher) (t *tool, err error) {
 	s.mu.Lock()
 	t, stale, complete := s.tools[name], s.stale, s.complete
 	s.mu.Unlock()
 	if !stale && (t != nil || complete) || fetch == nil {
-		return t
+		return t, nil
 	}
-	if fresh, err := p.listAll(s, meta, fetch); err == nil {
-		return fresh[name]
-	} else if p.log != nil {
+	fresh, err := p.listAll(s, meta, fetch)
+	if err == nil {
+		return fresh[name], nil
+	}
+	if p.log != nil {
 		p.log.Warn("mcpvalidate proxy: the server's tool list could not be fetched", "session", s.id, "error", err)
 	}
-	return t // the list as it was, if any
+	return t, err // the list as it was, if any
+}
+
+// unlisted is the text that refuses a call of the tool name, which the proxy could not
+// look up in the server's list because fetching it failed with err.
+func unlisted(name string, err error) string {
+	return "The call of tool " + strconv.Quote(name) + " could not be checked: the mcpvalidate proxy could not fetch the server's tool list (" +
+		err.Error() + "). Call tools/list, then call again."
 }
 
 // listAll asks the server for every page of its tool list and makes it the session's.
