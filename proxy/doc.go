@@ -16,8 +16,10 @@
 // since (a client that cached the list, or a protocol version without initialize) makes
 // the proxy ask the server for every page of the list itself, under request ids of its
 // own that the client never sees answered. A tool the server does not list passes on
-// (the server answers it), or with [RefuseUnknown] is refused. A tool whose inputSchema
-// does not compile is refused on every call, as in the library.
+// (the server answers it), or with [RefuseUnknown] is refused. A call of a tool the
+// proxy could not look up, because fetching the list failed, is refused: it could not be
+// checked. A tool whose inputSchema does not compile is refused on every call, as in the
+// library.
 //
 // The fronts share one [Proxy]: [Proxy.Serve] and [Proxy.Run] for stdio, [Proxy.Handler]
 // for streamable HTTP, and [Proxy.Interceptor] for Docker's MCP Gateway, which hands each
