@@ -15,7 +15,7 @@ var update = flag.Bool("update", false, "write the files mirrored from the root 
 var mirrored = []string{"options.go", "violation.go", "subset.go", "events.go"}
 
 // TestMirrorsTheRootPackage: each mirrored file here is the root package's, but for its
-// package clause and the line that says so; go test -run Mirrors -update writes them.
+// package clause and the line that says so; go test ./gosdk/ -run Mirrors -update writes them.
 func TestMirrorsTheRootPackage(t *testing.T) {
 	for _, name := range mirrored {
 		root, err := os.ReadFile(filepath.Join("..", name))
@@ -30,7 +30,7 @@ func TestMirrorsTheRootPackage(t *testing.T) {
 			continue
 		}
 		if got, err := os.ReadFile(name); err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s differs from the root package's (%v): go test -run Mirrors -update ./gosdk/", name, err)
+			t.Errorf("%s differs from the root package's (%v): go test ./gosdk/ -run Mirrors -update", name, err)
 		}
 	}
 }
