@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"go.opentelemetry.io/otel/attribute"
@@ -18,16 +21,37 @@ import (
 	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
 )
 
-// BenchmarkInstrumentedCall: a valid weather call through mcp-go's HandleMessage three
-// ways, interleaved call by call, the order rotating, so that all meet the same machine:
-// behind the guard alone (plain); behind the guard alone, timed and recorded by hand in the
-// MCP conventions' mcp.server.operation.duration with an attribute set made beforehand, as
-// any instrumentation that follows the conventions must (conv); behind the guard with the
-// OpenTelemetry instrumentation (otel). Each records through the SDK's MeterProvider, its
-// reader never collecting. It reports each one's median time per call and the ratios otel
-// over plain and otel over conv (medians: a call the machine preempts moves none), and each
-// one's allocations per call.
-func BenchmarkInstrumentedCall(b *testing.B) {
+// The benchmarks below time a valid weather call four ways, interleaved call by call, the
+// order rotating, so that all meet the same machine:
+//   - plain: behind the guard alone;
+//   - conv: behind the guard alone, timed and recorded by hand in the MCP conventions'
+//     mcp.server.operation.duration with an attribute set made beforehand, as any
+//     instrumentation that follows the conventions must;
+//   - otel: behind the guard with the OpenTelemetry instrumentation (inst.Option());
+//   - ours: behind the guard with the mcpvalidate.* instruments and span annotations alone
+//     (WithObserver(inst.Observe)), for a server that records the conventions' duration
+//     elsewhere.
+//
+// Each records through the SDK's MeterProvider, its reader never collecting. They report
+// each way's median time per call (a call the machine preempts moves none), otel/plain,
+// otel/conv and ours/plain.
+
+const (
+	plainWay = iota
+	convWay
+	otelWay
+	oursWay
+	ways
+)
+
+// benchSetup is what both benchmarks share: a server for each guard, and the conventions'
+// instrument recorded by hand.
+type benchSetup struct {
+	plain, otel, ours *server.MCPServer
+	record            func(ctx context.Context, start time.Time)
+}
+
+func newBenchSetup(b *testing.B) benchSetup {
 	meter := func() metric.MeterProvider {
 		return sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	}
@@ -42,9 +66,52 @@ func BenchmarkInstrumentedCall(b *testing.B) {
 	opAttrs := []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(
 		mcpvalidateotel.KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), mcpvalidateotel.KeyToolName.String("weather"),
 		mcpvalidateotel.KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool))))}
+	return benchSetup{
+		plain: weathertools.NewServer(mcpvalidate.New()),
+		otel:  weathertools.NewServer(mcpvalidate.New(inst.Option())),
+		ours:  weathertools.NewServer(mcpvalidate.New(mcpvalidate.WithObserver(inst.Observe))),
+		record: func(ctx context.Context, start time.Time) {
+			op.Inst().Record(ctx, time.Since(start).Seconds(), opAttrs...)
+		},
+	}
+}
 
-	plainSrv := weathertools.NewServer(mcpvalidate.New())
-	otelSrv := weathertools.NewServer(mcpvalidate.New(inst.Option()))
+// interleave runs the ways in turn until b is done and reports their medians and ratios.
+func interleave(b *testing.B, run [ways]func()) {
+	for _, w := range run {
+		w()
+	}
+	var took [ways][]time.Duration
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		for k := range run {
+			w := (i + k) % ways
+			run[w]()
+			t1 := time.Now()
+			took[w] = append(took[w], t1.Sub(t0))
+			t0 = t1
+		}
+		i++
+	}
+	var m [ways]float64
+	for w, ts := range took {
+		slices.Sort(ts)
+		m[w] = float64(ts[len(ts)/2].Nanoseconds())
+	}
+	b.ReportMetric(m[plainWay], "plain-ns/call")
+	b.ReportMetric(m[convWay], "conv-ns/call")
+	b.ReportMetric(m[otelWay], "otel-ns/call")
+	b.ReportMetric(m[oursWay], "ours-ns/call")
+	b.ReportMetric(m[otelWay]/m[plainWay], "otel/plain")
+	b.ReportMetric(m[otelWay]/m[convWay], "otel/conv")
+	b.ReportMetric(m[oursWay]/m[plainWay], "ours/plain")
+}
+
+// BenchmarkInstrumentedCall calls through mcp-go's HandleMessage, no transport: the
+// instrumentation's cost at its most visible. It reports each way's allocations per call.
+func BenchmarkInstrumentedCall(b *testing.B) {
+	s := newBenchSetup(b)
 	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Paris","days":3,"units":"c"}}}`)
 	ctx := context.Background()
 	call := func(srv *server.MCPServer) {
@@ -53,42 +120,65 @@ func BenchmarkInstrumentedCall(b *testing.B) {
 			b.Fatalf("the call failed: %#v", res)
 		}
 	}
-	ways := []func(){
-		func() { call(plainSrv) },
-		func() {
+	run := [ways]func(){
+		plainWay: func() { call(s.plain) },
+		convWay: func() {
 			start := time.Now()
-			call(plainSrv)
-			op.Inst().Record(ctx, time.Since(start).Seconds(), opAttrs...)
+			call(s.plain)
+			s.record(ctx, start)
 		},
-		func() { call(otelSrv) },
+		otelWay: func() { call(s.otel) },
+		oursWay: func() { call(s.ours) },
 	}
-	for _, w := range ways {
-		w()
+	interleave(b, run)
+	for w, name := range [ways]string{"plain", "conv", "otel", "ours"} {
+		b.ReportMetric(testing.AllocsPerRun(100, run[w]), name+"-allocs/call")
 	}
-	took := make([][]time.Duration, len(ways))
-	i := 0
-	for b.Loop() {
-		t0 := time.Now()
-		for k := range ways {
-			w := (i + k) % len(ways)
-			ways[w]()
-			t1 := time.Now()
-			took[w] = append(took[w], t1.Sub(t0))
-			t0 = t1
+}
+
+// BenchmarkInstrumentedCallHTTP calls as a deployed server is called: mcp-go's
+// streamable HTTP server on 127.0.0.1, one initialized session of mcp-go's client per
+// way. conv times each request in an http.Handler around the server's. A call crosses
+// goroutines, the loopback and two JSON codecs, so the code the instrumentation adds runs
+// with cold caches, as it does in a server.
+func BenchmarkInstrumentedCallHTTP(b *testing.B) {
+	s := newBenchSetup(b)
+	plainHTTP := server.NewStreamableHTTPServer(s.plain)
+	conv := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		plainHTTP.ServeHTTP(w, r)
+		s.record(r.Context(), start)
+	})
+	handlers := [ways]http.Handler{plainWay: plainHTTP, convWay: conv,
+		otelWay: server.NewStreamableHTTPServer(s.otel), oursWay: server.NewStreamableHTTPServer(s.ours)}
+	var run [ways]func()
+	for w, h := range handlers {
+		ts := httptest.NewServer(h)
+		b.Cleanup(ts.Close)
+		c, err := client.NewStreamableHttpClient(ts.URL)
+		if err != nil {
+			b.Fatal(err)
 		}
-		i++
+		b.Cleanup(func() { c.Close() })
+		ctx := context.Background()
+		if err := c.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		init := mcp.InitializeRequest{}
+		init.Params.ProtocolVersion = "2025-06-18"
+		init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
+		if _, err := c.Initialize(ctx, init); err != nil {
+			b.Fatal(err)
+		}
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "weather"
+		req.Params.Arguments = map[string]any{"location": "Paris", "days": 3, "units": "c"}
+		run[w] = func() {
+			res, err := c.CallTool(ctx, req)
+			if err != nil || res.IsError {
+				b.Fatalf("the call failed: %+v, %v", res, err)
+			}
+		}
 	}
-	median := func(ts []time.Duration) float64 {
-		slices.Sort(ts)
-		return float64(ts[len(ts)/2].Nanoseconds())
-	}
-	mPlain, mConv, mOtel := median(took[0]), median(took[1]), median(took[2])
-	b.ReportMetric(mPlain, "plain-ns/call")
-	b.ReportMetric(mConv, "conv-ns/call")
-	b.ReportMetric(mOtel, "otel-ns/call")
-	b.ReportMetric(mOtel/mPlain, "otel/plain")
-	b.ReportMetric(mOtel/mConv, "otel/conv")
-	b.ReportMetric(testing.AllocsPerRun(100, ways[0]), "plain-allocs/call")
-	b.ReportMetric(testing.AllocsPerRun(100, ways[1]), "conv-allocs/call")
-	b.ReportMetric(testing.AllocsPerRun(100, ways[2]), "otel-allocs/call")
+	interleave(b, run)
 }
