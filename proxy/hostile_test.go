@@ -63,7 +63,7 @@ func TestRelayAllocations(t *testing.T) {
 	}
 	// Reading: at most twice the line, for its buffer's growth.
 	line := append(append([]byte(nil), lines[1]...), '\n')
-	r := newLineReader(strings.NewReader(strings.Repeat(string(line), 10)))
+	r := newLineReader(strings.NewReader(strings.Repeat(string(line), 10)), 0)
 	allocated = allocatedBy(func() {
 		if got, err := r.next(); len(got) != len(line) || err != nil {
 			t.Fatalf("read %d bytes, %v", len(got), err)

@@ -104,7 +104,13 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var err error
-		if body, err = io.ReadAll(r.Body); err != nil {
+		if body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, f.p.opts.maxMessage())); err != nil {
+			if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusRequestEntityTooLarge)
+				_, _ = w.Write(errorResponse([]byte("null"), -32600, tooLong("the request", -1, tooBig.Limit)))
+				return
+			}
 			http.Error(w, "mcpvalidate proxy: reading the request: "+err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -248,13 +254,19 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 		return nil, nil, errors.New("the server's answer is encoded (" + coding + "), which was not asked for")
 	}
 	if !isEventStream(resp.Header) {
-		b, err := io.ReadAll(resp.Body)
+		b, err := readAtMost(resp.Body, DefaultMaxMessage)
+		if err == errOverlong {
+			return nil, nil, errors.New(tooLong("the server's answer", -1, DefaultMaxMessage))
+		}
 		return b, resp.Header, err
 	}
-	events := getEventReader(resp.Body)
+	events := getEventReader(resp.Body, DefaultMaxMessage)
 	defer putEventReader(events)
 	for {
 		ev, err := readEvent(events)
+		if ev.over != nil && ev.over.id != nil && idKey(ev.over.id) == key {
+			return nil, nil, errors.New(tooLong("the server's answer", ev.over.size, DefaultMaxMessage))
+		}
 		if data := ev.data(); data != nil && valid(data) {
 			if m, ok := parseMessage(data); ok && m.method == "" && idKey(m.id) == key {
 				return data, resp.Header, nil
@@ -349,10 +361,16 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 		if answer != nil {
 			_ = out.write(append(append([]byte("data: "), answer...), "\n\n"...))
 		}
-		events := getEventReader(resp.Body)
+		events := getEventReader(resp.Body, f.p.opts.maxMessage())
 		defer putEventReader(events)
 		for {
 			ev, err := readEvent(events)
+			if ev.over != nil {
+				if m := f.p.serverOverlong(s, ev.over, nil); m != nil {
+					line := append([]byte("data: "), m...)
+					ev = event{raw: append(line, "\n\n"...), lines: [][]byte{line}}
+				}
+			}
 			if len(ev.raw) > 0 {
 				if b := ev.checked(f.p, s); b != nil && out.write(b) != nil {
 					return
@@ -366,7 +384,11 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 			}
 		}
 	case isJSON(resp.Header):
-		body, err := io.ReadAll(resp.Body)
+		body, err := readAtMost(resp.Body, f.p.opts.maxMessage())
+		if err == errOverlong {
+			http.Error(w, tooLong("the upstream server's answer", -1, f.p.opts.maxMessage()), http.StatusBadGateway)
+			return
+		}
 		if err != nil {
 			w.WriteHeader(http.StatusBadGateway)
 			return
@@ -445,9 +467,10 @@ func (e *eventWriter) close() {
 // a long line grows one of its own.
 var eventReaders = sync.Pool{New: func() any { return newLineReaderSize(nil, 4<<10) }}
 
-func getEventReader(r io.Reader) *lineReader {
+func getEventReader(r io.Reader, max int64) *lineReader {
 	l := eventReaders.Get().(*lineReader)
 	l.r.Reset(r)
+	l.max = max
 	return l
 }
 
@@ -463,7 +486,8 @@ func putEventReader(l *lineReader) {
 // that ends it.
 type event struct {
 	raw   []byte
-	lines [][]byte // raw's lines, without their ends
+	lines [][]byte  // raw's lines, without their ends
+	over  *overlong // of an event over the limit, which was dropped: raw and lines are empty
 }
 
 // readEvent reads the next event; at the end of the stream, what was left with io.EOF.
@@ -473,6 +497,9 @@ func readEvent(r *lineReader) (event, error) {
 	var ends []int // of the lines' bodies in raw, two a line
 	for {
 		line, err := r.next()
+		if err == errOverlong || r.max > 0 && int64(len(ev.raw)+len(line)) > r.max {
+			return dropEvent(r, ev, line, err)
+		}
 		start := len(ev.raw)
 		ev.raw = append(ev.raw, line...)
 		body := bytes.TrimRight(line, "\r\n")
@@ -487,6 +514,28 @@ func readEvent(r *lineReader) (event, error) {
 		}
 	}
 }
+
+// dropEvent reads the rest of an event over the limit, of which ev and line are read
+// (or, with errOverlong, the line r.over tells of), and returns it dropped, with what
+// its data's line says when that line was the one over the limit.
+func dropEvent(r *lineReader, ev event, line []byte, err error) (event, error) {
+	o := &overlong{}
+	if err == errOverlong {
+		*o = r.over
+		line, err = nil, nil
+	}
+	o.size += int64(len(ev.raw) + len(line))
+	for err == nil && !blank(line) || err == errOverlong {
+		if line, err = r.next(); err == errOverlong {
+			o.size += r.over.size
+		}
+		o.size += int64(len(line))
+	}
+	return event{over: o}, err
+}
+
+// blank reports whether line is an empty line, with its end.
+func blank(line []byte) bool { return len(line) > 0 && len(bytes.TrimRight(line, "\r\n")) == 0 }
 
 // data returns the event's data, its data lines joined by newlines; nil when it has none.
 func (ev *event) data() []byte {

@@ -74,13 +74,17 @@ func (i *Interceptor) Intercept(msg []byte) ([]byte, error) {
 
 // ServeHTTP is the before:http: interceptor: the call in the POST body, the refusal (a
 // CallToolResult) or nothing in the answer's body, 200 either way; 400 for a body it
-// cannot read.
+// cannot read, 413 for one over Options.MaxMessage.
 func (i *Interceptor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		http.Error(w, "POST a tools/call request", http.StatusMethodNotAllowed)
 		return
 	}
-	msg, err := io.ReadAll(r.Body)
+	msg, err := io.ReadAll(http.MaxBytesReader(w, r.Body, i.p.opts.maxMessage()))
+	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+		http.Error(w, tooLong("the request", -1, tooBig.Limit), http.StatusRequestEntityTooLarge)
+		return
+	}
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return

@@ -37,6 +37,11 @@ type Options struct {
 	Output          bool   // check a successful result's structuredContent against outputSchema
 	MaxDepth        int    // 0: core's default
 	MaxViolations   int    // 0: core's default
+	// MaxMessage bounds, in bytes, each message the proxy reads, either way: a line over
+	// stdio, a POST's body, an upstream answer or SSE event. A message over it is read to
+	// its end without being kept, and answered in its place (an error response to its
+	// request, or HTTP 413 for a POST). 0: DefaultMaxMessage.
+	MaxMessage int64
 	// Logger, when set, is told of each refusal, repair and broken schema as JSON lines
 	// through slog, with tools, paths and kinds, never argument values, of each other
 	// accepted call at Debug, and of the proxy's own faults (a server that exits, a tool

@@ -222,9 +222,15 @@ func (c *conn) stop() {
 // fromClient relays the client's lines until its input ends.
 func (c *conn) fromClient(r io.Reader) {
 	defer c.stop()
-	lines := newLineReader(r)
+	lines := newLineReader(r, c.p.opts.maxMessage())
 	for {
 		line, err := lines.next()
+		if err == errOverlong {
+			if !c.clientOverlong(&lines.over) {
+				return
+			}
+			continue
+		}
 		if len(line) > 0 && !c.relay(line, lines.hasLine()) {
 			return
 		}
@@ -247,12 +253,40 @@ func (c *conn) relay(line []byte, more bool) bool {
 	return true
 }
 
+// clientOverlong answers for a client's line over the limit, which was dropped: a
+// request (or a message whose id could not be found) with an error, a response to a
+// request of the server's with an error to the server; false when the client is gone.
+func (c *conn) clientOverlong(o *overlong) bool {
+	c.busy.Lock()
+	defer c.busy.Unlock()
+	limit := c.p.opts.maxMessage()
+	c.p.logOverlong("the client", c.s, o, limit)
+	switch {
+	case o.method && o.id == nil: // a notification
+		return true
+	case !o.method && o.id != nil:
+		_ = c.toServer(errorResponse(o.id, -32603, tooLong("the client's response", o.size, limit)), false, false)
+		return true
+	}
+	id := o.id
+	if id == nil {
+		id = []byte("null")
+	}
+	return c.toClient(errorResponse(id, -32600, tooLong("the request", o.size, limit)), false, false) == nil
+}
+
 // fromServer relays the server's lines until its output ends: nil at its end, or the
 // error writing to the client.
 func (c *conn) fromServer(r io.Reader) error {
-	lines := newLineReader(r)
+	lines := newLineReader(r, c.p.opts.maxMessage())
 	for {
 		line, err := lines.next()
+		if err == errOverlong {
+			err = nil
+			if line = c.p.serverOverlong(c.s, &lines.over, func(b []byte) error { return c.toServer(b, false, false) }); line != nil {
+				line = append(line, '\n')
+			}
+		}
 		if len(line) > 0 {
 			out := c.p.fromServer(c.s, line)
 			if werr := c.toClient(out, sameBytes(out, line), lines.hasLine()); werr != nil {
@@ -358,13 +392,22 @@ func sameBytes(a, b []byte) bool {
 // line is gathered in blocks and joined once, so that reading it allocates about twice
 // its size; a buffer of more than a megabyte is let go after its line, so that memory
 // follows the messages in flight.
+//
+// A line longer than max bytes (its line end aside; 0: no limit) is read to its end
+// without being kept: next returns errOverlong, and over says what the line was.
 type lineReader struct {
 	r      *bufio.Reader
 	buf    []byte
 	blocks [][]byte
+	max    int64
+	over   overlong
 }
 
-func newLineReader(r io.Reader) *lineReader { return newLineReaderSize(r, 64<<10) }
+func newLineReader(r io.Reader, max int64) *lineReader {
+	l := newLineReaderSize(r, 64<<10)
+	l.max = max
+	return l
+}
 
 // newLineReaderSize reads r through a buffer of size bytes: 64 KB for a long-lived pipe,
 // less for an HTTP answer, whose buffer is made for each.
@@ -394,16 +437,25 @@ func (l *lineReader) next() ([]byte, error) {
 	}
 	chunk, err := l.r.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
+		if l.over.size = int64(len(chunk) - lineEnd(chunk)); l.max > 0 && l.over.size > l.max {
+			return l.drop(chunk, err)
+		}
 		return chunk, err
 	}
 	size := 0
 	l.blocks = l.blocks[:0]
 	for err == bufio.ErrBufferFull {
+		if l.max > 0 && int64(size+len(chunk)) > l.max+2 { // over, whatever its line end
+			return l.drop(chunk, err)
+		}
 		l.blocks = append(l.blocks, bytes.Clone(chunk))
 		size += len(chunk)
 		chunk, err = l.r.ReadSlice('\n')
 	}
 	size += len(chunk)
+	if l.max > 0 && int64(size-lineEnd(chunk)) > l.max {
+		return l.drop(chunk, err)
+	}
 	if cap(l.buf) < size {
 		l.buf = make([]byte, 0, size)
 	}
@@ -413,4 +465,33 @@ func (l *lineReader) next() ([]byte, error) {
 	}
 	clear(l.blocks)
 	return append(l.buf, chunk...), err
+}
+
+// drop reads the rest of a line over the limit, of which l.blocks and chunk are read,
+// scanning it into l.over as it goes.
+func (l *lineReader) drop(chunk []byte, err error) ([]byte, error) {
+	l.over = overlong{}
+	for _, b := range l.blocks {
+		l.over.feed(b)
+	}
+	clear(l.blocks)
+	l.blocks = l.blocks[:0]
+	l.over.feed(chunk)
+	for err == bufio.ErrBufferFull {
+		chunk, err = l.r.ReadSlice('\n')
+		l.over.feed(chunk)
+	}
+	l.over.size -= int64(lineEnd(chunk))
+	return nil, errOverlong
+}
+
+// lineEnd returns the length of the line end that b ends with.
+func lineEnd(b []byte) int {
+	switch {
+	case bytes.HasSuffix(b, []byte("\r\n")):
+		return 2
+	case bytes.HasSuffix(b, []byte("\n")):
+		return 1
+	}
+	return 0
 }

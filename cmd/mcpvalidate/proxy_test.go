@@ -104,6 +104,7 @@ func TestProxyUsage(t *testing.T) {
 		{[]string{"proxy", "-refuse-as", "silence", "--", "x"}, "-refuse-as is result or error"},
 		{[]string{"proxy", "-unknown", "maybe", "--", "x"}, "-unknown is pass or refuse"},
 		{[]string{"proxy", "-max-depth", "-1", "--", "x"}, "must not be negative"},
+		{[]string{"proxy", "-max-message", "-1", "--", "x"}, "must not be negative"},
 		{[]string{"proxy", "--", os.DevNull + "/missing"}, "starting the server"},
 	}
 	for _, c := range cases {

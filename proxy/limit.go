@@ -1,0 +1,204 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+)
+
+// This file bounds what the proxy holds of one message: a message over the limit is read
+// to its end and dropped as it is read, its id found on the way, so that whoever awaits
+// its answer is answered.
+
+// DefaultMaxMessage is the largest message, in bytes, the proxy reads when
+// Options.MaxMessage is 0.
+const DefaultMaxMessage = 64 << 20
+
+// errOverlong is a lineReader's error for a line over its limit, which it dropped; its
+// over field tells what the line was.
+var errOverlong = errors.New("proxy: a message over the limit")
+
+// maxMessage returns the limit o sets.
+func (o *Options) maxMessage() int64 {
+	if o.MaxMessage > 0 {
+		return o.MaxMessage
+	}
+	return DefaultMaxMessage
+}
+
+// overlong scans a message too long to keep, fed in pieces as they are read, for what an
+// answer to it needs: its size, its id (a top-level member "id" holding a string or a
+// number) and whether it has a member "method". Bytes before the first '{' or '[' are
+// passed over, so that an SSE line's "data:" is. Its cost is a few branches a byte; it
+// holds at most maxIDLen bytes.
+type overlong struct {
+	size   int64
+	id     []byte // nil when none was found
+	method bool
+
+	started, inString, escaped bool
+	depth                      int
+	state                      uint8
+	member                     uint8 // of the value being read: 'i' id, 'm' method, 0 other
+	name                       []byte
+	value                      []byte
+	spoiled                    bool // the id's value is not one: too long, an object or an array
+}
+
+// The states of the top-level object's members.
+const (
+	wantName uint8 = iota
+	inName
+	wantColon
+	inValue
+)
+
+// maxIDLen bounds the id kept; a longer one is none.
+const maxIDLen = 256
+
+func (o *overlong) feed(b []byte) {
+	o.size += int64(len(b))
+	for _, c := range b {
+		if !o.started {
+			switch c {
+			case '{':
+				o.started, o.depth = true, 1
+			case '[':
+				o.started, o.depth = true, 2 // a batch: nothing in it is at the top
+			}
+			continue
+		}
+		if o.inString {
+			switch {
+			case o.escaped:
+				o.escaped = false
+			case c == '\\':
+				o.escaped = true
+			case c == '"':
+				o.inString = false
+				if o.depth == 1 && o.state == inName {
+					o.state = wantColon
+					continue
+				}
+			}
+			o.keep(c)
+			continue
+		}
+		switch c {
+		case '"':
+			o.inString = true
+			if o.depth == 1 && o.state == wantName {
+				o.state, o.name = inName, o.name[:0]
+				continue
+			}
+			o.keep(c)
+		case '{', '[':
+			if o.depth == 1 && o.member == 'i' {
+				o.spoiled = true
+			}
+			o.depth++
+		case '}', ']':
+			if o.depth == 1 {
+				o.end()
+			}
+			o.depth--
+		case ':':
+			if o.depth == 1 && o.state == wantColon {
+				o.state, o.value, o.spoiled = inValue, o.value[:0], false
+				switch string(o.name) {
+				case "id":
+					o.member = 'i'
+				case "method":
+					o.member = 'm'
+				default:
+					o.member = 0
+				}
+			}
+		case ',':
+			if o.depth == 1 {
+				o.end()
+				o.state = wantName
+			}
+		case ' ', '\t', '\r', '\n':
+		default:
+			o.keep(c)
+		}
+	}
+}
+
+// keep keeps c, when it belongs to a member's name or to the id's value.
+func (o *overlong) keep(c byte) {
+	if o.depth != 1 {
+		return
+	}
+	switch {
+	case o.state == inName && len(o.name) < len("method"):
+		o.name = append(o.name, c)
+	case o.state == inName:
+		o.name = append(o.name[:0], '?') // longer than any name looked for
+	case o.state == inValue && o.member == 'i' && len(o.value) < maxIDLen:
+		o.value = append(o.value, c)
+	case o.state == inValue && o.member == 'i':
+		o.spoiled = true
+	}
+}
+
+// end ends the member being read at the top.
+func (o *overlong) end() {
+	if o.state != inValue {
+		return
+	}
+	switch o.member {
+	case 'i':
+		if !o.spoiled && o.id == nil && len(o.value) > 0 && (o.value[0] == '"' || o.value[0] == '-' || '0' <= o.value[0] && o.value[0] <= '9') {
+			o.id = bytes.Clone(o.value)
+		}
+	case 'm':
+		o.method = true
+	}
+	o.member = 0
+}
+
+// readAtMost reads r to its end, errOverlong when it holds over max bytes.
+func readAtMost(r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err == nil && int64(len(b)) > max {
+		return nil, errOverlong
+	}
+	return b, err
+}
+
+// serverOverlong answers for a server's message over the limit, which was dropped. A
+// response becomes an error response to its request, returned for the caller to pass
+// through fromServer as the server's message, so that the request is answered as any
+// other is; a request of the server's is answered with an error through toServer, when
+// there is one; nothing else is answered.
+func (p *Proxy) serverOverlong(s *session, o *overlong, toServer func([]byte) error) []byte {
+	limit := p.opts.maxMessage()
+	p.logOverlong("the MCP server", s, o, limit)
+	switch {
+	case o.id != nil && !o.method:
+		return errorResponse(o.id, -32603, tooLong("the MCP server's response", o.size, limit))
+	case o.id != nil && toServer != nil:
+		_ = toServer(errorResponse(o.id, -32600, tooLong("the request", o.size, limit)))
+	}
+	return nil
+}
+
+func (p *Proxy) logOverlong(from string, s *session, o *overlong, limit int64) {
+	if p.log != nil {
+		p.log.Warn("mcpvalidate proxy: a message over the limit was dropped", "from", from, "session", s.id,
+			"bytes", o.size, "limit", limit, "request", o.method)
+	}
+}
+
+// tooLong says what the proxy did not pass on; size < 0: not read to its end.
+func tooLong(what string, size, limit int64) string {
+	is := " is "
+	if size >= 0 {
+		is += strconv.FormatInt(size, 10) + " bytes, "
+	}
+	return "mcpvalidate proxy: " + what + is + "over the proxy's limit of " + strconv.FormatInt(limit, 10) +
+		" bytes, so it was not passed on"
+}

@@ -1,0 +1,212 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/tier"
+)
+
+// TestOverlongScan: what the scan of a dropped message finds, fed whole and a byte at a
+// time.
+func TestOverlongScan(t *testing.T) {
+	big := strings.Repeat(`{"a":["}",{"id":9}],"b":"\"id\":7"}`, 50)
+	tests := []struct {
+		msg    string
+		id     string // "" for none
+		method bool
+	}{
+		{`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":` + big + `}`, "12", true},
+		{`{"method":"tools/call","params":` + big + `,"jsonrpc":"2.0","id":12}`, "12", true}, // the TypeScript SDK's order
+		{`{"jsonrpc":"2.0", "id" : "a\"b" ,"method":"x"}`, `"a\"b"`, true},
+		{`{"jsonrpc":"2.0","id":-1.5e3,"result":` + big + `}`, "-1.5e3", false},
+		{`data: {"jsonrpc":"2.0","id":"x","result":{}}`, `"x"`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/progress","params":` + big + `}`, "", true},
+		{`{"jsonrpc":"2.0","id":{"n":1},"method":"x"}`, "", true},
+		{`{"jsonrpc":"2.0","id":[1],"method":"x"}`, "", true},
+		{`{"jsonrpc":"2.0","id":null,"method":"x"}`, "", true},
+		{`{"jsonrpc":"2.0","id":true}`, "", false},
+		{`{"jsonrpc":"2.0","id":"` + strings.Repeat("i", maxIDLen) + `","method":"x"}`, "", true},
+		{`{"params":{"id":1,"method":"x"}}`, "", false},
+		{`{"idx":1,"methods":"x","ids":2}`, "", false},
+		{`[{"jsonrpc":"2.0","id":1,"method":"x"}]`, "", false},
+		{`{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}`, "1", true},
+		{`{"jsonrpc":"2.0","method":"x","id":3`, "", true}, // cut off: no end to the id
+		{`not json`, "", false},
+	}
+	for _, tt := range tests {
+		for _, step := range []int{len(tt.msg), 1, 7} {
+			var o overlong
+			for i := 0; i < len(tt.msg); i += step {
+				o.feed([]byte(tt.msg[i:min(i+step, len(tt.msg))]))
+			}
+			if string(o.id) != tt.id || o.method != tt.method || o.size != int64(len(tt.msg)) {
+				t.Errorf("%.60s (in pieces of %d): id %q, method %v, size %d; want %q, %v, %d",
+					tt.msg, step, o.id, o.method, o.size, tt.id, tt.method, len(tt.msg))
+			}
+		}
+	}
+}
+
+// TestMessageLimitStdio: over stdio, each side's messages over the limit are dropped and
+// answered in their place, the stream goes on in step, and a message of the limit's size
+// passes.
+func TestMessageLimitStdio(t *testing.T) {
+	const limit = 64 << 10
+	h := newHarness(t, Options{MaxMessage: limit, Output: true})
+	h.listed()
+	pad := func(msg string, size int) string { // msg, its "pad" member filled out to size bytes
+		return strings.Replace(msg, `"pad":""`, `"pad":"`+strings.Repeat("p", size-len(msg))+`"`, 1)
+	}
+	call := `{"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo","pad":""}},"jsonrpc":"2.0","id":2}`
+	h.client(pad(call, 1<<20))
+	if got, want := h.clientGets(), `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"mcpvalidate proxy: the request is 1048576 bytes, over the proxy's limit of 65536 bytes, so it was not passed on"}}`; got != want {
+		t.Fatalf("the client got\n%.300s\nwant\n%s", got, want)
+	}
+	h.client(pad(`{"jsonrpc":"2.0","method":"notifications/message","params":{"pad":""}}`, 1<<20))
+	h.client(strings.Repeat("[", 1<<20)) // no id to be found
+	if got := h.clientGets(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`) {
+		t.Fatalf("the client got %.300s", got)
+	}
+	exact := pad(`{"jsonrpc":"2.0","id":3,"method":"vendor/x","params":{"pad":""}}`, limit)
+	h.clientPasses(exact)
+	h.serverPasses(pad(`{"jsonrpc":"2.0","id":3,"result":{"pad":""}}`, limit))
+
+	h.clientPasses(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"sum","arguments":{}}}`)
+	h.server(pad(`{"jsonrpc":"2.0","id":4,"result":{"content":[],"structuredContent":{"n":1,"pad":""}}}`, limit+1))
+	if got := h.clientGets(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"mcpvalidate proxy: the MCP server's response is 65537 bytes, over`) {
+		t.Fatalf("the client got %.300s", got)
+	}
+	h.server(pad(`{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{"pad":""}}`, 1<<20))
+	if got := h.serverGets(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":"s1","error":{"code":-32600,`) {
+		t.Fatalf("the server got %.300s", got)
+	}
+	h.server(`{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}}`)
+	if got := h.clientGets(); got != `{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}}` {
+		t.Fatalf("the client got %.300s", got)
+	}
+	h.client(pad(`{"jsonrpc":"2.0","id":"s2","result":{"pad":""}}`, 1<<20))
+	if got := h.serverGets(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":"s2","error":{"code":-32603,"message":"mcpvalidate proxy: the client's response is 1048576 bytes`) {
+		t.Fatalf("the server got %.300s", got)
+	}
+	h.clientPasses(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	h.serverPasses(`{"jsonrpc":"2.0","id":5,"result":{}}`)
+}
+
+// endless is a reader of one line of n bytes, a request whose id comes last, made as it is
+// read.
+type endless struct{ n, read int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	const head, tail = `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"weather","arguments":{"location":"`, `"}},"id":77}` + "\n"
+	if e.read == e.n {
+		return 0, io.EOF
+	}
+	for i := range p {
+		switch at := e.read; {
+		case at == e.n:
+			return i, nil
+		case at < int64(len(head)):
+			p[i] = head[at]
+		case at >= e.n-int64(len(tail)):
+			p[i] = tail[at-(e.n-int64(len(tail)))]
+		default:
+			p[i] = 'x'
+		}
+		e.read++
+	}
+	return len(p), nil
+}
+
+// TestMessageLimitAtScale: a 128 MB line (1 GB in the full tier) costs the proxy what
+// the limit allows and no more, and is answered with its id, which comes last.
+func TestMessageLimitAtScale(t *testing.T) {
+	const limit = 1 << 20
+	size := 128 << 20
+	if tier.Enabled() {
+		size = 1 << 30
+	}
+	p, err := New(Options{MaxMessage: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sr, sw := io.Pipe() // proxy -> server
+	rr, rw := io.Pipe() // server -> proxy, ended when the server's input is
+	var toServer atomic.Int64
+	go func() {
+		n, _ := io.Copy(io.Discard, sr)
+		toServer.Store(n)
+		rw.Close()
+	}()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := p.Serve(&endless{n: int64(size)}, &out, sw, rr); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*limit {
+		t.Errorf("relaying a %d-byte line allocated %d bytes; want at most %d", size, got, 4*limit)
+	}
+	want := `{"jsonrpc":"2.0","id":77,"error":{"code":-32600,"message":"mcpvalidate proxy: the request is ` + strconv.Itoa(size-1) + ` bytes, over the proxy's limit of 1048576 bytes, so it was not passed on"}}` + "\n"
+	if out.String() != want {
+		t.Fatalf("the client got\n%.300s\nwant\n%s", out.String(), want)
+	}
+	if toServer.Load() != 0 {
+		t.Errorf("the server got %d bytes", toServer.Load())
+	}
+}
+
+// TestMessageLimitHTTP: a POST over the limit gets 413 and never reaches the upstream; an
+// upstream's JSON answer over it, 502; an SSE event over it, an error for its request in
+// its place, and the stream goes on.
+func TestMessageLimitHTTP(t *testing.T) {
+	const limit = 64 << 10
+	var reached atomic.Int64
+	big := strings.Repeat("x", 2*limit)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		reached.Add(1)
+		switch b := string(body); {
+		case strings.Contains(b, `"tools/list"`):
+			id := b[strings.Index(b, `"id":`)+len(`"id":`) : strings.Index(b, `,"method"`)]
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+id+`,"result":`+toolsList+`}`)
+		case strings.Contains(b, `"vendor/json"`):
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":3,"result":{"pad":"`+big+`"}}`)
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"pad\":\""+big+"\"}}\n\n")
+			io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
+		}
+	}))
+	t.Cleanup(upstream.Close)
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{MaxMessage: limit})
+
+	status, _, body := postRaw(t, endpoint, `{"jsonrpc":"2.0","id":2,"method":"vendor/x","params":{"pad":"`+big+`"}}`, http.Header{})
+	if status != http.StatusRequestEntityTooLarge || !json.Valid([]byte(body)) || !strings.Contains(body, `"code":-32600`) || reached.Load() != 0 {
+		t.Fatalf("a POST over the limit: %d %.300s; %d requests reached the upstream", status, body, reached.Load())
+	}
+	status, _, body = postRaw(t, endpoint, `{"jsonrpc":"2.0","id":3,"method":"vendor/json"}`, http.Header{})
+	if status != http.StatusBadGateway || !strings.Contains(body, "the upstream server's answer is over the proxy's limit of 65536 bytes") {
+		t.Fatalf("a JSON answer over the limit: %d %.300s", status, body)
+	}
+	status, _, body = postRaw(t, endpoint, `{"jsonrpc":"2.0","id":4,"method":"vendor/sse"}`, http.Header{})
+	head := "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32603,\"message\":\"mcpvalidate proxy: the MCP server's response is "
+	tail := " bytes, over the proxy's limit of 65536 bytes, so it was not passed on\"}}\n\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
+	n, _, _ := strings.Cut(strings.TrimPrefix(body, head), " ")
+	if size, err := strconv.Atoi(n); status != http.StatusOK || !strings.HasPrefix(body, head) || !strings.HasSuffix(body, tail) || err != nil || size < 2*limit {
+		t.Fatalf("an event over the limit: %d\n%.400s", status, body)
+	}
+}
