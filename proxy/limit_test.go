@@ -101,6 +101,23 @@ func TestMessageLimitStdio(t *testing.T) {
 	h.serverPasses(`{"jsonrpc":"2.0","id":5,"result":{}}`)
 }
 
+// TestOwnListOverLimit: the proxy's own tools/list answered over the limit fails, and the
+// call waiting on it is refused as unchecked, never passed on.
+func TestOwnListOverLimit(t *testing.T) {
+	h := newHarness(t, Options{MaxMessage: 64 << 10})
+	h.client(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`)
+	var m struct{ ID string }
+	if req := h.serverGets(); json.Unmarshal([]byte(req), &m) != nil || !strings.Contains(req, `"method":"tools/list"`) {
+		t.Fatalf("the server got %s", req)
+	}
+	h.server(`{"jsonrpc":"2.0","id":"` + m.ID + `","result":{"tools":[],"pad":"` + strings.Repeat("p", 1<<20) + `"}}`)
+	if got := h.clientGets(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"The call of tool \"weather\" could not be checked`) ||
+		!strings.Contains(got, "over the proxy's limit") {
+		t.Fatalf("the client got %s", got)
+	}
+	h.clientPasses(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`)
+}
+
 // endless is a reader of one line of n bytes, a request whose id comes last, made as it is
 // read.
 type endless struct{ n, read int64 }
