@@ -159,17 +159,8 @@ func BenchmarkInstrumentedCallHTTP(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { c.Close() })
+		initialized(b, c, "2025-06-18")
 		ctx := context.Background()
-		if err := c.Start(ctx); err != nil {
-			b.Fatal(err)
-		}
-		init := mcp.InitializeRequest{}
-		init.Params.ProtocolVersion = "2025-06-18"
-		init.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
-		if _, err := c.Initialize(ctx, init); err != nil {
-			b.Fatal(err)
-		}
 		req := mcp.CallToolRequest{}
 		req.Params.Name = "weather"
 		req.Params.Arguments = map[string]any{"location": "Paris", "days": 3, "units": "c"}

@@ -173,17 +173,8 @@ func TestMCPGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	initialized(t, c, "2025-06-18")
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = "2025-06-18"
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
 	for _, call := range theMix {
 		cctx, span := in.tp.Tracer("test").Start(ctx, "tools/call "+call.tool)
 		req := mcp.CallToolRequest{}
@@ -306,18 +297,8 @@ func TestMCPGoProtocolVersion(t *testing.T) {
 			if err := guard.CheckServer(srv); err != nil {
 				t.Fatal(err)
 			}
-			c := connect(t, srv)
-			defer c.Close()
+			c := initialized(t, connect(t, srv), version)
 			ctx := context.Background()
-			if err := c.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			init := mcp.InitializeRequest{}
-			init.Params.ProtocolVersion = version
-			init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
-			if _, err := c.Initialize(ctx, init); err != nil {
-				t.Fatal(err)
-			}
 			for _, call := range theMix {
 				req := mcp.CallToolRequest{}
 				req.Params.Name, req.Params.Arguments = call.tool, call.args
@@ -328,6 +309,24 @@ func TestMCPGoProtocolVersion(t *testing.T) {
 			checkPoints(t, in.points(t), wantAfterTheMix("gen_ai.operation.name=execute_tool,gen_ai.tool.name=TOOL,mcp.method.name=tools/call,mcp.protocol.version="+version))
 		})
 	}
+}
+
+// initialized starts c and initializes its session with the protocol version; c is closed
+// when the test ends.
+func initialized(tb testing.TB, c *client.Client, version string) *client.Client {
+	tb.Helper()
+	tb.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = version
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		tb.Fatal(err)
+	}
+	return c
 }
 
 // noSampling is a client's sampling handler that samples nothing: with one, mcp-go's

@@ -102,18 +102,7 @@ func sendTheMix(t *testing.T, mcpURL string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
-		ctx := context.Background()
-		if err := c.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		init := mcp.InitializeRequest{}
-		init.Params.ProtocolVersion = "2025-06-18"
-		init.Params.ClientInfo = mcp.Implementation{Name: "prometheus-test", Version: "1"}
-		if _, err := c.Initialize(ctx, init); err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return initialized(t, c, "2025-06-18")
 	}
 	call := func(c *client.Client, tool string, args map[string]any, isError bool) {
 		req := mcp.CallToolRequest{}
