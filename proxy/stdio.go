@@ -437,7 +437,7 @@ func (l *lineReader) next() ([]byte, error) {
 	}
 	chunk, err := l.r.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
-		if l.over.size = int64(len(chunk) - lineEnd(chunk)); l.max > 0 && l.over.size > l.max {
+		if l.max > 0 && int64(len(chunk)-lineEnd(chunk)) > l.max {
 			return l.drop(chunk, err)
 		}
 		return chunk, err
