@@ -470,12 +470,13 @@ var eventReaders = sync.Pool{New: func() any { return newLineReaderSize(nil, 4<<
 func getEventReader(r io.Reader, max int64) *lineReader {
 	l := eventReaders.Get().(*lineReader)
 	l.r.Reset(r)
-	l.max = max
+	l.max, l.sse = max, true
 	return l
 }
 
 func putEventReader(l *lineReader) {
 	l.r.Reset(nil)
+	l.before, l.cont, l.over = nil, false, overlong{}
 	if cap(l.buf) > 64<<10 {
 		l.buf = nil
 	}
@@ -496,6 +497,7 @@ func readEvent(r *lineReader) (event, error) {
 	var ev event
 	var ends []int // of the lines' bodies in raw, two a line
 	for {
+		r.before = ev.raw
 		line, err := r.next()
 		if err == errOverlong || r.max > 0 && int64(len(ev.raw)+len(line)) > r.max {
 			return dropEvent(r, ev, line, err)
@@ -516,22 +518,23 @@ func readEvent(r *lineReader) (event, error) {
 }
 
 // dropEvent reads the rest of an event over the limit, of which ev and line are read
-// (or, with errOverlong, the line r.over tells of), and returns it dropped, with what
-// its data's line says when that line was the one over the limit.
+// (or, with errOverlong, scanned into r.over), and returns it dropped, with what its
+// data says.
 func dropEvent(r *lineReader, ev event, line []byte, err error) (event, error) {
-	o := &overlong{}
-	if err == errOverlong {
-		*o = r.over
-		line, err = nil, nil
+	if err != errOverlong {
+		r.over = overlong{sse: true}
+		r.over.feed(ev.raw)
+		r.over.feed(line)
 	}
-	o.size += int64(len(ev.raw) + len(line))
+	r.before, r.cont = nil, true
+	defer func() { r.cont = false }()
 	for err == nil && !blank(line) || err == errOverlong {
-		if line, err = r.next(); err == errOverlong {
-			o.size += r.over.size
+		if line, err = r.next(); err != errOverlong {
+			r.over.feed(line)
 		}
-		o.size += int64(len(line))
 	}
-	return event{over: o}, err
+	o := r.over
+	return event{over: &o}, err
 }
 
 // blank reports whether line is an empty line, with its end.

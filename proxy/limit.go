@@ -30,12 +30,17 @@ func (o *Options) maxMessage() int64 {
 // overlong scans a message too long to keep, fed in pieces as they are read, for what an
 // answer to it needs: its size, its id (a top-level member "id" holding a string or a
 // number) and whether it has a member "method". Bytes before the first '{' or '[' are
-// passed over, so that an SSE line's "data:" is. Its cost is a few branches a byte; it
-// holds at most maxIDLen bytes.
+// passed over. Its cost is a few branches a byte; it holds at most maxIDLen bytes.
 type overlong struct {
 	size   int64
 	id     []byte // nil when none was found
 	method bool
+
+	// An SSE event's lines, of an overlong made with sse set, are scanned as the event's
+	// data: its data fields' values, joined by newlines; other fields are passed over.
+	sse   bool
+	line  uint8 // where in its line the event's scan is
+	field int   // of the field's name: how many bytes match "data"; -1, none
 
 	started, inString, escaped bool
 	depth                      int
@@ -57,8 +62,64 @@ const (
 // maxIDLen bounds the id kept; a longer one is none.
 const maxIDLen = 256
 
+// Where an SSE event's scan is in a line.
+const (
+	atField    uint8 = iota // in the field's name
+	valueStart              // after "data:", where a space is passed over
+	inData                  // in a data field's value
+	skipLine                // in another field's value
+)
+
+// feed scans the next bytes of the message, or of the SSE event.
 func (o *overlong) feed(b []byte) {
 	o.size += int64(len(b))
+	if !o.sse {
+		o.scan(b)
+		return
+	}
+	for len(b) > 0 {
+		switch o.line {
+		case inData, skipLine:
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				if o.line == inData {
+					o.scan(b)
+				}
+				return
+			}
+			if o.line == inData {
+				o.scan(b[:i+1]) // the newline joins it to the next data line's value
+			}
+			b, o.line, o.field = b[i+1:], atField, 0
+		case valueStart:
+			if b[0] == ' ' {
+				b = b[1:]
+			}
+			o.line = inData
+		default:
+			c := b[0]
+			b = b[1:]
+			switch {
+			case c == ':' && o.field == len("data"):
+				o.line = valueStart
+			case c == ':':
+				o.line = skipLine
+			case c == '\n':
+				if o.field == len("data") { // "data" alone: an empty value
+					o.scan([]byte{'\n'})
+				}
+				o.field = 0
+			case o.field >= 0 && o.field < len("data") && c == "data"[o.field]:
+				o.field++
+			default:
+				o.field = -1
+			}
+		}
+	}
+}
+
+// scan scans the next bytes of the message.
+func (o *overlong) scan(b []byte) {
 	for _, c := range b {
 		if !o.started {
 			switch c {

@@ -56,6 +56,36 @@ func TestOverlongScan(t *testing.T) {
 	}
 }
 
+// TestOverlongEventScan: an SSE event is scanned as its data, its data lines joined,
+// other fields passed over, wherever its pieces end.
+func TestOverlongEventScan(t *testing.T) {
+	big := strings.Repeat(`"id":7,`, 50)
+	tests := []struct {
+		event  string
+		id     string // "" for none
+		method bool
+	}{
+		{"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n\n", "4", false},
+		{"data:{\"id\":\"a\"}\r\n\r\n", `"a"`, false},
+		{"data: {\ndata:   \"jsonrpc\": \"2.0\",\ndata:   \"result\": {" + big + "},\ndata:   \"id\": 12\ndata: }\n\n", "12", false},
+		{"data: {\"result\":\"x\",\ndata\ndata: \"id\"\ndata: :5, \"method\": \"m\"}\n\n", "5", true},
+		{"id: 3\nevent: {\"id\":1}\n: {\"id\":2}\ndatum: {\"id\":6}\ndata: {\"method\":\"x\"}\n\n", "", true},
+		{"data: {\"params\":{\ndata: \"id\":1}}\n\n", "", false},
+	}
+	for _, tt := range tests {
+		for _, step := range []int{len(tt.event), 1, 5} {
+			o := overlong{sse: true}
+			for i := 0; i < len(tt.event); i += step {
+				o.feed([]byte(tt.event[i:min(i+step, len(tt.event))]))
+			}
+			if string(o.id) != tt.id || o.method != tt.method || o.size != int64(len(tt.event)) {
+				t.Errorf("%.60q (in pieces of %d): id %q, method %v, size %d; want %q, %v, %d",
+					tt.event, step, o.id, o.method, o.size, tt.id, tt.method, len(tt.event))
+			}
+		}
+	}
+}
+
 // TestMessageLimitStdio: over stdio, each side's messages over the limit are dropped and
 // answered in their place, the stream goes on in step, and a message of the limit's size
 // passes.
@@ -184,8 +214,8 @@ func TestMessageLimitAtScale(t *testing.T) {
 }
 
 // TestMessageLimitHTTP: a POST over the limit gets 413 and never reaches the upstream; an
-// upstream's JSON answer over it, 502; an SSE event over it, an error for its request in
-// its place, and the stream goes on.
+// upstream's JSON answer over it, 502; an SSE event over it, in one data line or in
+// several, an error for its request in its place, and the stream goes on.
 func TestMessageLimitHTTP(t *testing.T) {
 	const limit = 64 << 10
 	var reached atomic.Int64
@@ -203,7 +233,18 @@ func TestMessageLimitHTTP(t *testing.T) {
 			io.WriteString(w, `{"jsonrpc":"2.0","id":3,"result":{"pad":"`+big+`"}}`)
 		default:
 			w.Header().Set("Content-Type", "text/event-stream")
-			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"pad\":\""+big+"\"}}\n\n")
+			switch {
+			case strings.Contains(b, `"vendor/sse"`):
+				io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"pad\":\""+big+"\"}}\n\n")
+			case strings.Contains(b, `"vendor/lines"`): // every line under the limit, the event over it
+				io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"result\":{\"pad\":[\n")
+				for range 5 {
+					io.WriteString(w, "data: \""+big[:limit/2]+"\",\n")
+				}
+				io.WriteString(w, "data: \"\"]},\ndata: \"id\":5}\n\n")
+			case strings.Contains(b, `"vendor/mixed"`): // a line over the limit, the id after it
+				io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\ndata: \"result\":{\"id\":1,\"pad\":\""+big+"\"},\ndata: \"id\":6}\n\n")
+			}
 			io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
 		}
 	}))
@@ -218,12 +259,14 @@ func TestMessageLimitHTTP(t *testing.T) {
 	if status != http.StatusBadGateway || !strings.Contains(body, "the upstream server's answer is over the proxy's limit of 65536 bytes") {
 		t.Fatalf("a JSON answer over the limit: %d %.300s", status, body)
 	}
-	status, _, body = postRaw(t, endpoint, `{"jsonrpc":"2.0","id":4,"method":"vendor/sse"}`, http.Header{})
-	head := "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32603,\"message\":\"mcpvalidate proxy: the MCP server's response is "
-	tail := " bytes, over the proxy's limit of 65536 bytes, so it was not passed on\"}}\n\n" +
-		"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
-	n, _, _ := strings.Cut(strings.TrimPrefix(body, head), " ")
-	if size, err := strconv.Atoi(n); status != http.StatusOK || !strings.HasPrefix(body, head) || !strings.HasSuffix(body, tail) || err != nil || size < 2*limit {
-		t.Fatalf("an event over the limit: %d\n%.400s", status, body)
+	for id, method := range map[string]string{"4": "vendor/sse", "5": "vendor/lines", "6": "vendor/mixed"} {
+		status, _, body = postRaw(t, endpoint, `{"jsonrpc":"2.0","id":`+id+`,"method":"`+method+`"}`, http.Header{})
+		head := "data: {\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"error\":{\"code\":-32603,\"message\":\"mcpvalidate proxy: the MCP server's response is "
+		tail := " bytes, over the proxy's limit of 65536 bytes, so it was not passed on\"}}\n\n" +
+			"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
+		n, _, _ := strings.Cut(strings.TrimPrefix(body, head), " ")
+		if size, err := strconv.Atoi(n); status != http.StatusOK || !strings.HasPrefix(body, head) || !strings.HasSuffix(body, tail) || err != nil || size < 2*limit {
+			t.Errorf("%s, an event over the limit: %d\n%.400s", method, status, body)
+		}
 	}
 }

@@ -394,13 +394,18 @@ func sameBytes(a, b []byte) bool {
 // follows the messages in flight.
 //
 // A line longer than max bytes (its line end aside; 0: no limit) is read to its end
-// without being kept: next returns errOverlong, and over says what the line was.
+// without being kept: next returns errOverlong, and over says what the line was. On an
+// SSE stream (sse), over is the scan of the line's event: of the lines before it, which
+// the event's reader sets as before, or, with cont, of the event up to it.
 type lineReader struct {
 	r      *bufio.Reader
 	buf    []byte
 	blocks [][]byte
 	max    int64
 	over   overlong
+
+	sse, cont bool
+	before    []byte
 }
 
 func newLineReader(r io.Reader, max int64) *lineReader {
@@ -470,7 +475,10 @@ func (l *lineReader) next() ([]byte, error) {
 // drop reads the rest of a line over the limit, of which l.blocks and chunk are read,
 // scanning it into l.over as it goes.
 func (l *lineReader) drop(chunk []byte, err error) ([]byte, error) {
-	l.over = overlong{}
+	if !l.cont {
+		l.over = overlong{sse: l.sse}
+		l.over.feed(l.before)
+	}
 	for _, b := range l.blocks {
 		l.over.feed(b)
 	}
@@ -481,7 +489,9 @@ func (l *lineReader) drop(chunk []byte, err error) ([]byte, error) {
 		chunk, err = l.r.ReadSlice('\n')
 		l.over.feed(chunk)
 	}
-	l.over.size -= int64(lineEnd(chunk))
+	if !l.sse {
+		l.over.size -= int64(lineEnd(chunk))
+	}
 	return nil, errOverlong
 }
 
