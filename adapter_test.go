@@ -400,27 +400,57 @@ func TestRegistrationChurnUnderCalls(t *testing.T) {
 	}
 }
 
-// TestPropertyOrderKey: from mcp-go v1.1.0 a schema lists its properties in PropertyOrder's
-// order, so a tool registered again with only another order has another schema text and
-// another key. Earlier releases have no such field and list properties sorted.
-func TestPropertyOrderKey(t *testing.T) {
-	a := mcp.NewTool("t", mcp.WithString("a"), mcp.WithString("b"))
-	b := a
-	order := reflect.ValueOf(&b.InputSchema).Elem().FieldByName("PropertyOrder")
-	if !order.IsValid() {
-		if schemaFields.order {
-			t.Fatal("keyOf found a PropertyOrder that reflect does not")
-		}
-		t.Skip("this mcp-go has no ToolInputSchema.PropertyOrder")
+// TestLaterSchemaFieldsKey: the fields of ToolInputSchema that later mcp-go releases added
+// change the schema's text: a tool registered again with only one of them changed has
+// another text and another key, and the guard decides by the new text. Where the release
+// in the build lacks a field, keyOf must not claim it.
+func TestLaterSchemaFieldsKey(t *testing.T) {
+	tests := []struct {
+		field   string
+		layout  laterField
+		value   any
+		refused string // arguments the changed schema refuses and the first one accepts
+	}{
+		{"PropertyOrder", schemaFields.order, []string{"b", "a"}, ""},
+		{"Types", schemaFields.types, []string{"string"}, `{"a":"x"}`},
+		{"AdditionalFields", schemaFields.fields, map[string]any{"maxProperties": 1}, `{"a":"x","b":"y"}`},
 	}
-	if !schemaFields.order {
-		t.Fatal("keyOf does not read this mcp-go's PropertyOrder")
-	}
-	order.Set(reflect.ValueOf([]string{"b", "a"}))
-	ta, _ := schemaOf(&a)
-	tb, _ := schemaOf(&b)
-	if string(ta) == string(tb) || keyOf(a.RawInputSchema, &a.InputSchema) == keyOf(b.RawInputSchema, &b.InputSchema) {
-		t.Errorf("another order, same text or key: %s %s", ta, tb)
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			a := mcp.NewTool("t", mcp.WithString("a"), mcp.WithString("b"))
+			b := a
+			f := reflect.ValueOf(&b.InputSchema).Elem().FieldByName(tt.field)
+			if !f.IsValid() {
+				if tt.layout.ok {
+					t.Fatalf("keyOf found a %s that reflect does not", tt.field)
+				}
+				t.Skipf("this mcp-go has no ToolInputSchema.%s", tt.field)
+			}
+			if !tt.layout.ok {
+				t.Fatalf("keyOf does not read this mcp-go's %s", tt.field)
+			}
+			f.Set(reflect.ValueOf(tt.value))
+			if tt.field == "Types" {
+				b.InputSchema.Type = "" // Type, when set, takes precedence
+			}
+			ta, _ := schemaOf(&a)
+			tb, _ := schemaOf(&b)
+			if string(ta) == string(tb) || keyOf(a.RawInputSchema, &a.InputSchema) == keyOf(b.RawInputSchema, &b.InputSchema) {
+				t.Fatalf("%s changed, same text or key: %s %s", tt.field, ta, tb)
+			}
+			if tt.refused == "" {
+				return
+			}
+			srv := server.NewMCPServer("t", "1", server.WithToolHandlerMiddleware(New().Middleware()))
+			srv.AddTool(a, looseHandler)
+			if text, refused := invoke(t, srv, nil, "t", json.RawMessage(tt.refused)); refused {
+				t.Fatalf("the first schema refused %s: %s", tt.refused, text)
+			}
+			srv.AddTool(b, looseHandler)
+			if text, refused := invoke(t, srv, nil, "t", json.RawMessage(tt.refused)); !refused {
+				t.Errorf("registered again with %s %v, the tool accepted %s: %s", tt.field, tt.value, tt.refused, text)
+			}
+		})
 	}
 }
 

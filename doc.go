@@ -94,7 +94,7 @@
 // # Compatibility
 //
 // It needs mcp-go v0.56.0 or later (the first to keep the arguments' bytes, RawArguments)
-// and Go 1.25.5; it is tested on mcp-go v0.56.0 and v1.2.1.
+// and Go 1.25.5; it is tested on mcp-go v0.56.0 and v1.6.0.
 //
 // mcp-go's own WithInputSchemaValidation runs before any middleware. With both on, a call
 // that mcp-go refuses is answered in mcp-go's wording and never reaches mcpvalidate; a call

@@ -13,7 +13,7 @@ import (
 // This file holds every read of mcp-go's internals: its unexported fields, found by
 // reflect and read at their offsets, and the layout of Go values the adapter identifies
 // by address. adapter.go asks the functions here and reads no layout itself. Each read
-// was checked against every mcp-go release from v0.56.0 to v1.2.1 (TestMCPGoInternalsFound,
+// was checked against every mcp-go release from v0.56.0 to v1.6.0 (TestMCPGoInternalsFound,
 // which .ci/run runs on each release from go.mod's to the newest on the module proxy);
 // each is found only as a field of exactly the name and type listed, and when it is not,
 // the adapter takes a path that still validates every call (TestMCPGoInternalsMissing):
@@ -36,8 +36,8 @@ import (
 //     every successful result is checked, and under WithOutputValidation one that asks
 //     for input is refused for lacking structuredContent.
 //   - ToolInputSchema's fields (Defs, Type, Properties, Required, AdditionalProperties,
-//     and PropertyOrder from v1.1.0): a schema's cache key is the identity of their values
-//     (keyOf). A field of another type, or one more, and the key is the schema's JSON
+//     PropertyOrder from v1.1.0, Types and AdditionalFields from v1.5.0): a schema's cache
+//     key is the identity of their values (keyOf). A field of another type, or one more, and the key is the schema's JSON
 //     text, marshalled on every call: slow, but never a schema compiled for other text.
 //   - a func value is one word, its closure (funcPointer), and reflect gives the code
 //     it runs (codePointer): whether the handler about to run is the one registered. The
@@ -299,11 +299,11 @@ func sameCode(f, g server.ToolHandlerFunc) bool {
 // again with a new schema has new values, hence a new key. (Changing a registered tool's
 // maps in place is a data race in mcp-go itself.)
 type schemaKey struct {
-	raw, props, defs, required, order, additional unsafe.Pointer
-	rawLen, requiredLen, orderLen                 int
-	typ                                           string
-	additionalBool                                int8 // 1 false, 2 true
-	output                                        bool // an outputSchema, which mcp-go marshals its own way
+	raw, props, defs, required, order, types, fields, additional unsafe.Pointer
+	rawLen, requiredLen, orderLen, typesLen                      int
+	typ                                                          string
+	additionalBool                                               int8 // 1 false, 2 true
+	output                                                       bool // an outputSchema, which mcp-go marshals its own way
 }
 
 // keyOf keys a schema given as raw bytes or as mcp-go's schema struct (an outputSchema
@@ -322,9 +322,11 @@ func keyOf(raw json.RawMessage, s *mcp.ToolInputSchema) schemaKey {
 	k.props, k.defs = mapPointer(s.Properties), mapPointer(s.Defs)
 	k.required, k.requiredLen = unsafe.Pointer(unsafe.SliceData(s.Required)), len(s.Required)
 	k.typ = s.Type
-	if at := &schemaFields; at.order {
-		order := *(*[]string)(unsafe.Add(unsafe.Pointer(s), at.orderOffset))
-		k.order, k.orderLen = unsafe.Pointer(unsafe.SliceData(order)), len(order)
+	at := &schemaFields
+	k.order, k.orderLen = at.order.slice(s)
+	k.types, k.typesLen = at.types.slice(s)
+	if at.fields.ok {
+		k.fields = mapPointer(*(*map[string]any)(unsafe.Add(unsafe.Pointer(s), at.fields.offset)))
 	}
 	switch a := s.AdditionalProperties.(type) {
 	case nil:
@@ -345,28 +347,50 @@ func keyOf(raw json.RawMessage, s *mcp.ToolInputSchema) schemaKey {
 	return k
 }
 
-// schemaFields is what keyOf knows of ToolInputSchema. ToolInputSchema.PropertyOrder, the
-// order in which the schema's text lists its properties, came with mcp-go v1.1.0; earlier
-// releases list them sorted, so there is nothing to key on. keyOf reads the field where the
-// release has it, so one build serves every release.
+// schemaFields is what keyOf knows of ToolInputSchema. Three fields came with later mcp-go
+// releases: PropertyOrder (v1.1.0), the order in which the schema's text lists its
+// properties, which earlier releases list sorted; Types (v1.5.0), a type given as an
+// array; AdditionalFields (v1.5.0), the schema's other top-level keywords, which earlier
+// releases drop. keyOf reads each where the release has it, so one build serves every
+// release.
 var schemaFields = schemaFieldsOf(reflect.TypeFor[mcp.ToolInputSchema]())
 
 // keyedFields are the fields of ToolInputSchema that keyOf keys on, with their types.
 var keyedFields = map[string]reflect.Type{
 	"Defs":                 reflect.TypeFor[map[string]any](),
 	"Type":                 reflect.TypeFor[string](),
+	"Types":                reflect.TypeFor[[]string](),
 	"Properties":           reflect.TypeFor[map[string]any](),
 	"Required":             reflect.TypeFor[[]string](),
 	"AdditionalProperties": reflect.TypeFor[any](),
+	"AdditionalFields":     reflect.TypeFor[map[string]any](),
 	"PropertyOrder":        reflect.TypeFor[[]string](),
 }
 
+// schemaLayout is where ToolInputSchema keeps the fields some releases lack.
+type schemaLayout struct {
+	known                bool // every field is one keyOf keys on, of its type
+	order, types, fields laterField
+}
+
+// laterField is the offset of a field some releases lack, where this one has it.
+type laterField struct {
+	offset uintptr
+	ok     bool
+}
+
+// slice returns the identity of the []string field f of s: none where the release lacks it.
+func (f laterField) slice(s *mcp.ToolInputSchema) (unsafe.Pointer, int) {
+	if !f.ok {
+		return nil, 0
+	}
+	v := *(*[]string)(unsafe.Add(unsafe.Pointer(s), f.offset))
+	return unsafe.Pointer(unsafe.SliceData(v)), len(v)
+}
+
 // schemaFieldsOf reports whether every field of the struct type t is one keyOf keys on,
-// of its type, and where t has PropertyOrder.
-func schemaFieldsOf(t reflect.Type) (at struct {
-	known, order bool
-	orderOffset  uintptr
-}) {
+// of its type, and where t has the fields some releases lack.
+func schemaFieldsOf(t reflect.Type) (at schemaLayout) {
 	if t.Kind() != reflect.Struct {
 		return at
 	}
@@ -376,7 +400,11 @@ func schemaFieldsOf(t reflect.Type) (at struct {
 		}
 	}
 	at.known = true
-	at.orderOffset, at.order = fieldOffset(t, "PropertyOrder", reflect.TypeFor[[]string]())
+	later := func(name string) laterField {
+		off, ok := fieldOffset(t, name, keyedFields[name])
+		return laterField{off, ok}
+	}
+	at.order, at.types, at.fields = later("PropertyOrder"), later("Types"), later("AdditionalFields")
 	return at
 }
 

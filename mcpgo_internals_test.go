@@ -268,8 +268,8 @@ func TestMCPGoInternalsFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	text, _ := json.Marshal(schema)
-	if keeps := strings.Index(string(text), `"b"`) < strings.Index(string(text), `"a"`); keeps != schemaFields.order {
-		t.Errorf("the release keeps the properties' order: %v; keyOf reads PropertyOrder: %v (%s)", keeps, schemaFields.order, text)
+	if keeps := strings.Index(string(text), `"b"`) < strings.Index(string(text), `"a"`); keeps != schemaFields.order.ok {
+		t.Errorf("the release keeps the properties' order: %v; keyOf reads PropertyOrder: %v (%s)", keeps, schemaFields.order.ok, text)
 	}
 	// A release that sends a result's resultType has results that ask for input.
 	var asking mcp.CallToolResult
@@ -482,8 +482,22 @@ func TestMCPGoInternalsLookAlikes(t *testing.T) {
 		Type     string
 		Required []any
 	}
-	if at := schemaFieldsOf(reflect.TypeFor[schema]()); !at.known || at.order {
+	type v15 struct { // v1.5.0's
+		Defs                 map[string]any
+		Type                 string
+		Types                []string
+		Properties           map[string]any
+		Required             []string
+		AdditionalProperties any
+		AdditionalFields     map[string]any
+		PropertyOrder        []string
+	}
+	if at := schemaFieldsOf(reflect.TypeFor[schema]()); !at.known || at.order.ok || at.types.ok || at.fields.ok {
 		t.Errorf("the fields of v0.56.0's ToolInputSchema: %+v", at)
+	}
+	if at := schemaFieldsOf(reflect.TypeFor[v15]()); !at.known || at.order != (laterField{unsafe.Offsetof(v15{}.PropertyOrder), true}) ||
+		at.types != (laterField{unsafe.Offsetof(v15{}.Types), true}) || at.fields != (laterField{unsafe.Offsetof(v15{}.AdditionalFields), true}) {
+		t.Errorf("the fields of v1.5.0's ToolInputSchema: %+v", at)
 	}
 	for _, typ := range []reflect.Type{reflect.TypeFor[ordered](), reflect.TypeFor[extra](), reflect.TypeFor[otherType](), reflect.TypeFor[string]()} {
 		if schemaFieldsOf(typ).known {

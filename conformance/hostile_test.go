@@ -1349,7 +1349,26 @@ const (
 	refusedByMiddleware differentialVerdict = "refused"            // isError, the handler not run
 	rejectedByMCPGo     differentialVerdict = "rejected by mcp-go" // a JSON-RPC error, the handler not run
 	acceptedByHandler   differentialVerdict = "accepted"           // the handler's result
+
+	// From mcp-go v1.6.0, a call whose params repeat "arguments" or spell it in another
+	// case is a JSON-RPC error of mcp-go's own, before any middleware runs; on earlier
+	// releases, which pass it on, the middleware decides as the verdict's first word says.
+	refusedUnlessStrict  differentialVerdict = "refused, unless mcp-go rejects the params"
+	acceptedUnlessStrict differentialVerdict = "accepted, unless mcp-go rejects the params"
 )
+
+// strictParams reports whether the mcp-go release in the build rejects a tools/call whose
+// params repeat "arguments", asked of a server with no middleware.
+func strictParams(t *testing.T) bool {
+	srv := server.NewMCPServer("bare", "1.0.0", server.WithToolCapabilities(true))
+	srv.AddTool(mcp.NewTool("t"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
+	out := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"arguments":{}}}`))
+	_, rejected := out.(mcp.JSONRPCError)
+	t.Logf("mcp-go rejects repeated params members: %v", rejected)
+	return rejected
+}
 
 // differentialCase is one call of TestHostileParserDifferential. check, if set, looks into
 // what the handler of an accepted call saw.
@@ -1423,14 +1442,14 @@ var differentialCases = []differentialCase{
 	{"frame/unterminated", "open", `{"a":1`, rejectedByMCPGo, nil},
 	{"frame/nul-byte", "open", "{\"a\":1}\x00", rejectedByMCPGo, nil},
 	{"frame/whitespace", "seed", " \n\t{\"location\":\"Oslo\"}\r\n ", acceptedByHandler, nil},
-	{"frame/repeated-arguments-invalid-last", "seed", `{"location":"Oslo"},"arguments":{"days":"x"}`, refusedByMiddleware, nil},
-	{"frame/repeated-arguments-valid-last", "seed", `{"days":"x"},"arguments":{"location":"Oslo"}`, acceptedByHandler, func(t *testing.T, saw handlerSaw, r hostileResponse) {
+	{"frame/repeated-arguments-invalid-last", "seed", `{"location":"Oslo"},"arguments":{"days":"x"}`, refusedUnlessStrict, nil},
+	{"frame/repeated-arguments-valid-last", "seed", `{"days":"x"},"arguments":{"location":"Oslo"}`, acceptedUnlessStrict, func(t *testing.T, saw handlerSaw, r hostileResponse) {
 		if string(saw.raw) != `{"location":"Oslo"}` {
 			t.Errorf("RawArguments %s", saw.raw)
 		}
 	}},
-	{"frame/case-folded-arguments-invalid", "seed", `{"location":"Oslo"},"ARGUMENTS":{"days":"x"}`, refusedByMiddleware, nil},
-	{"frame/case-folded-arguments-valid", "seed", `{"days":"x"},"Arguments":{"location":"Oslo"}`, acceptedByHandler, nil},
+	{"frame/case-folded-arguments-invalid", "seed", `{"location":"Oslo"},"ARGUMENTS":{"days":"x"}`, refusedUnlessStrict, nil},
+	{"frame/case-folded-arguments-valid", "seed", `{"days":"x"},"Arguments":{"location":"Oslo"}`, acceptedUnlessStrict, nil},
 	{"frame/arguments-null", "open", `null`, acceptedByHandler, nil},
 	{"frame/arguments-null-required", "required", `null`, refusedByMiddleware, nil},
 	{"frame/arguments-array", "open", `[{"a":1}]`, refusedByMiddleware, nil},
@@ -1464,7 +1483,16 @@ var differentialCases = []differentialCase{
 // mcp-go (a JSON-RPC error, handler not called) or accepted (the handler checks what it got).
 func TestHostileParserDifferential(t *testing.T) {
 	h := newHostileServer(t, nil)
+	strict := strictParams(t)
 	for _, c := range differentialCases {
+		switch {
+		case (c.want == refusedUnlessStrict || c.want == acceptedUnlessStrict) && strict:
+			c.want = rejectedByMCPGo
+		case c.want == refusedUnlessStrict:
+			c.want = refusedByMiddleware
+		case c.want == acceptedUnlessStrict:
+			c.want = acceptedByHandler
+		}
 		t.Run(c.name, func(t *testing.T) {
 			before := h.calls.Load()
 			r := h.call(c.tool, []byte(c.args))
