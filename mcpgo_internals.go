@@ -37,8 +37,9 @@ import (
 //     for input is refused for lacking structuredContent.
 //   - ToolInputSchema's fields (Defs, Type, Properties, Required, AdditionalProperties,
 //     PropertyOrder from v1.1.0, Types and AdditionalFields from v1.5.0): a schema's cache
-//     key is the identity of their values (keyOf). A field of another type, or one more, and the key is the schema's JSON
-//     text, marshalled on every call: slow, but never a schema compiled for other text.
+//     key is the identity of their values (keyOf). A field of another type, or one more,
+//     and the key is the schema's JSON text, marshalled on every call: slow, but never a
+//     schema compiled for other text.
 //   - a func value is one word, its closure (funcPointer), and reflect gives the code
 //     it runs (codePointer): whether the handler about to run is the one registered. The
 //     build fails where a func value is not one word.

@@ -527,12 +527,12 @@ func dropEvent(r *lineReader, ev event, line []byte, err error) (event, error) {
 		r.over.feed(line)
 	}
 	r.before, r.cont = nil, true
-	defer func() { r.cont = false }()
 	for err == nil && !blank(line) || err == errOverlong {
 		if line, err = r.next(); err != errOverlong {
 			r.over.feed(line)
 		}
 	}
+	r.cont = false
 	o := r.over
 	return event{over: &o}, err
 }

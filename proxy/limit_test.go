@@ -213,6 +213,61 @@ func TestMessageLimitAtScale(t *testing.T) {
 	}
 }
 
+// TestEventLimitAtScale: an SSE event of 128 MB (1 GB in the full tier), of many short
+// data lines with a line over the limit among them and its id last, costs the event
+// reader what the limit allows and no more, and its id is found.
+func TestEventLimitAtScale(t *testing.T) {
+	const limit = 1 << 20
+	size := int64(128 << 20)
+	if tier.Enabled() {
+		size = 1 << 30
+	}
+	head, tail := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"result\":{\"pad\":[\n", "data: \"\"]},\ndata: \"id\":77}\n\n"
+	line := []byte("data: \"" + strings.Repeat("x", 1000) + "\",\n")
+	half := (size - int64(len(head)+len(tail)) - 4*limit) / 2 / int64(len(line))
+	event := io.MultiReader(strings.NewReader(head), &repeated{b: line, n: half},
+		strings.NewReader("data: \""), &repeated{b: []byte("y"), n: 4 * limit}, strings.NewReader("\",\n"),
+		&repeated{b: line, n: half}, strings.NewReader(tail))
+	total := int64(len(head)+len(tail)) + 2*half*int64(len(line)) + int64(len("data: \"\",\n")) + 4*limit
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := getEventReader(event, limit)
+	ev, err := readEvent(r)
+	putEventReader(r)
+	runtime.ReadMemStats(&after)
+	if err != nil || ev.over == nil || string(ev.over.id) != "77" || ev.over.method || ev.over.size != total {
+		t.Fatalf("a %d-byte event: %v; over %+v", total, err, ev.over)
+	}
+	// The event's lines, gathered up to the limit by append (up to 4× the limit in all),
+	// and the long line's blocks up to the limit: 6.4 MB at 128 MB and at 1 GB alike.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8*limit {
+		t.Errorf("reading a %d-byte event allocated %d bytes; want at most %d", total, got, 8*limit)
+	}
+}
+
+// repeated reads b n times.
+type repeated struct {
+	b  []byte
+	n  int64
+	at int
+}
+
+func (r *repeated) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := 0
+	for k < len(p) && r.n > 0 {
+		c := copy(p[k:], r.b[r.at:])
+		k += c
+		if r.at += c; r.at == len(r.b) {
+			r.at, r.n = 0, r.n-1
+		}
+	}
+	return k, nil
+}
+
 // TestMessageLimitHTTP: a POST over the limit gets 413 and never reaches the upstream; an
 // upstream's JSON answer over it, 502; an SSE event over it, in one data line or in
 // several, an error for its request in its place, and the stream goes on.
