@@ -14,7 +14,7 @@ import (
 // to [Guard.Stats] and to [Guard.CheckServer], which compiles every tool's schema at
 // start-up into the guard's cache. A Guard is safe for concurrent use.
 //
-// Its core ([Guard.Core]) can serve a go-sdk server of the same process too, with the same
+// Its core ([Guard.Share], then gosdk's Wrap) can serve a go-sdk server of the same process too, with the same
 // cache and counters (package gosdk).
 type Guard struct {
 	core      *core.Guard
