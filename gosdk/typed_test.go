@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -223,8 +224,10 @@ func TestTypedHandlerParity(t *testing.T) {
 		{"out any", "untyped_out", map[string]any{"name": "Ann"}, `"structuredContent":{"name":"Ann"}`},
 		{"map in, absent args", "map_in", nil, `"structuredContent":{"echo":{},"len":0}`},
 		{"map in, empty object", "map_in", json.RawMessage(`{}`), `"structuredContent":{"echo":{},"len":0}`},
+		{"map in, null args", "map_in", json.RawMessage(`null`), `"structuredContent":{"echo":null,"len":0}`},
 		{"map in", "map_in", map[string]any{"a": 1, "b": []any{true, nil}}, `"len":2`},
 		{"any in, absent args", "any_in", nil, `map[string]interface {} map[]`},
+		{"any in, null args", "any_in", json.RawMessage(`null`), `\u003cnil\u003e`},
 		{"any in", "any_in", map[string]any{"x": "y"}, `map[x:y]`},
 		{"handler error", "fails", map[string]any{"name": "Ann"}, `"isError":true`},
 		{"jsonrpc error", "wire_error", map[string]any{"name": "Ann"}, `error: `},
@@ -470,4 +473,98 @@ type parityCase struct {
 	name, tool string
 	args       any
 	want       string // a substring of go-sdk's answer
+}
+
+// TestAddToolNullArguments: null arguments count as {}, as absent ones do: checked as {},
+// a required member's absence refused in the same words, and the handler given what
+// go-sdk alone gives it, or, where go-sdk writes in defaults, {} with the defaults.
+func TestAddToolNullArguments(t *testing.T) {
+	var ran ranLog
+	record := func(tool string, in any) {
+		ran.mu.Lock()
+		defer ran.mu.Unlock()
+		ran.ran = append(ran.ran, fmt.Sprintf("%s %#v", tool, in))
+	}
+	open := &jsonschema.Schema{Type: "object"}
+	withDefault := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"times": {Type: "integer", Default: json.RawMessage(`3`)}}}
+	register := func(srv *mcp.Server, g *Guard) {
+		add := func(tool *mcp.Tool, h mcp.ToolHandlerFor[greetIn, any]) {
+			if g == nil {
+				mcp.AddTool(srv, tool, h)
+			} else {
+				AddTool(g, srv, tool, h)
+			}
+		}
+		addMap := func(tool *mcp.Tool, h mcp.ToolHandlerFor[map[string]any, any]) {
+			if g == nil {
+				mcp.AddTool(srv, tool, h)
+			} else {
+				AddTool(g, srv, tool, h)
+			}
+		}
+		addPtr := func(tool *mcp.Tool, h mcp.ToolHandlerFor[*greetIn, any]) {
+			if g == nil {
+				mcp.AddTool(srv, tool, h)
+			} else {
+				AddTool(g, srv, tool, h)
+			}
+		}
+		add(&mcp.Tool{Name: "struct", InputSchema: open}, func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+			record("struct", in)
+			return nil, nil, nil
+		})
+		add(&mcp.Tool{Name: "required"}, func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+			record("required", in)
+			return nil, nil, nil
+		})
+		addMap(&mcp.Tool{Name: "map"}, func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
+			record("map", in)
+			return nil, nil, nil
+		})
+		addPtr(&mcp.Tool{Name: "pointer", InputSchema: open}, func(_ context.Context, _ *mcp.CallToolRequest, in *greetIn) (*mcp.CallToolResult, any, error) {
+			record("pointer", in)
+			return nil, nil, nil
+		})
+		if g != nil { // go-sdk alone panics on null arguments where it writes in a default
+			addMap(&mcp.Tool{Name: "default", InputSchema: withDefault}, func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
+				record("default", in)
+				return nil, nil, nil
+			})
+		}
+	}
+	sdkServer, ourServer := newServer(), newServer()
+	register(sdkServer, nil)
+	register(ourServer, New())
+	sdk, ours := connect(t, sdkServer), connect(t, ourServer)
+
+	for _, tool := range []string{"struct", "map", "pointer"} {
+		for _, args := range []string{`null`, ` null `, ``} {
+			if res := call(t, sdk, tool, args); res.IsError {
+				t.Fatalf("go-sdk refused %s(%s): %s", tool, args, text(res))
+			}
+			want := ran.take()
+			if res := call(t, ours, tool, args); res.IsError {
+				t.Errorf("%s(%s) refused: %s", tool, args, text(res))
+			}
+			if got := ran.take(); !slices.Equal(got, want) {
+				t.Errorf("%s(%s): the handler got %q, go-sdk gives %q", tool, args, got, want)
+			}
+		}
+	}
+	for _, args := range []string{`null`, ``, `{}`} {
+		if res := call(t, ours, "default", args); res.IsError {
+			t.Errorf("default(%s) refused: %s", args, text(res))
+		}
+		if got, want := ran.take(), []string{`default map[string]interface {}{"times":3}`}; !slices.Equal(got, want) {
+			t.Errorf("default(%s): the handler got %q, want %q", args, got, want)
+		}
+		const missing = "Invalid arguments: missing required property 'name'"
+		if res := call(t, ours, "required", args); !res.IsError || text(res) != missing {
+			t.Errorf("required(%s): %s, want %q", args, mustJSON(t, res), missing)
+		}
+	}
+	if got := ran.take(); len(got) != 0 {
+		t.Errorf("handlers ran on refused calls: %q", got)
+	}
 }
