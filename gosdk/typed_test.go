@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -58,7 +59,11 @@ func add[In, Out any](t *testing.T, srv *mcp.Server, via registration, tool *mcp
 		mcp.AddTool(srv, tool, h)
 		return
 	}
-	tt, th, err := typedHandler(tool, h, via == viaChecked)
+	g := New(WithReportOnly())
+	if via == viaChecked {
+		g = New()
+	}
+	tt, th, err := typedHandler(tool, h, g.core)
 	if err != nil {
 		t.Fatalf("typedHandler(%s): %v", tool.Name, err)
 	}
@@ -289,7 +294,7 @@ func TestTypedHandlerSchemaErrorsMatchAddTool(t *testing.T) {
 				mcp.AddTool(srv, badDefaultTool(), greetHandler)
 			},
 			ours: func() error {
-				_, _, err := typedHandler(badDefaultTool(), greetHandler, true)
+				_, _, err := typedHandler(badDefaultTool(), greetHandler, New().core)
 				return err
 			},
 		},
@@ -299,7 +304,7 @@ func TestTypedHandlerSchemaErrorsMatchAddTool(t *testing.T) {
 				mcp.AddTool(srv, &mcp.Tool{Name: "chan_out"}, chanHandler)
 			},
 			ours: func() error {
-				_, _, err := typedHandler(&mcp.Tool{Name: "chan_out"}, chanHandler, true)
+				_, _, err := typedHandler(&mcp.Tool{Name: "chan_out"}, chanHandler, New().core)
 				return err
 			},
 		},
@@ -473,6 +478,94 @@ type parityCase struct {
 	name, tool string
 	args       any
 	want       string // a substring of go-sdk's answer
+}
+
+// codeOut is a typed tool's output that breaks codeSchema twice, at members whose
+// violations go-sdk's own check names in no fixed order.
+type codeOut struct {
+	Code  string `json:"code"`
+	Count int    `json:"count"`
+	Note  string `json:"note,omitempty"`
+}
+
+const codeSchema = `{"type":"object","properties":{"code":{"type":"string","pattern":"^[a-z]+$"},
+"count":{"type":"integer","minimum":1},"note":{"type":"string","default":"none"}},"required":["code","count"]}`
+
+// TestAddToolWithholdsInvalidOutput: under WithOutputValidation, a typed tool's output
+// that breaks its outputSchema is withheld as a raw tool's result is, the guard checking it
+// before go-sdk's own check could answer: the same isError result, call after call,
+// quoting nothing of the output, counted in ResultRefused and told to the observers. An
+// output that matches reaches the client as go-sdk sends it, its defaults written in.
+func TestAddToolWithholdsInvalidOutput(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		outcomes = map[string][]Outcome{}
+	)
+	g := New(WithOutputValidation(), WithViolationMeta(), WithObserver(func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		outcomes[e.Tool] = append(outcomes[e.Tool], e.Outcome)
+	}))
+	out := codeOut{Code: "42", Count: 0}
+	srv, sdkServer := newServer(), newServer()
+	raw := &mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(codeSchema)}
+	srv.AddTool(raw, g.Handler(raw, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{StructuredContent: out}, nil
+	}))
+	typed := func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, codeOut, error) {
+		if in["valid"] == true {
+			return nil, codeOut{Code: "ok", Count: 2}, nil
+		}
+		return nil, out, nil
+	}
+	AddTool(g, srv, &mcp.Tool{Name: "typed", OutputSchema: json.RawMessage(codeSchema)}, typed)
+	mcp.AddTool(sdkServer, &mcp.Tool{Name: "typed", OutputSchema: json.RawMessage(codeSchema)}, typed)
+	cs, sdk := connect(t, srv), connect(t, sdkServer)
+
+	const calls = 20
+	want := callJSON(t, cs, "raw", map[string]any{})
+	for range calls {
+		if got := callJSON(t, cs, "typed", map[string]any{}); got != want {
+			t.Fatalf("typed tool answered\n%s\nraw tool\n%s", got, want)
+		}
+	}
+	if !strings.Contains(want, `"isError":true`) || strings.Contains(want, "42") {
+		t.Errorf("the raw tool answered %s", want)
+	}
+	for _, st := range g.Stats() {
+		if st.Tool == "typed" && (st.ResultRefused != calls || st.Accepted != calls) {
+			t.Errorf("typed tool's counters %+v, want %d results refused", st, calls)
+		}
+	}
+	mu.Lock()
+	if got, want := outcomes["typed"][:2], outcomes["raw"]; !slices.Equal(got, want) {
+		t.Errorf("the observers were told %v of the typed tool, %v of the raw tool", got, want)
+	}
+	mu.Unlock()
+
+	valid := map[string]any{"valid": true}
+	if got, want := callJSON(t, cs, "typed", valid), callJSON(t, sdk, "typed", valid); got != want {
+		t.Errorf("a valid output sent as\n%s\ngo-sdk sends\n%s", got, want)
+	}
+}
+
+// TestReportOnlyTypedToolReportsInvalidOutput: under WithReportOnly and
+// WithOutputValidation, a typed tool's output that breaks its outputSchema is answered as
+// go-sdk answers it, and the guard reports it in ResultRefused.
+func TestReportOnlyTypedToolReportsInvalidOutput(t *testing.T) {
+	g := New(WithReportOnly(), WithOutputValidation())
+	srv := newServer()
+	AddTool(g, srv, &mcp.Tool{Name: "typed", OutputSchema: json.RawMessage(codeSchema)},
+		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, codeOut, error) {
+			return nil, codeOut{Code: "42"}, nil
+		})
+	if got := callJSON(t, connect(t, srv), "typed", map[string]any{}); !strings.HasPrefix(got, "error: ") ||
+		!strings.Contains(got, "validating tool output") {
+		t.Errorf("answered %s, want go-sdk's error", got)
+	}
+	if st := g.Stats(); len(st) != 1 || st[0].ResultRefused != 1 {
+		t.Errorf("counters %+v, want one result refused", st)
+	}
 }
 
 // TestAddToolNullArguments: null arguments count as {}, as absent ones do: checked as {},
