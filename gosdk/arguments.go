@@ -93,7 +93,7 @@ var emptyObject = []byte("{}")
 // returns args itself when nothing needs writing.
 func prepareArguments(args []byte, d *defaults) ([]byte, error) {
 	v := bytes.Trim(args, " \t\n\r")
-	null := string(v) == "null"
+	null := isNull(v)
 	switch {
 	case len(v) == 0 || null && d != nil:
 		args = emptyObject
@@ -106,6 +106,9 @@ func prepareArguments(args []byte, d *defaults) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// isNull reports whether args, spaces aside, are null.
+func isNull(args []byte) bool { return string(bytes.Trim(args, " \t\n\r")) == "null" }
 
 // prepare rewrites one JSON value as prepareArguments does, d applying when it is an object.
 func prepare(data []byte, d *defaults) ([]byte, error) {

@@ -74,8 +74,14 @@ func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], g *co
 			if err := unmarshal(input, &in); err != nil {
 				return errorResult(err), nil
 			}
-		} else if res := decodeAsGoSDK(req.Params.Arguments, inputResolved, &in); res != nil {
-			return res, nil
+		} else {
+			args := req.Params.Arguments
+			if inputDefaults != nil && isNull(args) {
+				args = nil // {}: go-sdk would panic writing the defaults into the nil map null decodes to
+			}
+			if res := decodeAsGoSDK(args, inputResolved, &in); res != nil {
+				return res, nil
+			}
 		}
 
 		res, out, err := h(ctx, req, in)

@@ -660,4 +660,18 @@ func TestAddToolNullArguments(t *testing.T) {
 	if got := ran.take(); len(got) != 0 {
 		t.Errorf("handlers ran on refused calls: %q", got)
 	}
+
+	// Under report-only, go-sdk's own check answers, null counted as {} there too.
+	reportOnly := newServer()
+	register(reportOnly, New(WithReportOnly()))
+	ro := connect(t, reportOnly)
+	if res := call(t, ro, "default", `null`); res.IsError {
+		t.Errorf("report-only: default(null) refused: %s", text(res))
+	}
+	if got, want := ran.take(), []string{`default map[string]interface {}{"times":3}`}; !slices.Equal(got, want) {
+		t.Errorf("report-only: default(null): the handler got %q, want %q", got, want)
+	}
+	if got, want := mustJSON(t, call(t, ro, "required", `null`)), mustJSON(t, call(t, sdk, "required", `null`)); got != want {
+		t.Errorf("report-only: required(null) answered\n%s\ngo-sdk alone\n%s", got, want)
+	}
 }
