@@ -11,7 +11,7 @@ package gosdk
 //   - setSchema (mcp/server.go), the schemas inferred from In and Out and resolved,
 //     without go-sdk's SchemaCache, whose methods are unexported: setSchema here.
 //   - applySchema (mcp/tool.go), defaults applied and the arguments or output validated:
-//     applyInputSchema and withOutputDefaults here.
+//     applyInputSchema, and withOutputDefaults with typedHandler's check of the output, here.
 //   - internal/json's Unmarshal and NewDecoder, segmentio's decoder matching field names
 //     case-sensitively: unmarshal and unmarshalAsGoSDK here.
 //
