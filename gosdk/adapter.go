@@ -58,6 +58,10 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 			return h(ctx, req)
 		}
 		res, err = h(ctx, req)
+		if o, ok := err.(*refusedOutput); ok { // go-sdk's answer stands: only reporting
+			g.CheckResult(&call, v, o.content)
+			return nil, o.err
+		}
 		if err != nil || res == nil || res.IsError || res.InputRequests != nil {
 			// Only a final success is checked: a result with input requests (even none,
 			// asking the client to retry) asks for input before the tool can finish.
@@ -86,7 +90,9 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 // Everything else is as mcp.AddTool has it: defaults from the input schema, decoding into
 // In, the output validated against the output schema and sent as structured content; but
 // In is decoded from the bytes the guard checked, so that its integers are those sent, where
-// go-sdk carries them through a float64. Like mcp.AddTool, it panics when a schema cannot
+// go-sdk carries them through a float64; and under [WithOutputValidation] the guard checks
+// the output in go-sdk's place, withholding one that does not match as [Guard.Handler]
+// withholds a raw tool's result. Like mcp.AddTool, it panics when a schema cannot
 // be inferred or resolved. [Guard.CheckTools] of t checks the schemas inferred for it.
 //
 // Under [WithReportOnly] the guard refuses nothing and go-sdk keeps its own check: the
@@ -94,7 +100,7 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 // decoding), so a call go-sdk alone refuses is still refused, in go-sdk's words, while the
 // guard reports what it would have refused.
 func AddTool[In, Out any](g *Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
-	tt, th, err := typedHandler(t, h, !g.core.ReportsOnly())
+	tt, th, err := typedHandler(t, h, g.core)
 	if err != nil {
 		panic(fmt.Sprintf("AddTool: tool %q: %v", t.Name, err))
 	}

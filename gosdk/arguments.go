@@ -86,14 +86,18 @@ func hasDefaults(s *jsonschema.Schema) bool {
 
 var emptyObject = []byte("{}")
 
-// prepareArguments returns the arguments ready for decoding into In: an object (absent
-// arguments are {}) with d's defaults written in and its whole numbers written as
-// integers. It returns args itself when nothing needs writing.
+// prepareArguments returns the arguments ready for decoding into In: an object with d's
+// defaults written in and its whole numbers written as integers. Absent arguments are {}.
+// So are null ones when d writes defaults in; otherwise null is kept, and decoded as go-sdk
+// decodes it: a map, pointer or interface In receives nil, a struct its zero value. It
+// returns args itself when nothing needs writing.
 func prepareArguments(args []byte, d *defaults) ([]byte, error) {
-	if len(args) == 0 {
+	v := bytes.Trim(args, " \t\n\r")
+	null := isNull(v)
+	switch {
+	case len(v) == 0 || null && d != nil:
 		args = emptyObject
-	}
-	if i := skipSpace(args, 0); i == len(args) || args[i] != '{' {
+	case !null && v[0] != '{':
 		return nil, errors.New("unmarshaling arguments: the arguments are not an object")
 	}
 	out, err := prepare(args, d)
@@ -102,6 +106,9 @@ func prepareArguments(args []byte, d *defaults) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// isNull reports whether args, spaces aside, are null.
+func isNull(args []byte) bool { return string(bytes.Trim(args, " \t\n\r")) == "null" }
 
 // prepare rewrites one JSON value as prepareArguments does, d applying when it is an object.
 func prepare(data []byte, d *defaults) ([]byte, error) {

@@ -43,6 +43,8 @@ func TestPrepareArguments(t *testing.T) {
 		name, args, want string
 	}{
 		{"absent", ``, `{` + filled + `}`},
+		{"spaces only", " \n", `{` + filled + `}`},
+		{"null", " null\t", `{` + filled + `}`},
 		{"empty", `{}`, `{` + filled + `}`},
 		{"present kept as sent", `{"a":2,"r":9007199254740993,"b":{"c":"y"},"s":[]}`, `{"a":2,"r":9007199254740993,"b":{"c":"y"},"s":[]}`},
 		{"defaults below a present member", `{"b":{"z":1},"s":{}}`, `{"b":{"z":1,"c":"x"},"s":{"m":[2]},"a":1}`},
@@ -68,6 +70,12 @@ func TestPrepareArguments(t *testing.T) {
 			}
 		})
 	}
+	// Without defaults to write, null is decoded as go-sdk decodes it.
+	for args, want := range map[string]string{``: `{}`, `null`: `null`, ` null `: ` null `} {
+		if got, err := prepareArguments([]byte(args), nil); err != nil || string(got) != want {
+			t.Errorf("%q without defaults: got %s, %v, want %s", args, got, err, want)
+		}
+	}
 }
 
 // TestPrepareArgumentsKeepsUnchangedBytes: arguments that need nothing written are the
@@ -88,7 +96,7 @@ func TestPrepareArgumentsKeepsUnchangedBytes(t *testing.T) {
 func TestPrepareArgumentsRefusesBadInput(t *testing.T) {
 	d := argumentsDefaults(t)
 	for _, args := range []string{
-		`[1]`, `null`, `"a"`, ` `, `{"a":1`, `{"a" 1}`, `{"a":1,}`, `{,}`, `{"a":tru}`, `{"a":"x}`, `{"a":1} x`,
+		`[1]`, `"a"`, `nul`, `null null`, `{"a":1`, `{"a" 1}`, `{"a":1,}`, `{,}`, `{"a":tru}`, `{"a":"x}`, `{"a":1} x`,
 		`{"a":[1,]}`, `{"a":[1 2]}`, `{"a":}`, `{"a":1 "b":2}`, `{1:2}`, `{"a":[`, `{"a":"\`, `{"a":-`,
 		`{"a":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`,
 	} {

@@ -7,11 +7,11 @@ package gosdk
 //
 //   - toolForErr (mcp/server.go), the typed wrapper mcp.AddTool registers: typedHandler
 //     (typed.go) follows it call for call, but for the decoding below when the guard has
-//     checked the arguments; its output handling is validateOutput and isObjectJSON here.
+//     checked the arguments; its output handling is withOutputDefaults and isObjectJSON here.
 //   - setSchema (mcp/server.go), the schemas inferred from In and Out and resolved,
 //     without go-sdk's SchemaCache, whose methods are unexported: setSchema here.
 //   - applySchema (mcp/tool.go), defaults applied and the arguments or output validated:
-//     applyInputSchema and validateOutput here.
+//     applyInputSchema, and withOutputDefaults with typedHandler's check of the output, here.
 //   - internal/json's Unmarshal and NewDecoder, segmentio's decoder matching field names
 //     case-sensitively: unmarshal and unmarshalAsGoSDK here.
 //
@@ -118,16 +118,17 @@ func setSchema[T any](field *any) (resolved *jsonschema.Resolved, zero any, err 
 	return resolved, zero, nil
 }
 
-// validateOutput applies the schema's defaults to the output and validates it, as
-// go-sdk's applySchema does for output. Data that needed no defaults is returned as is.
-func validateOutput(data json.RawMessage, resolved *jsonschema.Resolved) (json.RawMessage, error) {
+// withOutputDefaults applies the schema's defaults to the output, as go-sdk's applySchema
+// does for output, and returns the output's text and its value, for validation. Data that
+// needed no defaults is returned as is; with no schema, data alone.
+func withOutputDefaults(data json.RawMessage, resolved *jsonschema.Resolved) (json.RawMessage, any, error) {
 	if resolved == nil {
-		return data, nil
+		return data, nil, nil
 	}
 	var v any
 	if len(data) > 0 {
 		if err := unmarshal(data, &v); err != nil {
-			return nil, fmt.Errorf("unmarshaling output: %w", err)
+			return nil, nil, fmt.Errorf("unmarshaling output: %w", err)
 		}
 	}
 	// A null output is coerced to {} under an object schema.
@@ -135,22 +136,17 @@ func validateOutput(data json.RawMessage, resolved *jsonschema.Resolved) (json.R
 	if !isMap && v == nil && resolved.Schema().Type == "object" {
 		v, isMap = make(map[string]any), true
 	}
-	if isMap {
-		if err := resolved.ApplyDefaults(&v); err != nil {
-			return nil, fmt.Errorf("applying schema defaults:\n%w", err)
-		}
-	}
-	if err := resolved.Validate(&v); err != nil {
-		return nil, err
-	}
 	if !isMap {
-		return data, nil
+		return data, v, nil
+	}
+	if err := resolved.ApplyDefaults(&v); err != nil {
+		return nil, nil, fmt.Errorf("applying schema defaults:\n%w", err)
 	}
 	out, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("marshalling with defaults: %v", err)
+		return nil, nil, fmt.Errorf("marshalling with defaults: %v", err)
 	}
-	return out, nil
+	return out, v, nil
 }
 
 // unmarshal decodes JSON as go-sdk's internal json package does: with segmentio's

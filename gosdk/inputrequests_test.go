@@ -51,13 +51,6 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 			}
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{},
 				InputResponses: mcp.InputResponseMap{"unit": &mcp.ElicitResult{Action: "accept"}}, RequestState: "s1"})
-			if name == "typed" && c.refused {
-				// go-sdk's own check of a typed tool's output answers first, with an error.
-				if err == nil {
-					t.Errorf("typed: final result %v sent: %s", c.final, mustJSON(t, res))
-				}
-				continue
-			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,23 +12,31 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
 // typedHandler returns the tool as registered and the raw handler that runs h as
-// mcp.AddTool would. When checked, the handler does not validate the arguments: the
-// guard's Handler around it does that, before anything else. Otherwise, for a guard that
-// only reports, it validates and decodes them exactly as go-sdk does.
+// mcp.AddTool would, for g's Handler to wrap. When g enforces, the handler does not
+// validate the arguments: the guard's Handler around it does that, before anything else.
+// Otherwise, for a guard that only reports, it validates and decodes them exactly as go-sdk
+// does.
 //
 // It mirrors go-sdk's typed wrapper (toolForErr in mcp/server.go; gosdk_internals.go
-// lists what is copied from go-sdk). When
-// checked, it differs deliberately, and decodes the arguments into In from the bytes the
-// guard checked, the input schema's defaults written in (prepareArguments), where go-sdk
-// decodes them from a map[string]any that has carried every number through a float64.
-// The output is validated against the output schema either way.
+// lists what is copied from go-sdk). When g enforces, it differs deliberately, and decodes
+// the arguments into In from the bytes the guard checked, the input schema's defaults
+// written in (prepareArguments), where go-sdk decodes them from a map[string]any that has
+// carried every number through a float64. The output, its defaults written in, is
+// validated against the output schema as go-sdk does; but under WithOutputValidation by
+// the guard's Handler alone when g enforces, so that an output that does not match is
+// withheld as a raw tool's result is. When g only reports, go-sdk's check of the output
+// answers, and an output it refuses is handed to the guard too, as a *refusedOutput.
 //
 // The server's SchemaCache is not consulted: its methods are unexported, so schemas are
 // inferred afresh for each registration. The schemas produced are the same.
-func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], checked bool) (*mcp.Tool, mcp.ToolHandler, error) {
+func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], g *core.Guard) (*mcp.Tool, mcp.ToolHandler, error) {
+	checked := !g.ReportsOnly()
+	resultsChecked := g.ChecksResults()
 	tt := *t
 
 	// go-sdk gives an 'any' input the empty object schema.
@@ -66,8 +74,14 @@ func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], check
 			if err := unmarshal(input, &in); err != nil {
 				return errorResult(err), nil
 			}
-		} else if res := decodeAsGoSDK(req.Params.Arguments, inputResolved, &in); res != nil {
-			return res, nil
+		} else {
+			args := req.Params.Arguments
+			if inputDefaults != nil && isNull(args) {
+				args = nil // {}: go-sdk would panic writing the defaults into the nil map null decodes to
+			}
+			if res := decodeAsGoSDK(args, inputResolved, &in); res != nil {
+				return res, nil
+			}
 		}
 
 		res, out, err := h(ctx, req, in)
@@ -98,9 +112,18 @@ func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], check
 		if err != nil {
 			return nil, fmt.Errorf("marshaling output: %w", err)
 		}
-		outJSON, err = validateOutput(outJSON, outputResolved)
+		outJSON, outValue, err := withOutputDefaults(outJSON, outputResolved)
 		if err != nil {
 			return nil, fmt.Errorf("validating tool output: %w", err)
+		}
+		if outputResolved != nil && !(checked && resultsChecked) {
+			if err := outputResolved.Validate(&outValue); err != nil {
+				err = fmt.Errorf("validating tool output: %w", err)
+				if resultsChecked {
+					return nil, &refusedOutput{content: outJSON, err: err}
+				}
+				return nil, err
+			}
 		}
 		res.StructuredContent = json.RawMessage(outJSON)
 		// The text copy lets clients that ignore structuredContent read the output.
@@ -113,3 +136,13 @@ func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], check
 	}
 	return &tt, th, nil
 }
+
+// A refusedOutput is a typed tool's output, its defaults written in, that go-sdk's own
+// check refused, with go-sdk's error: under WithReportOnly and WithOutputValidation, the
+// guard's Handler reports what it finds in the output, and answers with the error.
+type refusedOutput struct {
+	content []byte
+	err     error
+}
+
+func (o *refusedOutput) Error() string { return o.err.Error() }

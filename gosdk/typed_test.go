@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -57,7 +59,11 @@ func add[In, Out any](t *testing.T, srv *mcp.Server, via registration, tool *mcp
 		mcp.AddTool(srv, tool, h)
 		return
 	}
-	tt, th, err := typedHandler(tool, h, via == viaChecked)
+	g := New(WithReportOnly())
+	if via == viaChecked {
+		g = New()
+	}
+	tt, th, err := typedHandler(tool, h, g.core)
 	if err != nil {
 		t.Fatalf("typedHandler(%s): %v", tool.Name, err)
 	}
@@ -223,8 +229,10 @@ func TestTypedHandlerParity(t *testing.T) {
 		{"out any", "untyped_out", map[string]any{"name": "Ann"}, `"structuredContent":{"name":"Ann"}`},
 		{"map in, absent args", "map_in", nil, `"structuredContent":{"echo":{},"len":0}`},
 		{"map in, empty object", "map_in", json.RawMessage(`{}`), `"structuredContent":{"echo":{},"len":0}`},
+		{"map in, null args", "map_in", json.RawMessage(`null`), `"structuredContent":{"echo":null,"len":0}`},
 		{"map in", "map_in", map[string]any{"a": 1, "b": []any{true, nil}}, `"len":2`},
 		{"any in, absent args", "any_in", nil, `map[string]interface {} map[]`},
+		{"any in, null args", "any_in", json.RawMessage(`null`), `\u003cnil\u003e`},
 		{"any in", "any_in", map[string]any{"x": "y"}, `map[x:y]`},
 		{"handler error", "fails", map[string]any{"name": "Ann"}, `"isError":true`},
 		{"jsonrpc error", "wire_error", map[string]any{"name": "Ann"}, `error: `},
@@ -286,7 +294,7 @@ func TestTypedHandlerSchemaErrorsMatchAddTool(t *testing.T) {
 				mcp.AddTool(srv, badDefaultTool(), greetHandler)
 			},
 			ours: func() error {
-				_, _, err := typedHandler(badDefaultTool(), greetHandler, true)
+				_, _, err := typedHandler(badDefaultTool(), greetHandler, New().core)
 				return err
 			},
 		},
@@ -296,7 +304,7 @@ func TestTypedHandlerSchemaErrorsMatchAddTool(t *testing.T) {
 				mcp.AddTool(srv, &mcp.Tool{Name: "chan_out"}, chanHandler)
 			},
 			ours: func() error {
-				_, _, err := typedHandler(&mcp.Tool{Name: "chan_out"}, chanHandler, true)
+				_, _, err := typedHandler(&mcp.Tool{Name: "chan_out"}, chanHandler, New().core)
 				return err
 			},
 		},
@@ -470,4 +478,200 @@ type parityCase struct {
 	name, tool string
 	args       any
 	want       string // a substring of go-sdk's answer
+}
+
+// codeOut is a typed tool's output that breaks codeSchema twice, at members whose
+// violations go-sdk's own check names in no fixed order.
+type codeOut struct {
+	Code  string `json:"code"`
+	Count int    `json:"count"`
+	Note  string `json:"note,omitempty"`
+}
+
+const codeSchema = `{"type":"object","properties":{"code":{"type":"string","pattern":"^[a-z]+$"},
+"count":{"type":"integer","minimum":1},"note":{"type":"string","default":"none"}},"required":["code","count"]}`
+
+// TestAddToolWithholdsInvalidOutput: under WithOutputValidation, a typed tool's output
+// that breaks its outputSchema is withheld as a raw tool's result is, the guard checking it
+// before go-sdk's own check could answer: the same isError result, call after call,
+// quoting nothing of the output, counted in ResultRefused and told to the observers. An
+// output that matches reaches the client as go-sdk sends it, its defaults written in.
+func TestAddToolWithholdsInvalidOutput(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		outcomes = map[string][]Outcome{}
+	)
+	g := New(WithOutputValidation(), WithViolationMeta(), WithObserver(func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		outcomes[e.Tool] = append(outcomes[e.Tool], e.Outcome)
+	}))
+	out := codeOut{Code: "42", Count: 0}
+	srv, sdkServer := newServer(), newServer()
+	raw := &mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(codeSchema)}
+	srv.AddTool(raw, g.Handler(raw, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{StructuredContent: out}, nil
+	}))
+	typed := func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, codeOut, error) {
+		if in["valid"] == true {
+			return nil, codeOut{Code: "ok", Count: 2}, nil
+		}
+		return nil, out, nil
+	}
+	AddTool(g, srv, &mcp.Tool{Name: "typed", OutputSchema: json.RawMessage(codeSchema)}, typed)
+	mcp.AddTool(sdkServer, &mcp.Tool{Name: "typed", OutputSchema: json.RawMessage(codeSchema)}, typed)
+	cs, sdk := connect(t, srv), connect(t, sdkServer)
+
+	const calls = 20
+	want := callJSON(t, cs, "raw", map[string]any{})
+	for range calls {
+		if got := callJSON(t, cs, "typed", map[string]any{}); got != want {
+			t.Fatalf("typed tool answered\n%s\nraw tool\n%s", got, want)
+		}
+	}
+	if !strings.Contains(want, `"isError":true`) || strings.Contains(want, "42") {
+		t.Errorf("the raw tool answered %s", want)
+	}
+	for _, st := range g.Stats() {
+		if st.Tool == "typed" && (st.ResultRefused != calls || st.Accepted != calls) {
+			t.Errorf("typed tool's counters %+v, want %d results refused", st, calls)
+		}
+	}
+	mu.Lock()
+	if got, want := outcomes["typed"][:2], outcomes["raw"]; !slices.Equal(got, want) {
+		t.Errorf("the observers were told %v of the typed tool, %v of the raw tool", got, want)
+	}
+	mu.Unlock()
+
+	valid := map[string]any{"valid": true}
+	if got, want := callJSON(t, cs, "typed", valid), callJSON(t, sdk, "typed", valid); got != want {
+		t.Errorf("a valid output sent as\n%s\ngo-sdk sends\n%s", got, want)
+	}
+}
+
+// TestReportOnlyTypedToolReportsInvalidOutput: under WithReportOnly and
+// WithOutputValidation, a typed tool's output that breaks its outputSchema is answered as
+// go-sdk answers it, and the guard reports it in ResultRefused.
+func TestReportOnlyTypedToolReportsInvalidOutput(t *testing.T) {
+	g := New(WithReportOnly(), WithOutputValidation())
+	srv := newServer()
+	AddTool(g, srv, &mcp.Tool{Name: "typed", OutputSchema: json.RawMessage(codeSchema)},
+		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, codeOut, error) {
+			return nil, codeOut{Code: "42"}, nil
+		})
+	if got := callJSON(t, connect(t, srv), "typed", map[string]any{}); !strings.HasPrefix(got, "error: ") ||
+		!strings.Contains(got, "validating tool output") {
+		t.Errorf("answered %s, want go-sdk's error", got)
+	}
+	if st := g.Stats(); len(st) != 1 || st[0].ResultRefused != 1 {
+		t.Errorf("counters %+v, want one result refused", st)
+	}
+}
+
+// TestAddToolNullArguments: null arguments count as {}, as absent ones do: checked as {},
+// a required member's absence refused in the same words, and the handler given what
+// go-sdk alone gives it, or, where go-sdk writes in defaults, {} with the defaults.
+func TestAddToolNullArguments(t *testing.T) {
+	var ran ranLog
+	record := func(tool string, in any) {
+		ran.mu.Lock()
+		defer ran.mu.Unlock()
+		ran.ran = append(ran.ran, fmt.Sprintf("%s %#v", tool, in))
+	}
+	open := &jsonschema.Schema{Type: "object"}
+	withDefault := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"times": {Type: "integer", Default: json.RawMessage(`3`)}}}
+	register := func(srv *mcp.Server, g *Guard) {
+		add := func(tool *mcp.Tool, h mcp.ToolHandlerFor[greetIn, any]) {
+			if g == nil {
+				mcp.AddTool(srv, tool, h)
+			} else {
+				AddTool(g, srv, tool, h)
+			}
+		}
+		addMap := func(tool *mcp.Tool, h mcp.ToolHandlerFor[map[string]any, any]) {
+			if g == nil {
+				mcp.AddTool(srv, tool, h)
+			} else {
+				AddTool(g, srv, tool, h)
+			}
+		}
+		addPtr := func(tool *mcp.Tool, h mcp.ToolHandlerFor[*greetIn, any]) {
+			if g == nil {
+				mcp.AddTool(srv, tool, h)
+			} else {
+				AddTool(g, srv, tool, h)
+			}
+		}
+		add(&mcp.Tool{Name: "struct", InputSchema: open}, func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+			record("struct", in)
+			return nil, nil, nil
+		})
+		add(&mcp.Tool{Name: "required"}, func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+			record("required", in)
+			return nil, nil, nil
+		})
+		addMap(&mcp.Tool{Name: "map"}, func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
+			record("map", in)
+			return nil, nil, nil
+		})
+		addPtr(&mcp.Tool{Name: "pointer", InputSchema: open}, func(_ context.Context, _ *mcp.CallToolRequest, in *greetIn) (*mcp.CallToolResult, any, error) {
+			record("pointer", in)
+			return nil, nil, nil
+		})
+		if g != nil { // go-sdk alone panics on null arguments where it writes in a default
+			addMap(&mcp.Tool{Name: "default", InputSchema: withDefault}, func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
+				record("default", in)
+				return nil, nil, nil
+			})
+		}
+	}
+	sdkServer, ourServer := newServer(), newServer()
+	register(sdkServer, nil)
+	register(ourServer, New())
+	sdk, ours := connect(t, sdkServer), connect(t, ourServer)
+
+	for _, tool := range []string{"struct", "map", "pointer"} {
+		for _, args := range []string{`null`, ` null `, ``} {
+			if res := call(t, sdk, tool, args); res.IsError {
+				t.Fatalf("go-sdk refused %s(%s): %s", tool, args, text(res))
+			}
+			want := ran.take()
+			if res := call(t, ours, tool, args); res.IsError {
+				t.Errorf("%s(%s) refused: %s", tool, args, text(res))
+			}
+			if got := ran.take(); !slices.Equal(got, want) {
+				t.Errorf("%s(%s): the handler got %q, go-sdk gives %q", tool, args, got, want)
+			}
+		}
+	}
+	for _, args := range []string{`null`, ``, `{}`} {
+		if res := call(t, ours, "default", args); res.IsError {
+			t.Errorf("default(%s) refused: %s", args, text(res))
+		}
+		if got, want := ran.take(), []string{`default map[string]interface {}{"times":3}`}; !slices.Equal(got, want) {
+			t.Errorf("default(%s): the handler got %q, want %q", args, got, want)
+		}
+		const missing = "Invalid arguments: missing required property 'name'"
+		if res := call(t, ours, "required", args); !res.IsError || text(res) != missing {
+			t.Errorf("required(%s): %s, want %q", args, mustJSON(t, res), missing)
+		}
+	}
+	if got := ran.take(); len(got) != 0 {
+		t.Errorf("handlers ran on refused calls: %q", got)
+	}
+
+	// Under report-only, go-sdk's own check answers, null counted as {} there too.
+	reportOnly := newServer()
+	register(reportOnly, New(WithReportOnly()))
+	ro := connect(t, reportOnly)
+	if res := call(t, ro, "default", `null`); res.IsError {
+		t.Errorf("report-only: default(null) refused: %s", text(res))
+	}
+	if got, want := ran.take(), []string{`default map[string]interface {}{"times":3}`}; !slices.Equal(got, want) {
+		t.Errorf("report-only: default(null): the handler got %q, want %q", got, want)
+	}
+	if got, want := mustJSON(t, call(t, ro, "required", `null`)), mustJSON(t, call(t, sdk, "required", `null`)); got != want {
+		t.Errorf("report-only: required(null) answered\n%s\ngo-sdk alone\n%s", got, want)
+	}
 }
