@@ -85,6 +85,7 @@ func TestCalls(t *testing.T) {
 		{"broken schema fails closed", Options{}, `{"name":"broken","arguments":{}}`, `its input schema is invalid`},
 		{"task-augmented", Options{}, `{"name":"weather","arguments":{},"task":{"ttl":1000}}`,
 			`"error":{"code":-32602,"message":"Invalid arguments: missing required property 'location'","data":{"com.github.mcpvalidate/violations":{`},
+		{"task null is no task", Options{}, `{"name":"weather","arguments":{},"task":null}`, `"result":{"content":[{"type":"text","text":"Invalid arguments: missing required property 'location'"}],"isError":true`},
 		{"task-augmented, valid", Options{}, `{"name":"weather","arguments":{"location":"x"},"task":{"ttl":1000}}`, ""},
 		{"unknown tool passes", Options{}, `{"name":"nope","arguments":{}}`, ""},
 		{"unknown tool refused", Options{Unknown: RefuseUnknown}, `{"name":"nope","arguments":{}}`, `Unknown tool: the server does not list a tool named \"nope\"`},
