@@ -304,16 +304,20 @@ func TestTasksAreBounded(t *testing.T) {
 }
 
 // TestTooManyTasks: past maxTasks tasks whose results await their check, a
-// task-augmented call is answered by the proxy, in the form refusals take, and never
-// reaches the server.
+// task-augmented call is answered by the proxy, in the form refusals of task-augmented
+// calls take, and never reaches the server.
 func TestTooManyTasks(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts Options
+		meta string // of the call past the bound
 		want string
 	}{
-		{"result", Options{Output: true}, `{"jsonrpc":"2.0","id":"over","result":{"content":[{"type":"text","text":"Too many tasks await their results in this MCP session`},
-		{"error", Options{Output: true, RefuseAsError: true}, `{"jsonrpc":"2.0","id":"over","error":{"code":-32602,"message":"Too many tasks await their results in this MCP session`},
+		{"before 2026-07-28", Options{Output: true}, ``, `{"jsonrpc":"2.0","id":"over","error":{"code":-32602,"message":"Too many tasks await their results in this MCP session`},
+		{"2026-07-28", Options{Output: true}, `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},`,
+			`{"jsonrpc":"2.0","id":"over","result":{"resultType":"complete","content":[{"type":"text","text":"Too many tasks await their results in this MCP session`},
+		{"error", Options{Output: true, RefuseAsError: true}, `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},`,
+			`{"jsonrpc":"2.0","id":"over","error":{"code":-32602,"message":"Too many tasks await their results in this MCP session`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.opts)
@@ -322,7 +326,7 @@ func TestTooManyTasks(t *testing.T) {
 				h.clientPasses(taskCall(strconv.Itoa(i + 2)))
 				h.serverPasses(taskCreated(strconv.Itoa(i+2), task(i)))
 			}
-			h.client(taskCall(`"over"`))
+			h.client(strings.Replace(taskCall(`"over"`), `"params":{`, `"params":{`+tc.meta, 1))
 			if got := h.clientGets(); !strings.HasPrefix(got, tc.want) {
 				t.Fatalf("the client got %.300s", got)
 			}
