@@ -275,9 +275,9 @@ func (g *Guard) bound(next server.ToolHandlerFunc) bool {
 //
 // mcp-go answers a task-augmented call with its task before any handler runs: a call with
 // invalid arguments completes its task at once with the isError result that tasks/result
-// returns, as [Guard.Middleware] answers; the handler is not called. Under [WithOutputValidation], a result
-// that does not match the tool's outputSchema completes the task with an isError result
-// in its place.
+// returns, as [Guard.Middleware] answers; the handler is not called. Under
+// [WithOutputValidation], a result that does not match the tool's outputSchema completes
+// the task with an isError result in its place.
 func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.TaskToolHandlerFunc {
 	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
 	failed := func(vd core.Verdict) *mcp.CreateTaskResult {
