@@ -273,14 +273,18 @@ func (g *Guard) bound(next server.ToolHandlerFunc) bool {
 //
 //	srv.AddTaskTool(tool, guard.TaskHandler(tool, handler))
 //
-// A call with invalid arguments completes its task at once with an isError result that
-// tasks/result returns; the handler is not called. Under [WithOutputValidation], a result
-// that does not match the tool's outputSchema completes the task with an isError result
-// in its place.
+// mcp-go answers a task-augmented call with its task before any handler runs: a call with
+// invalid arguments completes its task at once with the isError result that tasks/result
+// returns, as [Guard.Middleware] answers; the handler is not called. Under
+// [WithOutputValidation], a result that does not match the tool's outputSchema completes
+// the task with an isError result in its place.
 func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.TaskToolHandlerFunc {
 	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
 	failed := func(vd core.Verdict) *mcp.CreateTaskResult {
-		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent(vd.Text())}, IsError: true}
+		r := refusal(vd)
+		res := &mcp.CreateTaskResult{Content: r.Content, IsError: true}
+		res.Meta = r.Meta
+		return res
 	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
 		call := g.call(server.ClientSessionFromContext(ctx), &req)

@@ -859,3 +859,57 @@ func TestDecodedAndAbsentArguments(t *testing.T) {
 		t.Error("the tool ran")
 	}
 }
+
+// TestTaskRefusalShape: mcp-go makes a task-augmented call's task before any handler or
+// middleware runs, so a refused call completes its task, and tasks/result answers with
+// the refusal as every other refusal is (isError, under WithViolationMeta the violations in
+// _meta, no resultType before 2026-07-28); of a task tool (TaskHandler) as of a regular
+// tool run as a task (Middleware). (On 2026-07-28, mcp-go v1.6.0 still makes the task but
+// answers tasks/result with "removed in protocol version 2026-07-28".)
+func TestTaskRefusalShape(t *testing.T) {
+	g := New(WithViolationMeta())
+	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
+	tool := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema))
+	tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
+	srv.AddTaskTool(tool, g.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent("done")}}, nil
+	}))
+	hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
+	hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	var ran atomic.Int64
+	srv.AddTool(hybrid, forecast(&ran))
+	srv.HandleMessage(t.Context(), []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test-client","version":"0.1"}}}`))
+	for _, name := range []string{"weather", "hybrid"} {
+		out := srv.HandleMessage(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+name+`","arguments":{"days":"two"},"task":{}}}`))
+		b, _ := json.Marshal(out)
+		var created struct {
+			Result struct {
+				Task struct {
+					TaskID string `json:"taskId"`
+				} `json:"task"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(b, &created) != nil || created.Result.Task.TaskID == "" {
+			t.Fatalf("%s: no task created: %s", name, b)
+		}
+		out = srv.HandleMessage(t.Context(), []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`))
+		b, _ = json.Marshal(out)
+		var res struct {
+			Result map[string]any `json:"result"`
+		}
+		if err := json.Unmarshal(b, &res); err != nil || res.Result["isError"] != true {
+			t.Fatalf("%s: tasks/result answered %s", name, b)
+		}
+		m, _ := res.Result["_meta"].(map[string]any)
+		ours, _ := m[MetaKey].(map[string]any)
+		if vs, _ := ours["violations"].([]any); ours["of"] != "arguments" || len(vs) != 2 {
+			t.Errorf("%s: the refusal carries no violations: %s", name, b)
+		}
+		if rt, has := res.Result["resultType"]; has {
+			t.Errorf("%s: resultType %v before 2026-07-28: %s", name, rt, b)
+		}
+	}
+	if ran.Load() != 0 {
+		t.Errorf("the handler ran %d times", ran.Load())
+	}
+}

@@ -695,3 +695,20 @@ func TestRepairsAfterAbandonedSessions(t *testing.T) {
 		t.Errorf("%d sessions awaiting repair, want at most 10,000", held)
 	}
 }
+
+// TestRetriedCallIsChecked checks a call retried with the answers to the server's input
+// requests (2026-07-28's multi round-trip) on its arguments again, and never reads
+// inputResponses or requestState as arguments.
+func TestRetriedCallIsChecked(t *testing.T) {
+	const answers = `"inputResponses":{"unit":{"action":"accept","content":{"location":"Oslo","days":"many"}}},"requestState":"{\"location\":\"Oslo\"}"`
+	for _, modern := range protocols() {
+		srv, calls := weatherServer(t, New())
+		got := call(t, srv, modern, "weather", `{"location":"Oslo","days":"2"},`+answers)
+		sameRefusal(t, got, "Invalid arguments: property 'days' must be integer", modern, false)
+		got = call(t, srv, modern, "weather", `{"days":2},`+answers)
+		sameRefusal(t, got, "Invalid arguments: missing required property 'location'", modern, false)
+		if got := call(t, srv, modern, "weather", `{"location":"Paris","days":2},`+answers); calls.Load() != 1 || strings.Contains(got, "isError") {
+			t.Errorf("modern=%v: a valid retried call was answered %s; the handler ran %d times", modern, got, calls.Load())
+		}
+	}
+}

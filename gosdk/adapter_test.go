@@ -16,6 +16,7 @@ import (
 	"weak"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvalidate/mcpvalidate/internal/tier"
@@ -595,3 +596,76 @@ type namedConnection struct {
 }
 
 func (c namedConnection) SessionID() string { return c.id }
+
+// TestRefusalResultType: a refusal reaches the client with resultType "complete" on
+// 2026-07-28 (go-sdk sets it on every result of that protocol) and without it before,
+// from raw and typed tools; go-sdk has no tasks, so a call's task member is not read.
+func TestRefusalResultType(t *testing.T) {
+	g := New()
+	srv := newServer()
+	raw := &mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)}
+	srv.AddTool(raw, g.Handler(raw, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}))
+	AddTool(g, srv, &mcp.Tool{Name: "typed"}, func(context.Context, *mcp.CallToolRequest, struct {
+		N int `json:"n"`
+	}) (*mcp.CallToolResult, any, error) {
+		return nil, nil, nil
+	})
+	const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}},`
+	for _, modern := range []bool{false, true} {
+		ctx := context.Background()
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := ct.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		send := func(line string) {
+			t.Helper()
+			msg, err := jsonrpc.DecodeMessage([]byte(line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.Write(ctx, msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		answer := func() *jsonrpc.Response {
+			t.Helper()
+			for {
+				msg, err := conn.Read(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r, ok := msg.(*jsonrpc.Response); ok {
+					return r
+				}
+			}
+		}
+		meta := modernMeta
+		if !modern {
+			meta = ""
+			send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+			answer()
+			send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+		}
+		for _, name := range []string{"raw", "typed"} {
+			send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `"name":"` + name + `","arguments":{"n":"one"},"task":{}}}`)
+			r := answer()
+			var res map[string]any
+			if r.Error != nil || json.Unmarshal(r.Result, &res) != nil || res["isError"] != true {
+				t.Fatalf("modern=%v %s: answered %s, error %v", modern, name, r.Result, r.Error)
+			}
+			if rt, has := res["resultType"]; modern && rt != "complete" || !modern && has {
+				t.Errorf("modern=%v %s: resultType %v: %s", modern, name, rt, r.Result)
+			}
+		}
+		conn.Close()
+		ss.Wait()
+	}
+}

@@ -72,15 +72,15 @@ func (s *schema) of(g *core.Guard) *core.Schema {
 	return g.Bind(s.key, nil, s.text, s.err)
 }
 
-// checkCall decides a tools/call of the tool t (nil when the server does not list it) with
-// the raw arguments args (nil when absent), and returns the answer that refuses it, or nil
-// when it goes on to the server.
-func (p *Proxy) checkCall(s *session, o *observed, t *tool, name string, id, args []byte) []byte {
-	text, meta, refused := p.decide(s, o, t, name, args)
+// checkCall decides the tools/call c of the tool t (nil when the server does not list it),
+// over a transport that gives the protocol version given, and returns the answer that
+// refuses it, or nil when it goes on to the server.
+func (p *Proxy) checkCall(s *session, o *observed, t *tool, c *callParams, id []byte, given string) []byte {
+	text, meta, refused := p.decide(s, o, t, c.name, c.arguments)
 	if !refused {
 		return nil
 	}
-	return p.refusal(id, text, meta)
+	return p.refusal(id, text, meta, s.replyTo(c, given))
 }
 
 // decide returns the text and violations that refuse a call of t, or refused false.
@@ -106,8 +106,9 @@ func (p *Proxy) decide(s *session, o *observed, t *tool, name string, args []byt
 }
 
 // checkResult checks the result of a successful call of t against its outputSchema, under
-// Options.Output, and returns the answer that replaces the server's, or nil.
-func (p *Proxy) checkResult(s *session, t *tool, name string, o *observed, id, result []byte) []byte {
+// Options.Output, and returns the answer that replaces the server's, or nil; modern: the
+// request's protocol has results carry resultType.
+func (p *Proxy) checkResult(s *session, t *tool, name string, o *observed, id, result []byte, modern bool) []byte {
 	if t == nil || t.out == nil || !p.guard.ChecksResults() || isTrue(member(result, "isError")) {
 		return nil
 	}
@@ -116,12 +117,12 @@ func (p *Proxy) checkResult(s *session, t *tool, name string, o *observed, id, r
 	v, vd := p.guard.ResultValidator(call, t.out.of(p.guard))
 	if v == nil {
 		if vd.Refused() {
-			return p.resultRefusal(id, vd.Text(), vd.Meta())
+			return p.resultRefusal(id, vd.Text(), vd.Meta(), modern)
 		}
 		return nil
 	}
 	if vd := p.guard.CheckResult(call, v, member(result, "structuredContent")); vd.Refused() {
-		return p.resultRefusal(id, vd.Text(), vd.Meta())
+		return p.resultRefusal(id, vd.Text(), vd.Meta(), modern)
 	}
 	return nil
 }
@@ -132,10 +133,37 @@ func (s *session) call(name string) core.Call {
 	return core.Call{Tool: name, Session: s.id, Client: s.client, ClientVersion: s.clientVersion, ProtocolVersion: s.version}
 }
 
-// refusal answers the request id with an isError tool result of text and meta, or under
-// Options.RefuseAsError with a JSON-RPC error -32602.
-func (p *Proxy) refusal(id []byte, text string, meta json.RawMessage) []byte {
-	if p.opts.RefuseAsError {
+// A reply is what the proxy's own answer to a call depends on: whether the call's
+// protocol has results carry resultType (2026-07-28 on), and whether it asks for a task.
+type reply struct{ modern, task bool }
+
+// resultTypeSince is the first protocol version whose results carry resultType, and in
+// which a result may answer a task-augmented call (the tasks extension).
+const resultTypeSince = "2026-07-28"
+
+// carriesResultType reports whether the protocol version v is a date, resultTypeSince or
+// later.
+func carriesResultType(v string) bool {
+	if len(v) != len(resultTypeSince) {
+		return false
+	}
+	for i := range len(v) {
+		if i == 4 || i == 7 {
+			if v[i] != '-' {
+				return false
+			}
+		} else if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return v >= resultTypeSince
+}
+
+// refusal answers the request id with an isError tool result of text and meta, or with a
+// JSON-RPC error -32602 of text whose data is meta: under Options.RefuseAsError, and for a
+// task-augmented call before 2026-07-28, whose client reads any result as a task.
+func (p *Proxy) refusal(id []byte, text string, meta json.RawMessage, r reply) []byte {
+	if p.opts.RefuseAsError || r.task && !r.modern {
 		b := append(responseHead(id), `"error":{"code":-32602,"message":`...)
 		b = appendString(b, text)
 		if meta != nil {
@@ -144,18 +172,23 @@ func (p *Proxy) refusal(id []byte, text string, meta json.RawMessage) []byte {
 		}
 		return append(b, "}}"...)
 	}
-	return p.resultRefusal(id, text, meta)
+	return p.resultRefusal(id, text, meta, r.modern)
 }
 
 // resultRefusal answers the request id with an isError tool result of text and meta.
-func (p *Proxy) resultRefusal(id []byte, text string, meta json.RawMessage) []byte {
+func (p *Proxy) resultRefusal(id []byte, text string, meta json.RawMessage, modern bool) []byte {
 	b := append(responseHead(id), `"result":`...)
-	return append(appendRefusalResult(b, text, meta), '}')
+	return append(appendRefusalResult(b, text, meta, modern), '}')
 }
 
-// appendRefusalResult appends the isError tool result of text and meta.
-func appendRefusalResult(b []byte, text string, meta json.RawMessage) []byte {
-	b = append(b, `{"content":[{"type":"text","text":`...)
+// appendRefusalResult appends the isError tool result of text and meta, with resultType
+// when modern.
+func appendRefusalResult(b []byte, text string, meta json.RawMessage, modern bool) []byte {
+	b = append(b, '{')
+	if modern {
+		b = append(b, `"resultType":"complete",`...)
+	}
+	b = append(b, `"content":[{"type":"text","text":`...)
 	b = appendString(b, text)
 	b = append(b, `}],"isError":true`...)
 	if meta != nil {

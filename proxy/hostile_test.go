@@ -43,7 +43,7 @@ func TestRelayAllocations(t *testing.T) {
 	}
 	for _, line := range lines {
 		allocated := allocatedBy(func() {
-			if forward, answer := p.fromClient(s, line, nil); !sameBytes(forward, line) || answer != nil {
+			if forward, answer := p.fromClient(s, line, nil, ""); !sameBytes(forward, line) || answer != nil {
 				t.Fatalf("%.80s was not passed on", line)
 			}
 		}, 10)
@@ -98,8 +98,8 @@ func TestPendingIsBounded(t *testing.T) {
 	const n = 20000
 	for i := range n {
 		id := strconv.Itoa(i)
-		p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`), nil)
-		if _, answer := p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":"r`+id+`","method":"tools/call","params":{"name":"weather","arguments":{}}}`), nil); answer == nil {
+		p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`), nil, "")
+		if _, answer := p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":"r`+id+`","method":"tools/call","params":{"name":"weather","arguments":{}}}`), nil, ""); answer == nil {
 			t.Fatal("an invalid call was not refused")
 		}
 	}
@@ -115,8 +115,8 @@ func TestPendingIsBounded(t *testing.T) {
 	// A cancelled request is forgotten: the server need not answer it.
 	for i := range n {
 		id := strconv.Itoa(i)
-		p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`), nil)
-		p.fromClient(s, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`}}`), nil)
+		p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`), nil, "")
+		p.fromClient(s, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`}}`), nil, "")
 	}
 	if len(s.pending) != 0 {
 		t.Fatalf("%d cancelled requests still in flight", len(s.pending))
@@ -125,7 +125,7 @@ func TestPendingIsBounded(t *testing.T) {
 	fetches := 0
 	fetch := func(string, []byte) ([]byte, error) { fetches++; return nil, nil }
 	for i := range 1000 {
-		p.fromClient(s, []byte(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t`+strconv.Itoa(i)+`"}}`), fetch)
+		p.fromClient(s, []byte(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t`+strconv.Itoa(i)+`"}}`), fetch, "")
 	}
 	if fetches != 0 {
 		t.Fatalf("%d fetches for tools the complete list does not have", fetches)

@@ -117,7 +117,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.p.observe {
 			s.negotiated(r.Header.Get("MCP-Protocol-Version"))
 		}
-		forward, answer := f.p.fromClient(s, body, f.fetcher(r))
+		forward, answer := f.p.fromClient(s, body, f.fetcher(r), r.Header.Get("MCP-Protocol-Version"))
 		switch {
 		case forward == nil && answer == nil:
 			w.WriteHeader(http.StatusAccepted)

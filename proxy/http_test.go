@@ -424,3 +424,46 @@ func TestHTTPAnswerStreamStaysOpen(t *testing.T) {
 		t.Fatalf("got %q, %v", got, err)
 	}
 }
+
+// TestHTTPRefusalShapePerRequest answers each client of a server without sessions in the
+// shape of the protocol its own request gives in MCP-Protocol-Version, whatever another
+// client of the same server speaks: a task-augmented call refused with error -32602 for
+// 2025-11-25, with an isError result carrying resultType for 2026-07-28.
+func TestHTTPRefusalShapePerRequest(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		if m.method != "tools/list" {
+			t.Errorf("the server got %s", body)
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		writeJSON(w, []byte(`{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`))
+	}))
+	defer upstream.Close()
+	front := startFront(t, upstream.URL, Options{})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{},"task":{}}}`
+	for _, version := range []string{"2026-07-28", "2025-11-25", "2026-07-28", "2025-11-25"} {
+		req, err := http.NewRequest(http.MethodPost, front, strings.NewReader(call))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", version)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		result, rpcErr := response(t, string(got))
+		if version == "2025-11-25" {
+			if rpcErr == nil || rpcErr["code"] != -32602.0 {
+				t.Errorf("%s: the client got %s, want error -32602", version, got)
+			}
+			continue
+		}
+		isRefusal(t, string(got), result, "Invalid arguments: ", true)
+	}
+}

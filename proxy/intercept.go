@@ -69,7 +69,7 @@ func (i *Interceptor) Intercept(msg []byte) ([]byte, error) {
 	if !refused {
 		return nil, nil
 	}
-	return appendRefusalResult(nil, text, meta), nil
+	return appendRefusalResult(nil, text, meta, i.s.modern(c.meta, "")), nil
 }
 
 // ServeHTTP is the before:http: interceptor: the call in the POST body, the refusal (a

@@ -89,7 +89,7 @@ func parseMessage(b []byte) (m message, ok bool) {
 type callParams struct {
 	name      string
 	arguments []byte // nil when absent
-	task      []byte // params.task: a task-augmented call
+	task      []byte // params.task: a task-augmented call; nil when absent or null
 	meta      []byte // params._meta
 	ambiguous bool
 }
@@ -113,7 +113,9 @@ func parseCallParams(b []byte) (p callParams, ok bool) {
 			}
 			p.arguments = v
 		case "task":
-			p.task = v
+			if string(v) != "null" {
+				p.task = v
+			}
 		case "_meta":
 			p.meta = v
 		default:

@@ -45,7 +45,7 @@ func (p *Proxy) begin(s *session, id []byte, c *callParams) *observed {
 
 func (p *Proxy) started(s *session, c *callParams) *observed {
 	o := &observed{g: p.guard, call: s.call(c.name), task: c.task != nil}
-	if v, ok := stringValue(member(c.meta, metaProtocolVersion)); ok && v != "" && len(v) <= maxVersion {
+	if v := declaredVersion(c.meta); v != "" && len(v) <= maxVersion {
 		o.call.ProtocolVersion = v
 	}
 	if p.opts.Trace != nil {
@@ -113,6 +113,34 @@ const maxVersion = 64
 // metaProtocolVersion is the _meta member in which a request of the stateless protocol
 // (2026-07-28 on) carries its protocol version, in place of a session's initialize.
 const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// declaredVersion returns the protocol version a request's _meta declares, "" when none.
+func declaredVersion(meta []byte) string {
+	v, _ := stringValue(member(meta, metaProtocolVersion))
+	return v
+}
+
+// modern reports whether a request of the session, with the _meta meta, over a transport
+// that gives the protocol version given ("" when none), speaks a protocol whose results
+// carry resultType: the version its _meta declares, else the one its transport gives
+// (HTTP's MCP-Protocol-Version), else the one the session negotiated.
+func (s *session) modern(meta []byte, given string) bool {
+	v := declaredVersion(meta)
+	if v == "" {
+		v = given
+	}
+	if v == "" {
+		s.mu.Lock()
+		v = s.version
+		s.mu.Unlock()
+	}
+	return carriesResultType(v)
+}
+
+// replyTo is what the proxy's own answer to the call c depends on.
+func (s *session) replyTo(c *callParams, given string) reply {
+	return reply{modern: s.modern(c.meta, given), task: c.task != nil}
+}
 
 // negotiated records the protocol version of an initialize result, or of a request's
 // MCP-Protocol-Version header.

@@ -53,7 +53,8 @@ type Options struct {
 	LogEnumValues bool
 	// RefuseAsError answers a refused call with a JSON-RPC error -32602 whose message is
 	// the refusal's text and whose data holds its violations, as some gateways do, instead
-	// of an isError tool result.
+	// of an isError tool result. A task-augmented call of a protocol before 2026-07-28 is
+	// refused so without it too: its client reads any result as a task.
 	RefuseAsError bool
 	Unknown       Unknown
 	// Guard holds further options of the guard, applied after those the fields above

@@ -23,6 +23,7 @@ type pending struct {
 	name   string // tools/call: the tool
 	tool   *tool  // tools/call: the tool as checked; nil when not listed
 	task   bool   // tools/call: task-augmented, answered with a task, not a result
+	modern bool   // tools/call, tasks/result, when results are checked: the protocol's results carry resultType
 	slot   bool   // tools/call: task-augmented, of a tool whose results are checked: holds a task slot
 	cursor bool   // tools/list: asks for a page after the first
 	gen    uint64 // tools/list: the list's generation when asked
@@ -59,10 +60,11 @@ func newSession(id string) *session {
 type fetcher func(key string, req []byte) ([]byte, error)
 
 // fromClient decides what becomes of b, one line or body from the client (a message, a
-// batch, or bytes that are not JSON): forward is what goes on to the server (b itself
-// unless a refused call is taken out of a batch), answer what the client gets from the
-// proxy; either may be nil.
-func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher) (forward, answer []byte) {
+// batch, or bytes that are not JSON), over a transport that gives the protocol version
+// given ("" when none): forward is what goes on to the server (b itself unless a refused
+// call is taken out of a batch), answer what the client gets from the proxy; either may
+// be nil.
+func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher, given string) (forward, answer []byte) {
 	if !valid(b) {
 		if mentionsCall(b) {
 			return nil, errorResponse([]byte("null"), -32700, "Parse error: the message is not JSON, and a lenient parser might read a tools/call in it, so it was not sent on")
@@ -70,7 +72,7 @@ func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher) (forward, answer
 		return b, nil
 	}
 	if i := skipSpace(b, 0); b[i] != '[' {
-		ans, drop := p.clientMessage(s, b, fetch)
+		ans, drop := p.clientMessage(s, b, fetch, given)
 		switch {
 		case ans != nil:
 			return nil, ans
@@ -82,7 +84,7 @@ func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher) (forward, answer
 	var kept, answers [][]byte
 	changed := false
 	elements(b, func(e []byte) {
-		ans, drop := p.clientMessage(s, e, fetch)
+		ans, drop := p.clientMessage(s, e, fetch, given)
 		switch {
 		case ans != nil:
 			answers, changed = append(answers, ans), true
@@ -142,7 +144,7 @@ func batch(msgs [][]byte) []byte {
 
 // clientMessage decides one message from the client: answer is the proxy's answer when it
 // keeps the message from the server; drop, a refused notification, which gets none.
-func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher) (answer []byte, drop bool) {
+func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher, given string) (answer []byte, drop bool) {
 	m, ok := parseMessage(b)
 	if !ok || !m.isRequest() && !m.ambiguous {
 		return nil, false // a response to the server's request, or not JSON-RPC
@@ -151,7 +153,7 @@ func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher) (answer []byt
 		return serverGone(m.id, gone), false
 	}
 	if m.names("tools/call") {
-		return p.clientCall(s, &m, fetch)
+		return p.clientCall(s, &m, fetch, given)
 	}
 	if m.id == nil {
 		if m.method == "notifications/cancelled" {
@@ -173,6 +175,7 @@ func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher) (answer []byt
 		s.initialized(member(m.params, "clientInfo"))
 	case "tasks/result":
 		q.taskKey = taskKey(member(m.params, "taskId"))
+		q.modern = p.guard.ChecksResults() && s.modern(member(m.params, "_meta"), given)
 	}
 	if !s.track(q) {
 		return serverGone(m.id, s.gone()), false
@@ -181,7 +184,7 @@ func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher) (answer []byt
 }
 
 // clientCall decides a tools/call.
-func (p *Proxy) clientCall(s *session, m *message, fetch fetcher) (answer []byte, drop bool) {
+func (p *Proxy) clientCall(s *session, m *message, fetch fetcher, given string) (answer []byte, drop bool) {
 	refuse := func(ans []byte) ([]byte, bool) {
 		if m.id == nil {
 			return nil, true
@@ -208,9 +211,9 @@ func (p *Proxy) clientCall(s *session, m *message, fetch fetcher) (answer []byte
 		if why := s.gone(); why != "" {
 			return refuse(serverGone(m.id, why))
 		}
-		return refuse(p.refusal(m.id, unlisted(c.name, listErr), nil))
+		return refuse(p.refusal(m.id, unlisted(c.name, listErr), nil, s.replyTo(&c, given)))
 	}
-	if ans := p.checkCall(s, o, t, c.name, m.id, c.arguments); ans != nil {
+	if ans := p.checkCall(s, o, t, &c, m.id, given); ans != nil {
 		o.refused()
 		return refuse(ans)
 	}
@@ -218,13 +221,16 @@ func (p *Proxy) clientCall(s *session, m *message, fetch fetcher) (answer []byte
 		return nil, false
 	}
 	q := &pending{id: bytes.Clone(m.id), method: "tools/call", name: c.name, tool: t, task: c.task != nil, obs: o}
+	if p.checksResults(t) {
+		q.modern = s.modern(c.meta, given)
+	}
 	switch tracked := s.trackCall(q, q.task && p.checksResults(t)); {
 	case tracked == errGone:
 		o.refused()
 		return serverGone(m.id, s.gone()), false
 	case tracked != nil:
 		o.refused()
-		return p.refusal(m.id, tooManyTasks, nil), false
+		return p.refusal(m.id, tooManyTasks, nil, s.replyTo(&c, given)), false
 	}
 	return nil, false
 }
@@ -271,7 +277,7 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 			s.taskMade(q, task)
 		} else {
 			s.freeSlot(q)
-			repl = p.checkResult(s, q.tool, q.name, q.obs, m.id, m.result)
+			repl = p.checkResult(s, q.tool, q.name, q.obs, m.id, m.result, q.modern)
 		}
 		q.obs.answered(m.result, repl != nil)
 		return repl, false

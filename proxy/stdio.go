@@ -245,7 +245,7 @@ func (c *conn) fromClient(r io.Reader) {
 func (c *conn) relay(line []byte, more bool) bool {
 	c.busy.Lock()
 	defer c.busy.Unlock()
-	forward, answer := c.p.fromClient(c.s, line, c.fetch)
+	forward, answer := c.p.fromClient(c.s, line, c.fetch, "")
 	if answer != nil && c.toClient(answer, false, false) != nil {
 		return false
 	}

@@ -195,7 +195,7 @@ func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
 	if !ok || q.taskKey == "" || member(result, "task") != nil || member(result, "status") != nil {
 		return nil
 	}
-	repl := p.checkResult(s, tt.tool, tt.name, nil, id, result)
+	repl := p.checkResult(s, tt.tool, tt.name, nil, id, result, q.modern)
 	s.mu.Lock()
 	s.tasks.deliver(q.taskKey)
 	s.mu.Unlock()

@@ -161,7 +161,7 @@ func newTasksFixture(t *testing.T, opts Options) *tasksFixture {
 // nil when it went on to the server.
 func (f *tasksFixture) call(id string) []byte {
 	f.t.Helper()
-	forward, answer := f.p.fromClient(f.s, []byte(taskCall(id)), nil)
+	forward, answer := f.p.fromClient(f.s, []byte(taskCall(id)), nil, "")
 	if (forward == nil) == (answer == nil) {
 		f.t.Fatalf("the call %s was forwarded as %.80s and answered %.80s", id, forward, answer)
 	}
@@ -184,7 +184,7 @@ func (f *tasksFixture) create(id, taskID string) {
 // whether the proxy refused it.
 func (f *tasksFixture) fetch(id, taskID string) bool {
 	f.t.Helper()
-	f.p.fromClient(f.s, []byte(taskFetch(id, taskID)), nil)
+	f.p.fromClient(f.s, []byte(taskFetch(id, taskID)), nil, "")
 	return resultRefused(string(f.p.fromServer(f.s, []byte(taskPayload(id, `"one"`)))), id)
 }
 
@@ -193,9 +193,10 @@ func (f *tasksFixture) cancelled(taskID string) {
 	f.p.fromServer(f.s, []byte(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":`+taskID+`,"status":"cancelled"}}`))
 }
 
-// tooMany reports whether answer is the proxy's refusal of a call for want of task slots.
+// tooMany reports whether answer is the proxy's refusal of a task-augmented call for want
+// of task slots.
 func tooMany(answer []byte, id string) bool {
-	return strings.HasPrefix(string(answer), `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"Too many tasks await their results`)
+	return strings.HasPrefix(string(answer), `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32602,"message":"Too many tasks await their results`)
 }
 
 func task(i int) string { return `"task-` + strconv.Itoa(i) + `"` }
@@ -221,10 +222,10 @@ func TestTasksAreBounded(t *testing.T) {
 		t.Fatalf("a call past the bound was answered %.200s", answer)
 	}
 	// A tool whose results are not checked takes no slot, nor a call that is not a task.
-	if forward, _ := f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"weather","arguments":{"location":"x"},"task":{}}}`), nil); forward == nil {
+	if forward, _ := f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"weather","arguments":{"location":"x"},"task":{}}}`), nil, ""); forward == nil {
 		t.Fatal("a task-augmented call of a tool without outputSchema was refused")
 	}
-	if forward, _ := f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"sum","arguments":{}}}`), nil); forward == nil {
+	if forward, _ := f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"sum","arguments":{}}}`), nil, ""); forward == nil {
 		t.Fatal("a call that is not a task was refused")
 	}
 	// Every task kept is still checked; a delivered one makes room.
@@ -252,7 +253,7 @@ func TestTasksAreBounded(t *testing.T) {
 		f.p.fromServer(f.s, []byte(answer))
 	}
 	f.call(`"c"`)
-	f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`), nil)
+	f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`), nil, "")
 	f.create(`"c"`, `"c"`)
 	if !tooMany(f.call(`"over"`), `"over"`) || len(f.s.tasks.tools) != maxTasks || f.s.tasks.calls != 0 {
 		t.Fatalf("%d tasks kept, %d calls in flight", len(f.s.tasks.tools), f.s.tasks.calls)
@@ -294,7 +295,7 @@ func TestTasksAreBounded(t *testing.T) {
 	}
 	line := []byte(taskCreated("9", huge(9)))
 	allocated := allocatedBy(func() {
-		f.p.fromClient(f.s, []byte(taskCall("9")), nil)
+		f.p.fromClient(f.s, []byte(taskCall("9")), nil, "")
 		f.p.fromServer(f.s, line)
 	}, 10)
 	if allocated > 64<<10 {
@@ -303,16 +304,20 @@ func TestTasksAreBounded(t *testing.T) {
 }
 
 // TestTooManyTasks: past maxTasks tasks whose results await their check, a
-// task-augmented call is answered by the proxy, in the form refusals take, and never
-// reaches the server.
+// task-augmented call is answered by the proxy, in the form refusals of task-augmented
+// calls take, and never reaches the server.
 func TestTooManyTasks(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts Options
+		meta string // of the call past the bound
 		want string
 	}{
-		{"result", Options{Output: true}, `{"jsonrpc":"2.0","id":"over","result":{"content":[{"type":"text","text":"Too many tasks await their results in this MCP session`},
-		{"error", Options{Output: true, RefuseAsError: true}, `{"jsonrpc":"2.0","id":"over","error":{"code":-32602,"message":"Too many tasks await their results in this MCP session`},
+		{"before 2026-07-28", Options{Output: true}, ``, `{"jsonrpc":"2.0","id":"over","error":{"code":-32602,"message":"Too many tasks await their results in this MCP session`},
+		{"2026-07-28", Options{Output: true}, `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},`,
+			`{"jsonrpc":"2.0","id":"over","result":{"resultType":"complete","content":[{"type":"text","text":"Too many tasks await their results in this MCP session`},
+		{"error", Options{Output: true, RefuseAsError: true}, `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},`,
+			`{"jsonrpc":"2.0","id":"over","error":{"code":-32602,"message":"Too many tasks await their results in this MCP session`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.opts)
@@ -321,7 +326,7 @@ func TestTooManyTasks(t *testing.T) {
 				h.clientPasses(taskCall(strconv.Itoa(i + 2)))
 				h.serverPasses(taskCreated(strconv.Itoa(i+2), task(i)))
 			}
-			h.client(taskCall(`"over"`))
+			h.client(strings.Replace(taskCall(`"over"`), `"params":{`, `"params":{`+tc.meta, 1))
 			if got := h.clientGets(); !strings.HasPrefix(got, tc.want) {
 				t.Fatalf("the client got %.300s", got)
 			}

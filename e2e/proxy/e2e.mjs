@@ -18,6 +18,15 @@
 // `mcpvalidate proxy -upstream URL -listen 127.0.0.1:0`. (server-memory and
 // server-filesystem have no HTTP mode.)
 //
+// With server-everything, over stdio and over streamable HTTP, task-augmented calls of its
+// task tool simulate-research-query (execution.taskSupport "required") with the SDK's
+// client.experimental.tasks.callToolStream: through the proxy an invalid one is refused
+// with JSON-RPC error -32602, the refusal's text its message and the violations its data
+// (under the 2025-11-25 tasks the client reads any result as the task it asked for), and
+// over HTTP never reaches the server; a valid one makes its task and gets its result. (The
+// SDK and server-everything speak 2025-11-25 at most; the proxy's answers to 2026-07-28
+// are tested in Go, proxy/guard_test.go.)
+//
 // Then over streamable HTTP on 127.0.0.1: the Go test server of proxy/testdata/rawserver
 // (go-sdk, raw tools that validate nothing and count their calls), direct and through
 // `mcpvalidate proxy -upstream URL -listen 127.0.0.1:0`, with the same checks, and the
@@ -41,6 +50,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
 
@@ -157,6 +167,61 @@ async function outcome(client, name, args) {
   }
 }
 
+// The task tool of server-everything, its invalid task-augmented calls with what the
+// refusal names, and a valid one.
+const TASK_TOOL = 'simulate-research-query';
+const invalidTasks = [
+  [{ topic: 42 }, "property 'topic' must be string"],
+  [{}, "missing required property 'topic'"],
+];
+const validTask = { topic: 'validation layers' };
+
+// streamed is what callToolStream yields for a task-augmented call of TASK_TOOL: its
+// messages' types, and the final result or error.
+async function streamed(client, args) {
+  const types = [];
+  let last;
+  const stream = client.experimental.tasks.callToolStream({ name: TASK_TOOL, arguments: args }, CallToolResultSchema,
+    { ...REQUEST_OPTIONS, task: { ttl: 60_000 } });
+  for await (const m of stream) {
+    types.push(m.type);
+    if (m.type === 'result') last = m.result;
+    if (m.type === 'error') last = m.error;
+  }
+  return { types, last };
+}
+
+// tasks checks task-augmented calls of server-everything's task tool through the proxy,
+// and runs the invalid ones direct too, printing what the server alone answers.
+async function tasks(name, direct, through) {
+  const check = async (what, fn) => {
+    try {
+      await fn();
+      console.log(`ok   ${name}: ${what}`);
+    } catch (err) {
+      failures.push(`${name}: ${what}`);
+      console.log(`FAIL ${name}: ${what}: ${err.message}`);
+    }
+  };
+  for (const [args, want] of invalidTasks) {
+    await check(`task-augmented ${TASK_TOOL} ${JSON.stringify(args)}: refused with JSON-RPC error -32602 and the violations`, async () => {
+      const { types, last } = await streamed(through, args);
+      assert.deepEqual(types, ['error'], JSON.stringify({ types, last }));
+      assert.equal(last.code, -32602, String(last));
+      assert.ok(last.message.includes('Invalid arguments: ') && last.message.includes(want), last.message);
+      assert.equal(last.data?.[META_KEY]?.of, 'arguments', JSON.stringify(last.data));
+    });
+    const alone = await streamed(direct, args);
+    console.log(`     direct, the server answers ${JSON.stringify(args)} with ${alone.types.join(', ')}: ${String(alone.last?.message ?? '').replace(/\s+/g, ' ').slice(0, 120)}`);
+  }
+  await check(`task-augmented ${TASK_TOOL} ${JSON.stringify(validTask)}: its task runs and gives its result`, async () => {
+    const { types, last } = await streamed(through, validTask);
+    assert.equal(types[0], 'taskCreated', JSON.stringify(types));
+    assert.equal(types.at(-1), 'result', JSON.stringify({ types, last }));
+    assert.ok(!last.isError && last.content?.[0]?.text?.includes(validTask.topic), JSON.stringify(last));
+  });
+}
+
 const failures = [];
 const table = [];
 // alone holds what each server answered, direct, to each of its invalid calls.
@@ -226,6 +291,9 @@ for (const s of servers) {
   const through = await connect(bin, ['proxy', '--', 'node', ...s.args()], s.env?.('through'));
   try {
     await exercise(s, direct, through);
+    if (s.name === 'server-everything') {
+      await tasks(s.name, direct, through);
+    }
   } finally {
     await through.close();
     await direct.close();
@@ -343,6 +411,12 @@ async function loopbackOnly(addr) {
     const through = await connectHTTP(`http://${front.match}/mcp`);
     try {
       await exercise(s, direct, through);
+      await tasks(s.name, direct, through);
+      await check(`no invalid task-augmented call reached the server through the proxy; direct, each did`, async () => {
+        const calls = recordedCalls();
+        const wrong = invalidTasks.filter(([args]) => times(calls, [TASK_TOOL, args]) !== 1);
+        assert.deepEqual(wrong, [], `recorded: ${JSON.stringify(calls.filter((c) => c.tool === TASK_TOOL))}`);
+      });
     } finally {
       await through.close();
       await direct.close();
