@@ -97,6 +97,7 @@ func (f *front) forget(id string) {
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(sessionHeader)
 	s := f.session(id)
+	s.overHTTP()
 	var body []byte
 	if r.Method == http.MethodPost {
 		if coding := encoded(r.Header); coding != "" {
@@ -137,6 +138,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer resp.Body.Close()
 	if id != "" && (r.Method == http.MethodDelete && resp.StatusCode < 300 || resp.StatusCode == http.StatusNotFound) {
 		f.forget(id)
+	}
+	if r.Method == http.MethodGet && resp.StatusCode == http.StatusOK && isEventStream(resp.Header) {
+		s.listen()
+		defer s.unlisten()
 	}
 	f.relay(w, resp, s, nil)
 }
