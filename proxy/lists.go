@@ -11,9 +11,10 @@ import (
 
 // This file is what the proxy keeps of the servers' tool lists: each list once, however
 // many sessions got the same, each schema text once, however many lists hold it, and all
-// of it within Options.CacheBudget. A list lives while a session holds it; past the
-// budget the lists used least recently are dropped from under their sessions, whose
-// next call fetches the list again.
+// of it within Options.CacheBudget. A list lives while a session holds it: it leaves the
+// store when the last session that took it takes another, or when the sessions that hold
+// it are gone (collected). Past the budget the lists used least recently are dropped from
+// under their sessions, whose next call fetches the list again.
 
 // A toolList is one tool list as sessions hold it; it never changes, but it may be
 // dropped.
@@ -21,6 +22,8 @@ type toolList struct {
 	tools    atomic.Pointer[map[string]*tool] // nil once dropped
 	complete bool                             // every page of a listing
 	used     atomic.Bool                      // read since the clock hand last passed
+	entry    *listEntry
+	takers   int // sessions that took it and took no other since; under the store's lock
 }
 
 // get returns the list's tools and whether they are the whole list; nil when l is nil or
@@ -82,9 +85,9 @@ func (t *tool) key(name string) toolKey {
 // same reports whether t and u have the same schemas.
 func (t *tool) same(u *tool) bool { return t.key("") == u.key("") }
 
-// intern returns the list of tools, the one a session holds already when one holds the
-// same.
-func (ls *lists) intern(tools map[string]*tool, complete bool) *toolList {
+// take returns the list of tools for a session to hold in place of old (nil: none): the
+// one a session holds already when one holds the same.
+func (ls *lists) take(tools map[string]*tool, complete bool, old *toolList) *toolList {
 	var h uint64
 	for name, t := range tools {
 		h += maphash.Comparable(ls.seed, t.key(name))
@@ -98,14 +101,18 @@ func (ls *lists) intern(tools map[string]*tool, complete bool) *toolList {
 		if l := e.list.Value(); l != nil && l.complete == complete {
 			if m := l.tools.Load(); m != nil && sameTools(*m, tools) {
 				l.used.Store(true)
+				l.takers++
+				ls.release(old)
 				return l
 			}
 		}
 	}
-	l := &toolList{complete: complete}
+	ls.release(old) // before the new list is counted, lest the two crowd out others
+	l := &toolList{complete: complete, takers: 1}
 	l.tools.Store(&tools)
 	l.used.Store(true)
 	e := &listEntry{list: weak.Make(l), hash: h, cost: listCost(tools), at: len(ls.ring)}
+	l.entry = e
 	ls.byHash[h] = append(ls.byHash[h], e)
 	ls.ring = append(ls.ring, e)
 	ls.held += e.cost
@@ -162,6 +169,17 @@ func (ls *lists) shed(spare *listEntry) {
 		}
 		ls.remove(e)
 		passed = 0
+	}
+}
+
+// release removes l from the store when no session that took it holds it any more;
+// ls.mu is held.
+func (ls *lists) release(l *toolList) {
+	if l == nil {
+		return
+	}
+	if l.takers--; l.takers == 0 {
+		ls.remove(l.entry)
 	}
 }
 

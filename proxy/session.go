@@ -406,12 +406,11 @@ func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (map[string]*too
 		}
 		cursor = next
 	}
-	l := p.lists.intern(tools, true)
 	s.mu.Lock()
 	if s.gen == gen {
 		s.stale = false
 	}
-	s.list = l
+	s.list = p.lists.take(tools, true, s.list)
 	s.mu.Unlock()
 	return tools, nil
 }
@@ -527,7 +526,7 @@ func (s *session) learn(p *Proxy, result []byte, first bool, gen uint64) {
 	case complete && !s.stale && contains(tools, page):
 		return
 	case first || complete || tools == nil:
-		s.list = p.lists.intern(page, first && next == nil)
+		s.list = p.lists.take(page, first && next == nil, s.list)
 		return
 	}
 	merged := make(map[string]*tool, len(tools)+len(page))
@@ -540,7 +539,7 @@ func (s *session) learn(p *Proxy, result []byte, first bool, gen uint64) {
 		}
 		merged[name] = t
 	}
-	s.list = p.lists.intern(merged, false)
+	s.list = p.lists.take(merged, false, s.list)
 }
 
 // contains reports whether every tool of page is in tools, the same.
@@ -551,14 +550,6 @@ func contains(tools, page map[string]*tool) bool {
 		}
 	}
 	return true
-}
-
-// tool returns the tool name as the session's list holds it, or nil.
-func (s *session) tool(name string) *tool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tools, _ := s.list.get()
-	return tools[name]
 }
 
 func (s *session) listChanged() {

@@ -498,3 +498,35 @@ func TestCacheBudget(t *testing.T) {
 		t.Errorf("the first session's call: fetched %d times, answered %s", fetched, answer)
 	}
 }
+
+// TestListingPagesWithinBudget: a client listing a long list page by page holds one list
+// at a time, not each page's list so far: another session's list stays.
+func TestListingPagesWithinBudget(t *testing.T) {
+	const budget, pages, size = 1 << 20, 100, 5000
+	p, err := New(Options{CacheBudget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := newSession("other")
+	p.fromClient(other, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), nil)
+	p.fromServer(other, []byte(`{"jsonrpc":"2.0","id":1,"result":`+manyTools("o", 50, size)+`}`))
+	s := newSession("paging")
+	for i := range pages {
+		req := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+		if i > 0 {
+			req = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"` + strconv.Itoa(i) + `"}}`
+		}
+		p.fromClient(s, []byte(req), nil)
+		page := manyTools("p"+strconv.Itoa(i)+"-", 1, size)
+		p.fromServer(s, []byte(`{"jsonrpc":"2.0","id":1,"result":`+page[:len(page)-1]+`,"nextCursor":"`+strconv.Itoa(i+1)+`"}}`))
+	}
+	if tools, _ := other.list.get(); len(tools) != 50 {
+		t.Fatalf("the other session's list was dropped")
+	}
+	if tools, _ := s.list.get(); len(tools) != pages {
+		t.Fatalf("the paging session holds %d tools, want %d", len(tools), pages)
+	}
+	if n := p.lists.size(); n != 2 {
+		t.Fatalf("%d lists held, want 2", n)
+	}
+}
