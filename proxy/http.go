@@ -368,6 +368,12 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 		}
 		events := getEventReader(resp.Body, f.p.opts.maxMessage())
 		defer putEventReader(events)
+		listening := false
+		defer func() {
+			if listening {
+				s.unlisten()
+			}
+		}()
 		for {
 			ev, err := readEvent(events)
 			if ev.over != nil {
@@ -375,6 +381,10 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 					line := append([]byte("data: "), m...)
 					ev = event{raw: append(line, "\n\n"...), lines: [][]byte{line}}
 				}
+			}
+			if !listening && bytes.Contains(ev.raw, []byte("notifications/subscriptions/acknowledged")) && acknowledgesListChanged(ev.data()) {
+				s.listen()
+				listening = true
 			}
 			if len(ev.raw) > 0 {
 				if b := ev.checked(f.p, s); b != nil && out.write(b) != nil {

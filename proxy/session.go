@@ -41,8 +41,8 @@ type session struct {
 	list          *toolList // the tools as last listed; nil before
 	stale         bool      // the server said its list changed since list was made
 	gen           uint64    // how many times the server said its list changed
-	unheard       bool      // HTTP: the server's notifications reach the proxy only on GET streams
-	streams       int       // HTTP: the client's GET streams open through the proxy
+	unheard       bool      // HTTP: the server's notifications reach the proxy only on streams the client opens
+	streams       int       // HTTP: the client's streams open through the proxy that carry list_changed
 	listing       *listing  // the proxy's own listing in flight
 	tokens        float64   // listings the session may start now, up to listingBurst
 	filled        time.Time // when tokens were last counted; zero: never, tokens full
@@ -291,7 +291,7 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 // lookup returns the tool name as the server lists it, asking the server for its list
 // first when the proxy cannot vouch that the list it has is the server's: it has not seen
 // the tool listed since the list last changed, or it could not have heard of a change
-// (over HTTP, while no GET stream of the session is open). nil when the server does not
+// (over HTTP, while no stream of the session that carries list_changed is open). nil when the server does not
 // list it. err says why the list could not be fetched: a call the proxy cannot check is
 // not passed on, nor checked against a list that may be stale.
 func (p *Proxy) lookup(s *session, name string, meta []byte, fetch fetcher) (t *tool, err error) {
@@ -559,8 +559,8 @@ func (s *session) listChanged() {
 	s.mu.Unlock()
 }
 
-// listen counts a GET stream of the client's, open through the proxy over HTTP: the
-// server's notifications reach the proxy while one is. A change the server announced
+// listen counts a stream of the client's open through the proxy over HTTP that carries
+// the server's list_changed: a GET stream, or a subscriptions/listen stream. A change the server announced
 // while none was is not known: the list is stale when the first opens.
 func (s *session) listen() {
 	s.mu.Lock()
@@ -571,6 +571,16 @@ func (s *session) listen() {
 	s.mu.Unlock()
 }
 
+// acknowledgesListChanged reports whether data is a server's acknowledgement of a
+// subscriptions/listen stream (from 2026-07-28) that carries its list_changed.
+func acknowledgesListChanged(data []byte) bool {
+	if !valid(data) {
+		return false
+	}
+	m, ok := parseMessage(data)
+	return ok && m.method == "notifications/subscriptions/acknowledged" && isTrue(member(member(m.params, "notifications"), "toolsListChanged"))
+}
+
 func (s *session) unlisten() {
 	s.mu.Lock()
 	s.streams--
@@ -578,7 +588,7 @@ func (s *session) unlisten() {
 }
 
 // overHTTP marks the session as one whose server's notifications reach the proxy only
-// on GET streams the client opens.
+// on streams the client opens.
 func (s *session) overHTTP() {
 	s.mu.Lock()
 	s.unheard = true

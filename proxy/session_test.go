@@ -62,27 +62,23 @@ func (ls *listServer) serve(quit chan struct{}) func(http.ResponseWriter, *http.
 				return
 			}
 			w.Header().Set("Content-Type", "text/event-stream")
-			w.WriteHeader(http.StatusOK)
-			w.(http.Flusher).Flush()
-			for {
-				select {
-				case ev := <-ls.events:
-					io.WriteString(w, "data: "+ev+"\n\n")
-					w.(http.Flusher).Flush()
-				case <-r.Context().Done():
-					return
-				case <-quit:
-					return
-				}
-			}
+			ls.stream(w, r, quit)
+			return
 		case http.MethodDelete:
 			w.WriteHeader(http.StatusOK)
 			return
 		}
 		body, _ := io.ReadAll(r.Body)
 		m, _ := parseMessage(body)
-		if m.id == nil {
+		switch {
+		case m.id == nil:
 			w.WriteHeader(http.StatusAccepted)
+			return
+		case m.method == "subscriptions/listen":
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, `data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":`+
+				string(member(m.params, "notifications"))+`}}`+"\n\n")
+			ls.stream(w, r, quit)
 			return
 		}
 		ls.mu.Lock()
@@ -110,6 +106,22 @@ func (ls *listServer) serve(quit chan struct{}) func(http.ResponseWriter, *http.
 		}
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+result+`}`)
+	}
+}
+
+// stream sends the events the test sends, until the request or the test ends.
+func (ls *listServer) stream(w http.ResponseWriter, r *http.Request, quit chan struct{}) {
+	w.(http.Flusher).Flush()
+	for {
+		select {
+		case ev := <-ls.events:
+			io.WriteString(w, "data: "+ev+"\n\n")
+			w.(http.Flusher).Flush()
+		case <-r.Context().Done():
+			return
+		case <-quit:
+			return
+		}
 	}
 }
 
@@ -166,9 +178,17 @@ type stream struct {
 // came; the test closes it.
 func listen(t *testing.T, endpoint, sid string) *stream {
 	t.Helper()
+	return openStream(t, http.MethodGet, endpoint, sid, "")
+}
+
+// openStream opens a stream through endpoint that stays open: a GET, or a POST of body
+// answered by an SSE stream; the test closes it.
+func openStream(t *testing.T, method, endpoint, sid, body string) *stream {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
-	req.Header.Set("Accept", "text/event-stream")
+	req, _ := http.NewRequestWithContext(ctx, method, endpoint, strings.NewReader(body))
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(sessionHeader, sid)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -196,7 +216,7 @@ func listen(t *testing.T, endpoint, sid string) *stream {
 		resp.Body.Close()
 	})
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET: %d", resp.StatusCode)
+		t.Fatalf("%s: %d", method, resp.StatusCode)
 	}
 	return st
 }
@@ -272,13 +292,29 @@ func TestListChangedUnheard(t *testing.T) {
 	}
 }
 
-// TestListChangedHeard: while the client's GET stream is open the proxy hears the list
-// change there, and fetches the list only then.
+// TestListChangedHeard: while a stream the client opened to hear the list change is open
+// (a GET stream, or from 2026-07-28 a subscriptions/listen stream whose server agreed to
+// send list_changed) the proxy hears the list change there, and fetches the list only
+// then.
 func TestListChangedHeard(t *testing.T) {
-	ls := newListServer(t, true, looseTool)
-	endpoint := startFront(t, ls.url, Options{})
-	sid := initialized(t, endpoint)
-	stream := listen(t, endpoint, sid)
+	for _, tc := range []struct{ name, method, body string }{
+		{"GET", http.MethodGet, ""},
+		{"subscriptions/listen", http.MethodPost, `{"jsonrpc":"2.0","id":"listen","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ls := newListServer(t, true, looseTool)
+			endpoint := startFront(t, ls.url, Options{})
+			sid := initialized(t, endpoint)
+			stream := openStream(t, tc.method, endpoint, sid, tc.body)
+			if tc.body != "" {
+				stream.heard(t, "acknowledged")
+			}
+			listChangedHeard(t, ls, endpoint, sid, stream)
+		})
+	}
+}
+
+func listChangedHeard(t *testing.T, ls *listServer, endpoint, sid string, stream *stream) {
 	rpc(t, endpoint, sid, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	valid := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo"}}}`
 	for range 5 {
