@@ -289,11 +289,12 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 }
 
 // lookup returns the tool name as the server lists it, asking the server for its list
-// first when the proxy cannot vouch that the list it has is the server's: it has not seen
-// the tool listed since the list last changed, or it could not have heard of a change
-// (over HTTP, while no stream of the session that carries list_changed is open). nil when the server does not
-// list it. err says why the list could not be fetched: a call the proxy cannot check is
-// not passed on, nor checked against a list that may be stale.
+// first when the proxy cannot vouch that the list it has is the server's: it has not
+// seen the tool listed since the list last changed, or it could not have heard of a
+// change (over HTTP, while no stream of the session that carries list_changed is open).
+// nil when the server does not list it. err says why the list could not be fetched: a
+// call the proxy cannot check is not passed on, nor checked against a list that may be
+// stale.
 func (p *Proxy) lookup(s *session, name string, meta []byte, fetch fetcher) (t *tool, err error) {
 	s.mu.Lock()
 	tools, complete := s.list.get()
@@ -518,12 +519,13 @@ func (s *session) learn(p *Proxy, result []byte, first bool, gen uint64) {
 	next := addTools(page, result)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	stale := s.stale
 	if s.gen == gen {
-		defer func() { s.stale = false }()
+		s.stale = false
 	}
 	tools, complete := s.list.get()
 	switch {
-	case complete && !s.stale && contains(tools, page):
+	case complete && !stale && contains(tools, page):
 		return
 	case first || complete || tools == nil:
 		s.list = p.lists.take(page, first && next == nil, s.list)
@@ -560,14 +562,21 @@ func (s *session) listChanged() {
 }
 
 // listen counts a stream of the client's open through the proxy over HTTP that carries
-// the server's list_changed: a GET stream, or a subscriptions/listen stream. A change the server announced
-// while none was is not known: the list is stale when the first opens.
+// the server's list_changed: a GET stream, or a subscriptions/listen stream. A change
+// the server announced while none was open is not known: the list is stale when the
+// first opens.
 func (s *session) listen() {
 	s.mu.Lock()
 	if s.streams++; s.streams == 1 {
 		s.gen++
 		s.stale = true
 	}
+	s.mu.Unlock()
+}
+
+func (s *session) unlisten() {
+	s.mu.Lock()
+	s.streams--
 	s.mu.Unlock()
 }
 
@@ -578,13 +587,8 @@ func acknowledgesListChanged(data []byte) bool {
 		return false
 	}
 	m, ok := parseMessage(data)
-	return ok && m.method == "notifications/subscriptions/acknowledged" && isTrue(member(member(m.params, "notifications"), "toolsListChanged"))
-}
-
-func (s *session) unlisten() {
-	s.mu.Lock()
-	s.streams--
-	s.mu.Unlock()
+	return ok && m.method == "notifications/subscriptions/acknowledged" &&
+		isTrue(member(member(m.params, "notifications"), "toolsListChanged"))
 }
 
 // overHTTP marks the session as one whose server's notifications reach the proxy only
