@@ -97,7 +97,6 @@ func (f *front) forget(id string) {
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(sessionHeader)
 	s := f.session(id)
-	s.overHTTP()
 	var body []byte
 	if r.Method == http.MethodPost {
 		if coding := encoded(r.Header); coding != "" {

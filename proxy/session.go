@@ -41,7 +41,7 @@ type session struct {
 	list          *toolList // the tools as last listed; nil before
 	stale         bool      // the server said its list changed since list was made
 	gen           uint64    // how many times the server said its list changed
-	unheard       bool      // HTTP: the server's notifications reach the proxy only on streams the client opens
+	hearsAll      bool      // stdio: every message of the server's passes the proxy
 	streams       int       // HTTP: the client's streams open through the proxy that carry list_changed
 	listing       *listing  // the proxy's own listing in flight
 	tokens        float64   // listings the session may start now, up to listingBurst
@@ -298,7 +298,7 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 func (p *Proxy) lookup(s *session, name string, meta []byte, fetch fetcher) (t *tool, err error) {
 	s.mu.Lock()
 	tools, complete := s.list.get()
-	fresh := !s.stale && !(s.unheard && s.streams == 0)
+	fresh := !s.stale && (s.hearsAll || s.streams > 0)
 	s.mu.Unlock()
 	if fetch == nil || fresh && tools != nil && (tools[name] != nil || complete) {
 		return tools[name], nil
@@ -589,14 +589,6 @@ func acknowledgesListChanged(data []byte) bool {
 	m, ok := parseMessage(data)
 	return ok && m.method == "notifications/subscriptions/acknowledged" &&
 		isTrue(member(member(m.params, "notifications"), "toolsListChanged"))
-}
-
-// overHTTP marks the session as one whose server's notifications reach the proxy only
-// on streams the client opens.
-func (s *session) overHTTP() {
-	s.mu.Lock()
-	s.unheard = true
-	s.mu.Unlock()
 }
 
 func (s *session) initialized(info []byte) {
