@@ -44,7 +44,7 @@ type session struct {
 	hearsAll      bool      // stdio: every message of the server's passes the proxy
 	streams       int       // HTTP: the client's streams open through the proxy that carry list_changed
 	listing       *listing  // the proxy's own listing in flight
-	tokens        float64   // listings the session may start now, up to listingBurst
+	tokens        float64   // pages the session may ask for now, up to pageBurst; below 1, none
 	filled        time.Time // when tokens were last counted; zero: never, tokens full
 	pending       map[string]*pending
 	waiters       map[string]chan []byte // the proxy's own requests, by id key
@@ -328,18 +328,19 @@ type listing struct {
 	err   error
 }
 
-// A session starts at most listingBurst listings in a row, and listingRate a second over
-// time.
+// A session's own listings ask for at most pageBurst pages in a row, and pageRate a
+// second over time: a listing starts while the session has a page left, and the pages it
+// took beyond are waited off before the next.
 const (
-	listingBurst = 16
-	listingRate  = 4
+	pageBurst = 256
+	pageRate  = 64
 )
 
-var errListedTooOften = errors.New("the session asked for it " + strconv.Itoa(listingBurst) +
-	" times in a row already; the proxy asks again for at most " + strconv.Itoa(listingRate) + " a second")
+var errListedTooOften = errors.New("the session's own listings asked for " + strconv.Itoa(pageBurst) +
+	" pages in a row already; the proxy asks for at most " + strconv.Itoa(pageRate) + " a second")
 
 // refetch lists the session's tools anew, or waits for the listing in flight, within the
-// session's tokens.
+// session's pages.
 func (p *Proxy) refetch(s *session, meta []byte, fetch fetcher) (map[string]*tool, error) {
 	s.mu.Lock()
 	if l := s.listing; l != nil {
@@ -347,63 +348,63 @@ func (p *Proxy) refetch(s *session, meta []byte, fetch fetcher) (map[string]*too
 		<-l.done
 		return l.tools, l.err
 	}
-	if !s.token(p.now()) {
+	if !s.mayList(p.now()) {
 		s.mu.Unlock()
 		return nil, errListedTooOften
 	}
 	l := &listing{done: make(chan struct{})}
 	s.listing = l
 	s.mu.Unlock()
-	l.tools, l.err = p.listAll(s, meta, fetch)
+	var pages int
+	l.tools, pages, l.err = p.listAll(s, meta, fetch)
 	s.mu.Lock()
 	s.listing = nil
+	s.tokens -= float64(pages)
 	s.mu.Unlock()
 	close(l.done)
 	return l.tools, l.err
 }
 
-// token takes one of the session's listing tokens, if it has one left; s.mu is held.
-func (s *session) token(now time.Time) bool {
+// mayList counts the session's pages as of now, and reports whether one is left; s.mu
+// is held.
+func (s *session) mayList(now time.Time) bool {
 	if s.filled.IsZero() {
-		s.tokens = listingBurst
+		s.tokens = pageBurst
 	} else if d := now.Sub(s.filled); d > 0 {
-		s.tokens = min(listingBurst, s.tokens+d.Seconds()*listingRate)
+		s.tokens = min(pageBurst, s.tokens+d.Seconds()*pageRate)
 	}
 	s.filled = now
-	if s.tokens < 1 {
-		return false
-	}
-	s.tokens--
-	return true
+	return s.tokens >= 1
 }
 
-// listAll asks the server for every page of its tool list and makes it the session's.
-func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (map[string]*tool, error) {
+// listAll asks the server for every page of its tool list and makes it the session's;
+// pages is how many it asked for.
+func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (tools map[string]*tool, pages int, err error) {
 	s.mu.Lock()
 	gen := s.gen
 	s.mu.Unlock()
 	meta = withoutProgressToken(meta)
-	tools := map[string]*tool{}
+	tools = map[string]*tool{}
 	cursor := []byte(nil)
-	for page := 0; ; page++ {
-		if page == maxPages {
-			return nil, errors.New("the server's tool list has more than " + strconv.Itoa(maxPages) + " pages")
+	for ; ; pages++ {
+		if pages == maxPages {
+			return nil, pages, errors.New("the server's tool list has more than " + strconv.Itoa(maxPages) + " pages")
 		}
 		key, req := p.ownRequest(cursor, meta)
 		resp, err := fetch(key, req)
 		if err != nil {
-			return nil, err
+			return nil, pages + 1, err
 		}
 		m, _ := parseMessage(resp)
 		if m.result == nil {
-			return nil, errors.New("the server answered tools/list with " + string(clip(m.err)))
+			return nil, pages + 1, errors.New("the server answered tools/list with " + string(clip(m.err)))
 		}
 		next := addTools(tools, m.result)
 		if next == nil {
 			break
 		}
 		if bytes.Equal(next, cursor) {
-			return nil, errors.New("the server's tool list gives the same cursor twice")
+			return nil, pages + 1, errors.New("the server's tool list gives the same cursor twice")
 		}
 		cursor = next
 	}
@@ -413,7 +414,7 @@ func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (map[string]*too
 	}
 	s.list = p.lists.take(tools, true, s.list)
 	s.mu.Unlock()
-	return tools, nil
+	return tools, pages + 1, nil
 }
 
 // maxPages bounds the pages of one tool list the proxy reads.

@@ -349,9 +349,9 @@ func callOf(tool string, id int) string {
 
 // TestRefetchBounded counts the proxy's own tools/list requests: a client listing the
 // first page of a list the proxy holds whole does not make it fetch the list again;
-// calls that arrive together share one fetch; a session fetches the list at most
-// listingBurst times in a row before its tokens come back, and a call that would need
-// one more is refused, not passed.
+// calls that arrive together share one fetch; a session's own listings ask for about
+// pageBurst pages in a row, then pageRate a second: a call that would need one more
+// listing before is refused, not passed.
 func TestRefetchBounded(t *testing.T) {
 	const pages = 200
 	t.Run("first page", func(t *testing.T) {
@@ -394,8 +394,9 @@ func TestRefetchBounded(t *testing.T) {
 		endpoint := frontOf(t, p, ls.url)
 		sid := initialized(t, endpoint)
 		stream := listen(t, endpoint, sid)
+		const rounds = pageBurst
 		refused := 0
-		for i := range 3 * listingBurst {
+		for i := range rounds {
 			ls.events <- `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"n":` + strconv.Itoa(i) + `}}`
 			stream.heard(t, `"n":`+strconv.Itoa(i)+`}`)
 			got, _ := rpc(t, endpoint, sid, callOf("t1", i+1))
@@ -407,8 +408,14 @@ func TestRefetchBounded(t *testing.T) {
 			}
 		}
 		lists, calls := ls.counts()
-		if lists > 3*listingBurst || calls+refused != 3*listingBurst || refused < listingBurst {
+		if lists > pageBurst+3 || calls+refused != rounds || refused < rounds/2 {
 			t.Fatalf("%d tools/list upstream, %d calls passed, %d refused", lists, calls, refused)
+		}
+		frozen = frozen.Add(time.Second)
+		ls.events <- `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+		stream.heard(t, `list_changed"}`)
+		if got, _ := rpc(t, endpoint, sid, callOf("t1", 0)); strings.Contains(got, refusedHow) {
+			t.Fatalf("a second later: %s", got)
 		}
 	})
 }
