@@ -15,11 +15,14 @@
 // are marked stale by notifications/tools/list_changed. A call of a tool not seen listed
 // since (a client that cached the list, or a protocol version without initialize) makes
 // the proxy ask the server for every page of the list itself, under request ids of its
-// own that the client never sees answered. A tool the server does not list passes on
-// (the server answers it), or with [RefuseUnknown] is refused. A call of a tool the
-// proxy could not look up, because fetching the list failed, is refused: it could not be
-// checked. A tool whose inputSchema does not compile is refused on every call, as in the
-// library.
+// own that the client never sees answered. Over HTTP, while the client has no stream
+// open on which the server would say its list changed, the proxy asks for the list before
+// each call it checks. A tool the server does not list passes on (the server answers
+// it), or with [RefuseUnknown] is refused. A call of a tool the proxy could not look up,
+// because fetching the list failed or the session asked for it too often, is refused: it
+// could not be checked. A tool whose inputSchema does not compile, or listed twice with
+// different schemas, is refused on every call, as in the library. Sessions that got the
+// same list share it, within [Options.CacheBudget].
 //
 // The fronts share one [Proxy]: [Proxy.Serve] and [Proxy.Run] for stdio, [Proxy.Handler]
 // for streamable HTTP, and [Proxy.Interceptor] for Docker's MCP Gateway, which hands each

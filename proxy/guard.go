@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unique"
 
 	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
@@ -38,10 +39,10 @@ func newGuard(o *Options) (guard, error) {
 	if o.Output {
 		opts = append(opts, core.WithOutputValidation())
 	}
-	if o.MaxDepth < 0 || o.MaxViolations < 0 || o.MaxMessage < 0 {
-		return nil, errors.New("proxy: MaxDepth, MaxViolations and MaxMessage must not be negative")
+	if o.MaxDepth < 0 || o.MaxViolations < 0 || o.MaxMessage < 0 || o.CacheBudget < 0 {
+		return nil, errors.New("proxy: MaxDepth, MaxViolations, MaxMessage and CacheBudget must not be negative")
 	}
-	opts = append(opts, core.WithMaxDepth(o.MaxDepth), core.WithMaxViolations(o.MaxViolations))
+	opts = append(opts, core.WithMaxDepth(o.MaxDepth), core.WithMaxViolations(o.MaxViolations), core.WithCacheBudget(o.CacheBudget))
 	if o.Logger != nil {
 		opts = append(opts, core.WithLogger(o.Logger))
 		if o.LogEnumValues {
@@ -51,25 +52,29 @@ func newGuard(o *Options) (guard, error) {
 	return core.New(append(opts, o.Guard...)...), nil
 }
 
-// A schema is one tool's inputSchema or outputSchema as one tools/list answer gave it,
-// bound in the guard's cache under a key of its own.
+// A schema is one tool's inputSchema or outputSchema: its text, kept once however many
+// lists hold it, which is also its key in the guard's cache, bound on first use.
 type schema struct {
-	key  *byte
-	text []byte
-	err  error
+	key unique.Handle[string] // the text; for one that has none, "\x00" and err
+	err error
 }
 
-func (p *Proxy) bind(text []byte, err error) *schema {
-	s := &schema{key: new(byte), text: text, err: err}
-	p.guard.Bind(s.key, nil, s.text, s.err)
-	return s
+func newSchema(text []byte, err error) *schema {
+	if err != nil {
+		return &schema{key: unique.Make("\x00" + err.Error()), err: err}
+	}
+	return &schema{key: unique.Make(string(text))}
 }
 
 func (s *schema) of(g *core.Guard) *core.Schema {
 	if c := g.Lookup(s.key); c != nil {
 		return c
 	}
-	return g.Bind(s.key, nil, s.text, s.err)
+	var text []byte
+	if s.err == nil {
+		text = []byte(s.key.Value())
+	}
+	return g.Bind(s.key, nil, text, s.err)
 }
 
 // checkCall decides the tools/call c of the tool t (nil when the server does not list it),

@@ -94,6 +94,7 @@ func TestPendingIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newSession("")
+	s.hearsAll = true // as over stdio
 	s.learn(p, []byte(toolsList), true, 0)
 	const n = 20000
 	for i := range n {

@@ -138,6 +138,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id != "" && (r.Method == http.MethodDelete && resp.StatusCode < 300 || resp.StatusCode == http.StatusNotFound) {
 		f.forget(id)
 	}
+	if r.Method == http.MethodGet && resp.StatusCode == http.StatusOK && isEventStream(resp.Header) {
+		s.listen()
+		defer s.unlisten()
+	}
 	f.relay(w, resp, s, nil)
 }
 
@@ -363,6 +367,12 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 		}
 		events := getEventReader(resp.Body, f.p.opts.maxMessage())
 		defer putEventReader(events)
+		listening := false
+		defer func() {
+			if listening {
+				s.unlisten()
+			}
+		}()
 		for {
 			ev, err := readEvent(events)
 			if ev.over != nil {
@@ -370,6 +380,10 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 					line := append([]byte("data: "), m...)
 					ev = event{raw: append(line, "\n\n"...), lines: [][]byte{line}}
 				}
+			}
+			if !listening && bytes.Contains(ev.raw, []byte("notifications/subscriptions/acknowledged")) && acknowledgesListChanged(ev.data()) {
+				s.listen()
+				listening = true
 			}
 			if len(ev.raw) > 0 {
 				if b := ev.checked(f.p, s); b != nil && out.write(b) != nil {

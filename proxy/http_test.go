@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,7 +119,7 @@ func TestHTTPPassesThrough(t *testing.T) {
 		body, _ := io.ReadAll(r.Body)
 		mu.Lock()
 		seen = append(seen, r.Method+" "+r.Header.Get("Authorization")+" "+r.Header.Get(sessionHeader)+" "+
-			r.Header.Get("MCP-Protocol-Version")+" "+r.Header.Get("Last-Event-ID")+" "+string(body))
+			r.Header.Get("MCP-Protocol-Version")+" "+r.Header.Get("Last-Event-ID")+" "+ownID.ReplaceAllString(string(body), `"own"`))
 		mu.Unlock()
 		w.Header().Set(sessionHeader, "s-1")
 		w.Header().Set("X-Upstream", "yes")
@@ -196,7 +197,12 @@ func TestHTTPPassesThrough(t *testing.T) {
 	wantSeen := []string{
 		"POST Bearer t    " + list,
 		"POST Bearer t s-1 2025-06-18  " + list,
+		// No GET stream is open: the proxy cannot hear the list change, and lists it
+		// before each call it checks.
+		`POST Bearer t s-1   {"jsonrpc":"2.0","id":"own","method":"tools/list"}`,
 		`POST Bearer t s-1   {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{}}}`,
+		`POST Bearer t s-1   {"jsonrpc":"2.0","id":"own","method":"tools/list"}`,
+		`POST Bearer t s-1   {"jsonrpc":"2.0","id":"own","method":"tools/list"}`,
 		"GET Bearer t s-1  6 ",
 		"DELETE Bearer t s-1   ",
 	}
@@ -204,6 +210,9 @@ func TestHTTPPassesThrough(t *testing.T) {
 		t.Fatalf("the upstream got\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(wantSeen, "\n"))
 	}
 }
+
+// ownID matches the ids of the proxy's own requests.
+var ownID = regexp.MustCompile(`"mcpvalidate-[0-9a-f]+-[0-9]+"`)
 
 // TestHTTPUpstreamGone answers each request of a POST with a JSON-RPC error when the
 // upstream cannot be reached, and other requests with 502.
@@ -247,6 +256,11 @@ func TestHTTPBatch(t *testing.T) {
 	var mu sync.Mutex
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		if m, _ := parseMessage(body); m.method == "tools/list" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+			return
+		}
 		mu.Lock()
 		got = append(got, string(body))
 		mu.Unlock()

@@ -16,8 +16,9 @@ import (
 // An Interceptor checks the calls Docker's MCP Gateway hands it against a fixed list of
 // tools.
 type Interceptor struct {
-	p *Proxy
-	s *session
+	p     *Proxy
+	s     *session
+	tools map[string]*tool // its own, never dropped: it cannot fetch them again
 }
 
 // Interceptor returns an Interceptor that checks calls against tools: a tools/list
@@ -38,9 +39,9 @@ func (p *Proxy) Interceptor(tools []byte) (*Interceptor, error) {
 	if !elements(list, func([]byte) {}) {
 		return nil, errors.New(`proxy: the tool list holds no array of "tools"`)
 	}
-	s := newSession("")
-	s.learn(p, result, true, 0)
-	return &Interceptor{p: p, s: s}, nil
+	listed := map[string]*tool{}
+	addTools(listed, result)
+	return &Interceptor{p: p, s: newSession(""), tools: listed}, nil
 }
 
 // Intercept decides the call msg, as the gateway marshals its call request
@@ -62,10 +63,7 @@ func (i *Interceptor) Intercept(msg []byte) ([]byte, error) {
 	if !ok || c.ambiguous {
 		return nil, errors.New("proxy: the intercepted call names no tool, or names it ambiguously")
 	}
-	i.s.mu.Lock()
-	t := i.s.tools[c.name]
-	i.s.mu.Unlock()
-	text, meta, refused := i.p.decide(i.s, nil, t, c.name, c.arguments)
+	text, meta, refused := i.p.decide(i.s, nil, i.tools[c.name], c.name, c.arguments)
 	if !refused {
 		return nil, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"sync/atomic"
+	"time"
 )
 
 // Format is the style of a refusal's text.
@@ -42,6 +43,12 @@ type Options struct {
 	// its end without being kept, and answered in its place (an error response to its
 	// request, or HTTP 413 for a POST). 0: DefaultMaxMessage.
 	MaxMessage int64
+	// CacheBudget bounds, in bytes, what the proxy keeps of the servers' tool lists, and
+	// again its compiled schemas: each list once, shared by every session that got the
+	// same, each schema text once. Past it, the lists used least recently are dropped
+	// (their sessions' next calls fetch them again), as are compiled schemas. A single
+	// list larger than the budget is kept for its session. 0: DefaultCacheBudget.
+	CacheBudget int64
 	// Logger, when set, is told of each refusal, repair and broken schema as JSON lines
 	// through slog, with tools, paths and kinds, never argument values, of each other
 	// accepted call at Debug, and of the proxy's own faults (a server that exits, a tool
@@ -71,6 +78,9 @@ type Options struct {
 	Trace func(meta []byte) (ctx context.Context, end func(tool string, isError bool))
 }
 
+// DefaultCacheBudget is Options.CacheBudget's default, 64 MiB.
+const DefaultCacheBudget = 64 << 20
+
 // A Proxy checks the tools/call requests that pass between MCP clients and servers
 // against the tools' inputSchemas, as the servers list them. One Proxy may serve any
 // number of connections and MCP sessions at once; each has its own tool list. It is safe
@@ -82,6 +92,8 @@ type Proxy struct {
 	observe  bool   // the guard has observers besides the fields': calls are followed to their end
 	idPrefix string // of the proxy's own request ids: no client picks it by chance
 	ids      atomic.Uint64
+	lists    *lists
+	now      func() time.Time // of the sessions' listing tokens
 }
 
 // New returns a Proxy configured by opts, or an error when an option is out of range.
@@ -92,6 +104,10 @@ func New(opts Options) (*Proxy, error) {
 	}
 	var r [8]byte
 	_, _ = rand.Read(r[:])
+	budget := opts.CacheBudget
+	if budget == 0 {
+		budget = DefaultCacheBudget
+	}
 	return &Proxy{opts: opts, guard: g, log: opts.Logger, observe: len(opts.Guard) > 0 && g.Observed() || opts.Trace != nil,
-		idPrefix: "mcpvalidate-" + hex.EncodeToString(r[:]) + "-"}, nil
+		idPrefix: "mcpvalidate-" + hex.EncodeToString(r[:]) + "-", lists: newLists(budget), now: time.Now}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // This file is what both fronts share: an MCP session's tools as its server lists them,
@@ -38,10 +39,14 @@ type session struct {
 	id string // Mcp-Session-Id; "" over stdio
 
 	mu            sync.Mutex
-	tools         map[string]*tool
-	complete      bool   // tools holds every page of a listing
-	stale         bool   // the server said its list changed since tools was made
-	gen           uint64 // how many times the server said its list changed
+	list          *toolList // the tools as last listed; nil before
+	stale         bool      // the server said its list changed since list was made
+	gen           uint64    // how many times the server said its list changed
+	hearsAll      bool      // stdio: every message of the server's passes the proxy
+	streams       int       // HTTP: the client's streams open through the proxy that carry list_changed
+	listing       *listing  // the proxy's own listing in flight
+	tokens        float64   // pages the session may ask for now, up to pageBurst; below 1, none
+	filled        time.Time // when tokens were last counted; zero: never, tokens full
 	pending       map[string]*pending
 	waiters       map[string]chan []byte // the proxy's own requests, by id key
 	closed        string                 // why the server is gone; "" while it is there
@@ -52,7 +57,7 @@ type session struct {
 }
 
 func newSession(id string) *session {
-	return &session{id: id, tools: map[string]*tool{}, pending: map[string]*pending{}, waiters: map[string]chan []byte{}}
+	return &session{id: id, pending: map[string]*pending{}, waiters: map[string]chan []byte{}}
 }
 
 // A fetcher sends the proxy's own request req, of the id key key, to the server and
@@ -290,24 +295,28 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 }
 
 // lookup returns the tool name as the server lists it, asking the server for its list
-// first when the proxy has not seen the tool listed since the list last changed; nil
-// when the server does not list it. err says why the list could not be fetched, when
-// the tool was not known before: a call the proxy cannot check is not passed on.
+// first when the proxy cannot vouch that the list it has is the server's: it has not
+// seen the tool listed since the list last changed, or it could not have heard of a
+// change (over HTTP, while no stream of the session that carries list_changed is open).
+// nil when the server does not list it. err says why the list could not be fetched: a
+// call the proxy cannot check is not passed on, nor checked against a list that may be
+// stale.
 func (p *Proxy) lookup(s *session, name string, meta []byte, fetch fetcher) (t *tool, err error) {
 	s.mu.Lock()
-	t, stale, complete := s.tools[name], s.stale, s.complete
+	tools, complete := s.list.get()
+	fresh := !s.stale && (s.hearsAll || s.streams > 0)
 	s.mu.Unlock()
-	if !stale && (t != nil || complete) || fetch == nil {
-		return t, nil
+	if fetch == nil || fresh && tools != nil && (tools[name] != nil || complete) {
+		return tools[name], nil
 	}
-	fresh, err := p.listAll(s, meta, fetch)
+	fetched, err := p.refetch(s, meta, fetch)
 	if err == nil {
-		return fresh[name], nil
+		return fetched[name], nil
 	}
 	if p.log != nil {
 		p.log.Warn("mcpvalidate proxy: the server's tool list could not be fetched", "session", s.id, "error", err)
 	}
-	return t, err // the list as it was, if any
+	return nil, err
 }
 
 // unlisted is the text that refuses a call of the tool name, which the proxy could not
@@ -317,33 +326,91 @@ func unlisted(name string, err error) string {
 		err.Error() + "). Call tools/list, then call again."
 }
 
-// listAll asks the server for every page of its tool list and makes it the session's.
-func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (map[string]*tool, error) {
+// A listing is the proxy's own listing of a session's tools, which the calls that
+// need it while it is in flight share.
+type listing struct {
+	done  chan struct{}
+	tools map[string]*tool
+	err   error
+}
+
+// A session's own listings ask for at most pageBurst pages in a row, and pageRate a
+// second over time: a listing starts while the session has a page left, and the pages it
+// took beyond are waited off before the next.
+const (
+	pageBurst = 256
+	pageRate  = 64
+)
+
+var errListedTooOften = errors.New("the session's own listings asked for " + strconv.Itoa(pageBurst) +
+	" pages in a row already; the proxy asks for at most " + strconv.Itoa(pageRate) + " a second")
+
+// refetch lists the session's tools anew, or waits for the listing in flight, within the
+// session's pages.
+func (p *Proxy) refetch(s *session, meta []byte, fetch fetcher) (map[string]*tool, error) {
+	s.mu.Lock()
+	if l := s.listing; l != nil {
+		s.mu.Unlock()
+		<-l.done
+		return l.tools, l.err
+	}
+	if !s.mayList(p.now()) {
+		s.mu.Unlock()
+		return nil, errListedTooOften
+	}
+	l := &listing{done: make(chan struct{})}
+	s.listing = l
+	s.mu.Unlock()
+	var pages int
+	l.tools, pages, l.err = p.listAll(s, meta, fetch)
+	s.mu.Lock()
+	s.listing = nil
+	s.tokens -= float64(pages)
+	s.mu.Unlock()
+	close(l.done)
+	return l.tools, l.err
+}
+
+// mayList counts the session's pages as of now, and reports whether one is left; s.mu
+// is held.
+func (s *session) mayList(now time.Time) bool {
+	if s.filled.IsZero() {
+		s.tokens = pageBurst
+	} else if d := now.Sub(s.filled); d > 0 {
+		s.tokens = min(pageBurst, s.tokens+d.Seconds()*pageRate)
+	}
+	s.filled = now
+	return s.tokens >= 1
+}
+
+// listAll asks the server for every page of its tool list and makes it the session's;
+// pages is how many it asked for.
+func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (tools map[string]*tool, pages int, err error) {
 	s.mu.Lock()
 	gen := s.gen
 	s.mu.Unlock()
 	meta = withoutProgressToken(meta)
-	tools := map[string]*tool{}
+	tools = map[string]*tool{}
 	cursor := []byte(nil)
-	for page := 0; ; page++ {
-		if page == maxPages {
-			return nil, errors.New("the server's tool list has more than " + strconv.Itoa(maxPages) + " pages")
+	for ; ; pages++ {
+		if pages == maxPages {
+			return nil, pages, errors.New("the server's tool list has more than " + strconv.Itoa(maxPages) + " pages")
 		}
 		key, req := p.ownRequest(cursor, meta)
 		resp, err := fetch(key, req)
 		if err != nil {
-			return nil, err
+			return nil, pages + 1, err
 		}
 		m, _ := parseMessage(resp)
 		if m.result == nil {
-			return nil, errors.New("the server answered tools/list with " + string(clip(m.err)))
+			return nil, pages + 1, errors.New("the server answered tools/list with " + string(clip(m.err)))
 		}
-		next := addTools(p, tools, m.result)
+		next := addTools(tools, m.result)
 		if next == nil {
 			break
 		}
 		if bytes.Equal(next, cursor) {
-			return nil, errors.New("the server's tool list gives the same cursor twice")
+			return nil, pages + 1, errors.New("the server's tool list gives the same cursor twice")
 		}
 		cursor = next
 	}
@@ -351,9 +418,9 @@ func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (map[string]*too
 	if s.gen == gen {
 		s.stale = false
 	}
-	s.tools, s.complete = tools, true
+	s.list = p.lists.take(tools, true, s.list)
 	s.mu.Unlock()
-	return tools, nil
+	return tools, pages + 1, nil
 }
 
 // maxPages bounds the pages of one tool list the proxy reads.
@@ -403,9 +470,9 @@ func withoutProgressToken(meta []byte) []byte {
 }
 
 // addTools adds the tools of one tools/list result to tools and returns its nextCursor
-// (the raw JSON value), or nil on the last page.
-func addTools(p *Proxy, tools map[string]*tool, result []byte) (next []byte) {
-	texts := map[string][]byte{}
+// (the raw JSON value), or nil on the last page. A tool that tools holds already with
+// other schemas, from this page or another, is listed twice: it fails closed.
+func addTools(tools map[string]*tool, result []byte) (next []byte) {
 	members(result, func(name string, v []byte) {
 		switch name {
 		case "nextCursor":
@@ -429,18 +496,15 @@ func addTools(p *Proxy, tools map[string]*tool, result []byte) (next []byte) {
 				if !named || name == "" {
 					return
 				}
-				t := &tool{}
-				switch {
-				case in == nil:
-					t.in = p.bind(nil, errNoInputSchema)
-				case texts[name] != nil && !bytes.Equal(texts[name], in):
-					t.in = p.bind(nil, errListedTwice)
-				default:
-					t.in = p.bind(bytes.Clone(in), nil)
+				t := &tool{in: newSchema(in, nil)}
+				if in == nil {
+					t.in = newSchema(nil, errNoInputSchema)
 				}
-				texts[name] = t.in.text
 				if out != nil && string(out) != "null" {
-					t.out = p.bind(bytes.Clone(out), nil)
+					t.out = newSchema(out, nil)
+				}
+				if old := tools[name]; old != nil && !old.same(t) {
+					t = &tool{in: newSchema(nil, errListedTwice)}
 				}
 				tools[name] = t
 			})
@@ -451,27 +515,50 @@ func addTools(p *Proxy, tools map[string]*tool, result []byte) (next []byte) {
 
 var (
 	errNoInputSchema = errors.New("the server lists the tool without an inputSchema")
-	errListedTwice   = errors.New("the server lists the tool twice, with different inputSchemas")
+	errListedTwice   = errors.New("the server lists the tool twice, with different schemas")
 )
 
-// learn takes a tools/list result the client asked for: a first page starts the
-// session's list anew, a later page adds to it.
+// learn takes a tools/list result the client asked for. A page of the whole list the
+// session holds, unchanged, leaves it whole; else a first page starts the session's list
+// anew, and a later page adds to the list of the pages before it.
 func (s *session) learn(p *Proxy, result []byte, first bool, gen uint64) {
-	tools := map[string]*tool{}
-	next := addTools(p, tools, result)
+	page := map[string]*tool{}
+	next := addTools(page, result)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if first {
-		s.tools = tools
-	} else {
-		for name, t := range tools {
-			s.tools[name] = t
-		}
-	}
-	s.complete = next == nil && (first || s.complete)
+	stale := s.stale
 	if s.gen == gen {
 		s.stale = false
 	}
+	tools, complete := s.list.get()
+	switch {
+	case complete && !stale && contains(tools, page):
+		return
+	case first || complete || tools == nil:
+		s.list = p.lists.take(page, first && next == nil, s.list)
+		return
+	}
+	merged := make(map[string]*tool, len(tools)+len(page))
+	for name, t := range tools {
+		merged[name] = t
+	}
+	for name, t := range page {
+		if old := merged[name]; old != nil && !old.same(t) {
+			t = &tool{in: newSchema(nil, errListedTwice)}
+		}
+		merged[name] = t
+	}
+	s.list = p.lists.take(merged, false, s.list)
+}
+
+// contains reports whether every tool of page is in tools, the same.
+func contains(tools, page map[string]*tool) bool {
+	for name, t := range page {
+		if u := tools[name]; u == nil || !u.same(t) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *session) listChanged() {
@@ -479,6 +566,36 @@ func (s *session) listChanged() {
 	s.gen++
 	s.stale = true
 	s.mu.Unlock()
+}
+
+// listen counts a stream of the client's open through the proxy over HTTP that carries
+// the server's list_changed: a GET stream, or a subscriptions/listen stream. A change
+// the server announced while none was open is not known: the list is stale when the
+// first opens.
+func (s *session) listen() {
+	s.mu.Lock()
+	if s.streams++; s.streams == 1 {
+		s.gen++
+		s.stale = true
+	}
+	s.mu.Unlock()
+}
+
+func (s *session) unlisten() {
+	s.mu.Lock()
+	s.streams--
+	s.mu.Unlock()
+}
+
+// acknowledgesListChanged reports whether data is a server's acknowledgement of a
+// subscriptions/listen stream (from 2026-07-28) that carries its list_changed.
+func acknowledgesListChanged(data []byte) bool {
+	if !valid(data) {
+		return false
+	}
+	m, ok := parseMessage(data)
+	return ok && m.method == "notifications/subscriptions/acknowledged" &&
+		isTrue(member(member(m.params, "notifications"), "toolsListChanged"))
 }
 
 func (s *session) initialized(info []byte) {

@@ -205,7 +205,9 @@ func (e *errorValue) Store(err error) {
 }
 
 func (p *Proxy) newConn(client io.Writer, server io.WriteCloser) *conn {
-	return &conn{p: p, s: newSession(""), client: bufio.NewWriterSize(client, 64<<10), server: server,
+	s := newSession("")
+	s.hearsAll = true
+	return &conn{p: p, s: s, client: bufio.NewWriterSize(client, 64<<10), server: server,
 		serverW: bufio.NewWriterSize(server, 64<<10), done: make(chan struct{})}
 }
 

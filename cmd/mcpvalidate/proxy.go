@@ -37,6 +37,7 @@ func defineGuardFlags(fs *flag.FlagSet, refuseAs bool) *guardFlags {
 	fs.IntVar(&g.o.MaxDepth, "max-depth", 0, "how deeply arguments may nest (0: 64)")
 	fs.IntVar(&g.o.MaxViolations, "max-violations", 0, "how many violations a refusal lists (0: 20)")
 	fs.Int64Var(&g.o.MaxMessage, "max-message", 0, "the largest message read, in bytes, either way; one over it is answered with an error (0: 64 MiB)")
+	fs.Int64Var(&g.o.CacheBudget, "cache-budget", 0, "the bytes the servers' tool lists may hold, and again their compiled schemas (0: 64 MiB)")
 	g.logTo = fs.String("log", "", "log refusals as JSON lines to this file, or to stderr with \"-\"; never argument values")
 	g.debug = fs.Bool("log-accepted", false, "also log every accepted call, at Debug, so that report can count calls per accepted call")
 	fs.BoolVar(&g.o.LogEnumValues, "log-enum-values", false, "log the values sent outside an enum (model output), escaped and bounded")

@@ -105,6 +105,7 @@ func TestProxyUsage(t *testing.T) {
 		{[]string{"proxy", "-unknown", "maybe", "--", "x"}, "-unknown is pass or refuse"},
 		{[]string{"proxy", "-max-depth", "-1", "--", "x"}, "must not be negative"},
 		{[]string{"proxy", "-max-message", "-1", "--", "x"}, "must not be negative"},
+		{[]string{"proxy", "-cache-budget", "-1", "--", "x"}, "must not be negative"},
 		{[]string{"proxy", "--", os.DevNull + "/missing"}, "starting the server"},
 	}
 	for _, c := range cases {
