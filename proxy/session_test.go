@@ -460,9 +460,9 @@ func TestListsShared(t *testing.T) {
 	grew := heapAfter(func() {
 		for i := range sessions {
 			s := newSession("s-" + strconv.Itoa(i))
-			p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), nil)
+			p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), nil, "")
 			p.fromServer(s, answer)
-			if _, refused := p.fromClient(s, []byte(callOf("t"+strconv.Itoa(i%tools), 2)), nil); refused != nil {
+			if _, refused := p.fromClient(s, []byte(callOf("t"+strconv.Itoa(i%tools), 2)), nil, ""); refused != nil {
 				t.Fatalf("refused: %s", refused)
 			}
 			kept = append(kept, s)
@@ -522,7 +522,7 @@ func TestCacheBudget(t *testing.T) {
 	grew := heapAfter(func() {
 		for i := range sessions {
 			s := newSession("s-" + strconv.Itoa(i))
-			p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), nil)
+			p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), nil, "")
 			p.fromServer(s, []byte(`{"jsonrpc":"2.0","id":1,"result":`+manyTools("s"+strconv.Itoa(i)+"-", tools, size)+`}`))
 			kept = append(kept, s)
 		}
@@ -536,7 +536,7 @@ func TestCacheBudget(t *testing.T) {
 	_, answer := p.fromClient(first, []byte(callOf("s0-1", 5)), func(key string, _ []byte) ([]byte, error) {
 		fetched++
 		return []byte(`{"jsonrpc":"2.0","id":` + key + `","result":` + manyTools("s0-", tools, size) + `}`), nil
-	})
+	}, "")
 	if answer != nil || fetched != 1 {
 		t.Errorf("the first session's call: fetched %d times, answered %s", fetched, answer)
 	}
@@ -551,7 +551,7 @@ func TestListingPagesWithinBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := newSession("other")
-	p.fromClient(other, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), nil)
+	p.fromClient(other, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), nil, "")
 	p.fromServer(other, []byte(`{"jsonrpc":"2.0","id":1,"result":`+manyTools("o", 50, size)+`}`))
 	s := newSession("paging")
 	for i := range pages {
@@ -559,7 +559,7 @@ func TestListingPagesWithinBudget(t *testing.T) {
 		if i > 0 {
 			req = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"` + strconv.Itoa(i) + `"}}`
 		}
-		p.fromClient(s, []byte(req), nil)
+		p.fromClient(s, []byte(req), nil, "")
 		page := manyTools("p"+strconv.Itoa(i)+"-", 1, size)
 		p.fromServer(s, []byte(`{"jsonrpc":"2.0","id":1,"result":`+page[:len(page)-1]+`,"nextCursor":"`+strconv.Itoa(i+1)+`"}}`))
 	}
