@@ -292,3 +292,23 @@ func TestInPlaceOutputSchemaChange(t *testing.T) {
 		t.Errorf("a result checked against the outputSchema before its change: %q", text)
 	}
 }
+
+// TestSchemaHoldingItselfRefused: a schema whose maps hold themselves has no text, and its
+// calls are refused, as those of a schema that does not compile.
+func TestSchemaHoldingItselfRefused(t *testing.T) {
+	g := New()
+	srv, calls := weatherServer(t, g)
+	tool := mcp.NewTool("loop")
+	inner := map[string]any{"type": "object"}
+	inner["properties"] = map[string]any{"again": inner}
+	tool.InputSchema.Properties = map[string]any{"a": inner}
+	srv.AddTool(tool, forecast(calls))
+	for range 2 {
+		if text, isErr := invoke(t, srv, nil, "loop", map[string]any{"a": map[string]any{}}); !isErr {
+			t.Fatalf("a call to a schema without text accepted: %q", text)
+		}
+	}
+	if calls.Load() != 0 {
+		t.Error("the handler ran")
+	}
+}

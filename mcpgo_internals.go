@@ -489,8 +489,8 @@ func snapshotOf(raw json.RawMessage, s *mcp.ToolInputSchema) *schemaSnapshot {
 	}
 	sn.typ, sn.required = s.Type, strs(s.Required)
 	sn.order, sn.types = strs(at.order.strings(s)), strs(at.types.strings(s))
-	sn.props, sn.defs = freeze(s.Properties, &sn.held), freeze(s.Defs, &sn.held)
-	sn.fields, sn.additional = freeze(at.additionalFields(s), &sn.held), freeze(s.AdditionalProperties, &sn.held)
+	sn.props, sn.defs = freeze(s.Properties, 0, &sn.held), freeze(s.Defs, 0, &sn.held)
+	sn.fields, sn.additional = freeze(at.additionalFields(s), 0, &sn.held), freeze(s.AdditionalProperties, 0, &sn.held)
 	return sn
 }
 

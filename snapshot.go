@@ -15,8 +15,8 @@ type frozen struct {
 	keys  []string // a map's keys
 	items []frozen // a map's values, in the order of keys; a list's items
 	strs  []string // a []string's
-	value any      // a scalar; for frozenText, the value's JSON text, a string
-	null  bool     // a nil map or slice
+	value any      // a scalar; for frozenJSON, the value's JSON text, a string
+	null  bool     // a nil map or list
 }
 
 type frozenKind uint8
@@ -26,12 +26,19 @@ const (
 	frozenMap                       // a map[string]any
 	frozenList                      // an []any
 	frozenStrings                   // a []string
-	frozenText                      // any other value: compared by its JSON text, made again on each call
+	frozenJSON                      // any other value: compared by its JSON text, made again on each call
 )
 
-// freeze copies v, and adds the bytes the copy holds to *held.
-func freeze(v any, held *int64) frozen {
+// frozenDepth is how deep freeze copies maps and lists; below, a value is kept as its JSON
+// text, which encoding/json refuses to make for maps that hold themselves.
+const frozenDepth = 256
+
+// freeze copies v, depth maps and lists down, and adds the bytes the copy holds to *held.
+func freeze(v any, depth int, held *int64) frozen {
 	*held += int64(unsafe.Sizeof(frozen{}))
+	if depth > frozenDepth {
+		return frozenText(v, held)
+	}
 	switch v := v.(type) {
 	case nil, bool, float64, float32, int, int64, int32, uint, uint64, uint32, json.Number:
 		return frozen{value: v}
@@ -43,13 +50,13 @@ func freeze(v any, held *int64) frozen {
 		for k, e := range v {
 			*held += int64(unsafe.Sizeof(k)) + int64(len(k))
 			f.keys = append(f.keys, k)
-			f.items = append(f.items, freeze(e, held))
+			f.items = append(f.items, freeze(e, depth+1, held))
 		}
 		return f
 	case []any:
 		f := frozen{kind: frozenList, null: v == nil, items: make([]frozen, len(v))}
 		for i, e := range v {
-			f.items[i] = freeze(e, held)
+			f.items[i] = freeze(e, depth+1, held)
 		}
 		return f
 	case []string:
@@ -57,11 +64,16 @@ func freeze(v any, held *int64) frozen {
 		for _, s := range v {
 			*held += int64(len(s))
 		}
-		return frozen{kind: frozenStrings, null: v == nil, strs: slices.Clone(v)}
+		return frozen{kind: frozenStrings, strs: slices.Clone(v)} // nil for nil
 	}
+	return frozenText(v, held)
+}
+
+// frozenText copies v as its JSON text.
+func frozenText(v any, held *int64) frozen {
 	text := jsonText(v)
 	*held += int64(len(text))
-	return frozen{kind: frozenText, value: text}
+	return frozen{kind: frozenJSON, value: text}
 }
 
 // holds reports whether v holds what f copied.
@@ -83,8 +95,8 @@ func (f *frozen) holds(v any) bool {
 		return true
 	case frozenStrings:
 		l, ok := v.([]string)
-		return ok && (l == nil) == f.null && sameStrings(l, f.strs)
-	case frozenText:
+		return ok && sameStrings(l, f.strs)
+	case frozenJSON:
 		return jsonText(v) == f.value
 	}
 	return v == f.value // a scalar of another type, or anything but a scalar, is not equal
