@@ -404,13 +404,15 @@ func (g *Guard) resultValidator(call *core.Call, s *core.Schema) (*Validator, co
 // outputSchemaFor returns the compilation of t's outputSchema, compiling it on the first
 // call that declares its text.
 func (g *Guard) outputSchemaFor(t *mcp.Tool) *core.Schema {
-	key := keyOf(t.RawOutputSchema, (*mcp.ToolInputSchema)(&t.OutputSchema))
+	values := (*mcp.ToolInputSchema)(&t.OutputSchema)
+	key := keyOf(t.RawOutputSchema, values)
 	key.output = true
-	if s := g.core.Lookup(key); s != nil {
+	if s, kept := g.core.Find(key); s != nil && snapshotIn(kept).holds(t.RawOutputSchema, values) {
 		return s
 	}
+	snap := snapshotOf(t.RawOutputSchema, values)
 	text, err := outputSchemaOf(t)
-	return g.core.Bind(key, [2]any{t.RawOutputSchema, t.OutputSchema}, text, err)
+	return g.core.Bind(key, snap, text, err)
 }
 
 // declaresOutput reports whether tools/list advertises an outputSchema for t.
@@ -423,14 +425,15 @@ func outputSchemaOf(t *mcp.Tool) ([]byte, error) {
 	return json.Marshal(t.OutputSchema)
 }
 
-// schemaFor returns the compilation of tool's schema, compiling it on the first call that
-// declares its text.
+// schemaFor returns the compilation of tool's schema, as its values hold it now: compiled
+// on the first call that declares its text.
 func (g *Guard) schemaFor(tool *mcp.Tool, key schemaKey) *core.Schema {
-	if s := g.core.Lookup(key); s != nil {
+	if s, kept := g.core.Find(key); s != nil && snapshotIn(kept).holds(tool.RawInputSchema, &tool.InputSchema) {
 		return s
 	}
+	snap := snapshotOf(tool.RawInputSchema, &tool.InputSchema)
 	text, err := schemaOf(tool)
-	return g.core.Bind(key, [2]any{tool.RawInputSchema, tool.InputSchema}, text, err)
+	return g.core.Bind(key, snap, text, err)
 }
 
 func (g *Guard) checkTool(call *core.Call, req mcp.CallToolRequest, s *core.Schema) core.Verdict {

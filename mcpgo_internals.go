@@ -1,13 +1,16 @@
 package mcpvalidate
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"sync"
 	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
 // This file holds every read of mcp-go's internals: its unexported fields, found by
@@ -37,8 +40,9 @@ import (
 //     for input is refused for lacking structuredContent.
 //   - ToolInputSchema's fields (Defs, Type, Properties, Required, AdditionalProperties,
 //     PropertyOrder from v1.1.0, Types and AdditionalFields from v1.5.0): a schema's cache
-//     key is the identity of their values (keyOf). A field of another type, or one more,
-//     and the key is the schema's JSON text, marshalled on every call: slow, but never a
+//     key is the identity of their values (keyOf), and each call compares their contents
+//     with a snapshot of them (schemaSnapshot). A field of another type, or one more, and
+//     the key is the schema's JSON text, marshalled on every call: slow, but never a
 //     schema compiled for other text.
 //   - a func value is one word, its closure (funcPointer), and reflect gives the code
 //     it runs (codePointer): whether the handler about to run is the one registered. The
@@ -296,11 +300,12 @@ func sameCode(f, g server.ToolHandlerFunc) bool {
 }
 
 // schemaKey identifies a tool's schema by the identity of the values it is built from:
-// addresses and lengths, never contents, so a cache hit reads no schema. A tool registered
-// again with a new schema has new values, hence a new key. (Changing a registered tool's
-// maps in place is a data race in mcp-go itself.)
+// addresses and lengths, never contents, so that finding its binding hashes no schema. It
+// only finds the binding: values changed in place keep their key, and addresses are
+// reused once their values are gone (a key keeps none alive). The binding keeps a snapshot
+// of what the values held, which each call compares them with (schemaSnapshot).
 type schemaKey struct {
-	raw, props, defs, required, order, types, fields, additional unsafe.Pointer
+	raw, props, defs, required, order, types, fields, additional uintptr
 	rawLen, requiredLen, orderLen, typesLen                      int
 	typ                                                          string
 	additionalBool                                               int8 // 1 false, 2 true
@@ -310,7 +315,7 @@ type schemaKey struct {
 // keyOf keys a schema given as raw bytes or as mcp-go's schema struct (an outputSchema
 // converted to the input schema's type, which has the same fields).
 func keyOf(raw json.RawMessage, s *mcp.ToolInputSchema) schemaKey {
-	k := schemaKey{raw: unsafe.Pointer(unsafe.SliceData(raw)), rawLen: len(raw)}
+	k := schemaKey{raw: uintptr(unsafe.Pointer(unsafe.SliceData(raw))), rawLen: len(raw)}
 	if !schemaFields.known {
 		// A field keyOf does not know may change the schema's text: key on the text.
 		b, err := json.Marshal(*s) // a copy: s stays off the heap
@@ -321,14 +326,12 @@ func keyOf(raw json.RawMessage, s *mcp.ToolInputSchema) schemaKey {
 		return k
 	}
 	k.props, k.defs = mapPointer(s.Properties), mapPointer(s.Defs)
-	k.required, k.requiredLen = unsafe.Pointer(unsafe.SliceData(s.Required)), len(s.Required)
+	k.required, k.requiredLen = uintptr(unsafe.Pointer(unsafe.SliceData(s.Required))), len(s.Required)
 	k.typ = s.Type
 	at := &schemaFields
 	k.order, k.orderLen = at.order.slice(s)
 	k.types, k.typesLen = at.types.slice(s)
-	if at.fields.ok {
-		k.fields = mapPointer(*(*map[string]any)(unsafe.Add(unsafe.Pointer(s), at.fields.offset)))
-	}
+	k.fields = mapPointer(at.additionalFields(s))
 	switch a := s.AdditionalProperties.(type) {
 	case nil:
 	case bool:
@@ -338,7 +341,7 @@ func keyOf(raw json.RawMessage, s *mcp.ToolInputSchema) schemaKey {
 		}
 	default:
 		if v := reflect.ValueOf(a); v.Kind() == reflect.Map || v.Kind() == reflect.Pointer {
-			k.additional = v.UnsafePointer()
+			k.additional = v.Pointer()
 		} else {
 			// A value without identity: key on its JSON text, the slow but exact way.
 			b, _ := json.Marshal(a)
@@ -381,12 +384,25 @@ type laterField struct {
 }
 
 // slice returns the identity of the []string field f of s: none where the release lacks it.
-func (f laterField) slice(s *mcp.ToolInputSchema) (unsafe.Pointer, int) {
+func (f laterField) slice(s *mcp.ToolInputSchema) (uintptr, int) {
+	v := f.strings(s)
+	return uintptr(unsafe.Pointer(unsafe.SliceData(v))), len(v)
+}
+
+// strings returns the []string field f of s: nil where the release lacks it.
+func (f laterField) strings(s *mcp.ToolInputSchema) []string {
 	if !f.ok {
-		return nil, 0
+		return nil
 	}
-	v := *(*[]string)(unsafe.Add(unsafe.Pointer(s), f.offset))
-	return unsafe.Pointer(unsafe.SliceData(v)), len(v)
+	return *(*[]string)(unsafe.Add(unsafe.Pointer(s), f.offset))
+}
+
+// additionalFields returns s's AdditionalFields: nil where the release lacks them.
+func (at *schemaLayout) additionalFields(s *mcp.ToolInputSchema) map[string]any {
+	if !at.fields.ok {
+		return nil
+	}
+	return *(*map[string]any)(unsafe.Add(unsafe.Pointer(s), at.fields.offset))
 }
 
 // schemaFieldsOf reports whether every field of the struct type t is one keyOf keys on,
@@ -409,9 +425,96 @@ func schemaFieldsOf(t reflect.Type) (at schemaLayout) {
 	return at
 }
 
-func mapPointer(m map[string]any) unsafe.Pointer {
-	if m == nil {
+// A schemaSnapshot is a copy of the values keyOf keys on, as they were when the schema's
+// text was made: a call whose tool's values no longer hold it has its schema's text made
+// and bound again. Nil where keyOf keys on the text.
+type schemaSnapshot struct {
+	raw                    string
+	typ                    string
+	required, order, types []string
+	props, defs, fields    frozen
+	additional             frozen
+	held                   int64
+}
+
+// Held returns the bytes the snapshot holds.
+func (sn *schemaSnapshot) Held() int64 {
+	if sn == nil {
+		return 0
+	}
+	return sn.held
+}
+
+// sameStrings reports whether a and b hold the same strings, and are both nil or neither:
+// at once when their strings' headers are the same words, as when a is the slice that b
+// was copied from and no string of it has been replaced since. b keeps its strings' bytes
+// alive, so a header of a that is one of b's points to the same bytes.
+func sameStrings(a, b []string) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	size := len(a) * int(unsafe.Sizeof(""))
+	words := func(s []string) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size) }
+	return bytes.Equal(words(a), words(b)) || slices.Equal(a, b)
+}
+
+// snapshotIn returns the snapshot kept with a binding of a schemaKey.
+func snapshotIn(kept core.Kept) *schemaSnapshot {
+	sn, _ := kept.(*schemaSnapshot)
+	return sn
+}
+
+// snapshotOf copies the values a schema given as raw bytes or as mcp-go's schema struct
+// is made of, those of the struct only when its text is made of them (schemaOf,
+// outputSchemaOf).
+func snapshotOf(raw json.RawMessage, s *mcp.ToolInputSchema) *schemaSnapshot {
+	if !schemaFields.known {
 		return nil
 	}
-	return reflect.ValueOf(m).UnsafePointer()
+	sn := &schemaSnapshot{raw: string(raw)}
+	sn.held = int64(unsafe.Sizeof(*sn)) + int64(len(sn.raw))
+	if len(raw) > 0 {
+		return sn
+	}
+	at := &schemaFields
+	strs := func(v []string) []string {
+		sn.held += int64(unsafe.Sizeof("")) * int64(len(v))
+		for _, e := range v {
+			sn.held += int64(len(e))
+		}
+		return slices.Clone(v)
+	}
+	sn.typ, sn.required = s.Type, strs(s.Required)
+	sn.order, sn.types = strs(at.order.strings(s)), strs(at.types.strings(s))
+	sn.props, sn.defs = freeze(s.Properties, 0, &sn.held), freeze(s.Defs, 0, &sn.held)
+	sn.fields, sn.additional = freeze(at.additionalFields(s), 0, &sn.held), freeze(s.AdditionalProperties, 0, &sn.held)
+	return sn
+}
+
+// holds reports whether the schema's values hold what sn copied of them.
+func (sn *schemaSnapshot) holds(raw json.RawMessage, s *mcp.ToolInputSchema) bool {
+	if sn == nil {
+		return true // keyed on its text
+	}
+	if string(raw) != sn.raw {
+		return false
+	}
+	if len(raw) > 0 {
+		return true
+	}
+	at := &schemaFields
+	return s.Type == sn.typ && sameStrings(s.Required, sn.required) &&
+		sameStrings(at.order.strings(s), sn.order) && sameStrings(at.types.strings(s), sn.types) &&
+		sn.props.holds(s.Properties) && sn.defs.holds(s.Defs) &&
+		sn.fields.holds(at.additionalFields(s)) && sn.additional.holds(s.AdditionalProperties)
+}
+
+func mapPointer(m map[string]any) uintptr {
+	if m == nil {
+		return 0
+	}
+	return reflect.ValueOf(m).Pointer()
 }

@@ -13,7 +13,7 @@ import (
 // adapterPlumbing are the core's exported names that only adapters use: a user never
 // meets them, so they have no counterpart here.
 var adapterPlumbing = map[string]bool{
-	"Call": true, "Schema": true, "Unusable": true, "Verdict": true, "Guard": true, "CacheStats": true, "Unshare": true,
+	"Call": true, "Schema": true, "Kept": true, "Unusable": true, "Verdict": true, "Guard": true, "CacheStats": true, "Unshare": true,
 	"Join": true, // for packages that hand out options, such as the OpenTelemetry module
 }
 

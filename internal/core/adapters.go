@@ -100,13 +100,29 @@ func (g *Guard) ReportsOnly() bool { return g.cfg.reportOnly }
 // key: any comparable value that identifies the schema's values without reading them, such
 // as their addresses, so that a call finds its compiled schema without a lock and without
 // reading the schema.
-func (g *Guard) Lookup(key any) *Schema { return g.schemas.lookup(key) }
+func (g *Guard) Lookup(key any) *Schema {
+	if b := g.schemas.lookup(key); b != nil {
+		return b.c
+	}
+	return nil
+}
+
+// Find returns the schema bound to key and what the adapter keeps with it, or nil: a key
+// made from the addresses of a schema's values, whose contents may have changed since,
+// finds the binding, and what is kept tells whether it still holds.
+func (g *Guard) Find(key any) (*Schema, Kept) {
+	if b := g.schemas.lookup(key); b != nil {
+		return b.c, b.keep
+	}
+	return nil, nil
+}
 
 // Bind binds key to the compilation of the schema text (or to err, when the adapter cannot
-// make the text) and returns it. A text seen before shares its compilation; keep holds the
-// values key's addresses point into, so that they are not reused while the binding lives.
-// The text is compiled on first use, and the cache stays within [WithCacheBudget].
-func (g *Guard) Bind(key, keep any, text []byte, err error) *Schema {
+// make the text) and returns it; keep, which may be nil, is what Find returns with it. A
+// key bound before to another text or keep is bound anew. A text seen before shares its
+// compilation. The text is compiled on first use, and the cache stays within
+// [WithCacheBudget].
+func (g *Guard) Bind(key any, keep Kept, text []byte, err error) *Schema {
 	return g.schemas.bind(key, keep, text, err)
 }
 

@@ -23,16 +23,22 @@ type Schema struct {
 	v    *Validator
 	err  error
 	cost int64
-	refs int // bindings to it; it is dropped with the last
+	refs int      // bindings to it; it is dropped with the last
+	last *binding // the newest binding to it, spared when it is charged what it holds
 }
 
-// binding ties a schema's identity to its compilation. keep holds the values the identity's
-// addresses point into, so that they cannot be reused for another schema while it lives.
+// A Kept value is what an adapter keeps with a binding ([Guard.Bind]) to tell, when it
+// finds the binding again ([Guard.Find]), whether the schema's values still hold the text
+// bound. Held is the bytes it holds, counted within the cache's budget.
+type Kept interface{ Held() int64 }
+
+// binding ties a schema's identity to its compilation, with what the adapter keeps of it.
 type binding struct {
 	key  any
 	c    *Schema
-	keep any
+	keep Kept
 	cost int64
+	at   int         // its index in the ring
 	used atomic.Bool // looked up since the clock hand last passed
 }
 
@@ -63,9 +69,16 @@ const DefaultCacheBudget = 64 << 20
 // Bytes held. Until a schema is compiled, its compilation is estimated at about 24 times
 // its text, what most schemas compile to; once compiled, it is charged what the compiler
 // counted (Validator.held), and a schema that fails to compile only its text and error.
-// Either keeps the text as its key; a binding keeps the tool's own schema values alive.
+// Either keeps the text as its key; a binding, what its adapter keeps.
 func compiledCost(text string) int64 { return 2048 + 24*int64(len(text)) }
-func bindingCost(text string) int64  { return 256 + int64(len(text)) }
+
+func bindingCost(keep Kept) int64 {
+	const own = int64(unsafe.Sizeof(binding{})) + 256 // and its key, and its entries in the ring and the key map
+	if keep == nil {
+		return own
+	}
+	return own + keep.Held()
+}
 
 // compiledHeld is what c holds once compiled.
 func compiledHeld(c *Schema) int64 {
@@ -80,8 +93,8 @@ func newSchemaCache(budget int64, build func([]byte) (*Validator, error)) *schem
 	return &schemaCache{byText: map[string]*Schema{}, budget: budget, build: build}
 }
 
-// lookup returns the compilation bound to key, or nil.
-func (sc *schemaCache) lookup(key any) *Schema {
+// lookup returns the binding of key, or nil.
+func (sc *schemaCache) lookup(key any) *binding {
 	v, ok := sc.byKey.Load(key)
 	if !ok {
 		sc.misses.Add(1)
@@ -92,19 +105,21 @@ func (sc *schemaCache) lookup(key any) *Schema {
 	if !b.used.Load() {
 		b.used.Store(true)
 	}
-	return b.c
+	return b
 }
 
-// bind binds key to the compilation of text, which the caller made from the values keep
-// holds. A schema whose text could not be made is bound to a compilation that fails with err.
-func (sc *schemaCache) bind(key any, keep any, text []byte, err error) *Schema {
+// bind binds key to the compilation of text, and to keep, in place of what key was bound
+// to unless that is the same text and keep. A schema whose text could not be made is bound
+// to a compilation that fails with err.
+func (sc *schemaCache) bind(key any, keep Kept, text []byte, err error) *Schema {
 	s := string(text)
 	if err != nil {
 		s = "\x00" + err.Error()
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	if v, ok := sc.byKey.Load(key); ok {
+	v, bound := sc.byKey.Load(key)
+	if bound && v.(*binding).c.text == s && v.(*binding).keep == keep {
 		return v.(*binding).c
 	}
 	c := sc.byText[s]
@@ -114,12 +129,16 @@ func (sc *schemaCache) bind(key any, keep any, text []byte, err error) *Schema {
 		sc.held += c.cost
 	}
 	c.refs++
-	b := &binding{key: key, c: c, keep: keep, cost: bindingCost(s)}
+	if bound {
+		sc.drop(v.(*binding))
+	}
+	b := &binding{key: key, c: c, keep: keep, cost: bindingCost(keep), at: len(sc.ring)}
 	b.used.Store(true)
+	c.last = b
 	sc.ring = append(sc.ring, b)
 	sc.held += b.cost
 	sc.byKey.Store(key, b)
-	sc.shed(c)
+	sc.shed(b)
 	return c
 }
 
@@ -148,40 +167,44 @@ func (sc *schemaCache) charge(c *Schema, cost int64) {
 	}
 	sc.held += cost - c.cost
 	c.cost = cost
-	sc.shed(c)
+	sc.shed(c.last)
 }
 
-// shed evicts bindings, coldest first, until the cache is within its budget; the bindings to
-// spare are never evicted, so a schema larger than the whole budget still serves its calls.
-// Two rounds of the hand that evict nothing leave only those.
-func (sc *schemaCache) shed(spare *Schema) {
+// shed evicts bindings, coldest first, until the cache is within its budget; spare, the
+// binding just made or charged, is not, so a schema larger than the whole budget still
+// serves its calls. Two rounds of the hand that evict nothing leave only it. Other bindings
+// to spare's text are evicted as any other: each binds a key of its own.
+func (sc *schemaCache) shed(spare *binding) {
 	for passed := 0; sc.held > sc.budget && passed < 2*len(sc.ring); {
 		if sc.hand >= len(sc.ring) {
 			sc.hand = 0
 		}
 		b := sc.ring[sc.hand]
-		if b.c == spare || b.used.Load() {
+		if b == spare || b.used.Load() {
 			b.used.Store(false)
 			sc.hand++
 			passed++
 			continue
 		}
-		sc.evict(sc.hand)
+		sc.evicted.Add(1)
+		sc.byKey.Delete(b.key)
+		sc.drop(b)
 		passed = 0
 	}
 }
 
-// evict drops the binding at ring[i], and its compilation with the last binding to it.
-// The last binding takes its place, to be looked at next.
-func (sc *schemaCache) evict(i int) {
-	b := sc.ring[i]
-	sc.evicted.Add(1)
+// drop removes b from the ring, and its compilation with the last binding to it. The last
+// binding of the ring takes b's place, to be looked at next.
+func (sc *schemaCache) drop(b *binding) {
 	last := len(sc.ring) - 1
-	sc.ring[i] = sc.ring[last]
+	sc.ring[b.at] = sc.ring[last]
+	sc.ring[b.at].at = b.at
 	sc.ring[last] = nil
 	sc.ring = sc.ring[:last]
-	sc.byKey.Delete(b.key)
 	sc.held -= b.cost
+	if b.c.last == b {
+		b.c.last = nil
+	}
 	if b.c.refs--; b.c.refs == 0 {
 		delete(sc.byText, b.c.text)
 		sc.held -= b.c.cost

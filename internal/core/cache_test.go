@@ -156,7 +156,8 @@ func TestCacheBudgetEvictsGradually(t *testing.T) {
 }
 
 // TestBindingsShareATextCompiledOnce: keys bound to equal texts share one compilation,
-// and each binding is counted; a key bound again keeps its first schema.
+// and each binding is counted; a key bound again to the same text keeps its binding, to
+// another text is bound to that.
 func TestBindingsShareATextCompiledOnce(t *testing.T) {
 	g := New()
 	text := []byte(`{"type":"object","properties":{"e":{"enum":["a","b"]}}}`)
@@ -171,7 +172,41 @@ func TestBindingsShareATextCompiledOnce(t *testing.T) {
 	if st := g.CacheStats(); st.Compiled != 1 || st.Texts != 1 || st.Bindings != 7 {
 		t.Errorf("7 keys with one schema text: %+v, want 1 compilation, 1 text and 7 bindings", st)
 	}
-	if s := g.Bind("copy-0", nil, []byte(`{}`), nil); s != g.Lookup("copy-0") || s.text != string(text) {
-		t.Errorf("binding a bound key again replaced its schema")
+	if s := g.Bind("copy-0", nil, text, nil); s != g.Lookup("copy-0") || g.CacheStats().Bindings != 7 {
+		t.Errorf("binding a bound key again to its text made another binding")
+	}
+	if s := g.Bind("copy-0", nil, []byte(`{}`), nil); s != g.Lookup("copy-0") || s.text != `{}` {
+		t.Errorf("a key bound again to another text kept its first schema")
+	}
+	if st := g.CacheStats(); st.Texts != 2 || st.Bindings != 7 {
+		t.Errorf("one of 7 keys bound to another text: %+v, want 2 texts and 7 bindings", st)
+	}
+}
+
+// TestCacheBoundedWhenTextsRepeat: 100,000 keys bound to a few texts, as a tool registered
+// again and again with the same schema, or the same session tools for each of many
+// sessions, each called once, keep the cache within its budget: the bindings of a text are
+// evicted as any other when cold, and the text is compiled once while one is bound.
+func TestCacheBoundedWhenTextsRepeat(t *testing.T) {
+	texts := [][]byte{[]byte(weatherSchema), []byte(heldSchemas[0].text(1))}
+	for _, n := range []int{1, len(texts)} {
+		t.Run(fmt.Sprint(n, " texts"), func(t *testing.T) {
+			const budget = 256 << 10
+			g := New(WithCacheBudget(budget))
+			most := int64(0)
+			for i := range 100_000 {
+				if vd := callBound(g, fmt.Sprint("key-", i), texts[i%n], `{"location":"Paris","days":1}`); vd.Refused() {
+					t.Fatalf("key-%d refused a valid call: %s", i, vd.Text())
+				}
+				most = max(most, g.CacheStats().Held)
+			}
+			st := g.CacheStats()
+			if most > budget || st.Bindings > 5000 {
+				t.Errorf("100,000 keys of %d texts: %+v, up to %d bytes held, over the budget of %d", n, st, most, budget)
+			}
+			if st.Compiled != int64(n) {
+				t.Errorf("%d compilations of %d texts: a text was dropped while bound", st.Compiled, n)
+			}
+		})
 	}
 }

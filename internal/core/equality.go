@@ -366,8 +366,12 @@ func (s *state) identifyObject() (id uint32, nested bool) {
 }
 
 // idOf returns the id of the value from start to s.pos. Reading it again is no jump (see
-// state.jump): identify reads each byte a few times a call at most.
+// state.jump): identify reads each byte a few times a call at most. After a syntax error
+// the value may not be well-formed, and the call is refused for it: it has no id.
 func (s *state) idOf(start int) uint32 {
+	if s.abort {
+		return 0
+	}
 	end := s.pos
 	s.pos = start
 	id := s.identify()

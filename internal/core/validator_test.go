@@ -1,8 +1,12 @@
 package core
 
 import (
+	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/suite"
 )
 
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
@@ -264,4 +268,86 @@ func TestResultsOutliveLaterCalls(t *testing.T) {
 			t.Fatalf("after validating %s the first answer changed:\n got %q\nwant %q", args, got, want)
 		}
 	}
+}
+
+// malformedShapes are arguments that are not JSON under schemas that once read them again
+// as if they were, after finding them malformed, and panicked.
+var malformedShapes = []struct{ schema, args string }{
+	{`{"items":false,"uniqueItems":true}`, `[{"id":01}]`},
+	{`{"items":false,"uniqueItems":true}`, `["\x"]`},
+	{`{"items":false,"uniqueItems":true}`, `[{"a" 1}]`},
+	{`{"items":false,"uniqueItems":true}`, `[[1`},
+	{`{"items":false,"uniqueItems":true}`, `[-]`},
+	{`{"prefixItems":[{}],"items":false,"uniqueItems":true}`, `[1,{"a":01}]`},
+	{`{"$schema":"http://json-schema.org/draft-07/schema#","items":[{}],"additionalItems":false,"uniqueItems":true}`, `[1,{"a":01}]`},
+	{`{"properties":{"a":{"items":false,"uniqueItems":true,"unevaluatedItems":false}}}`, `{"a":[{"b":01}]}`},
+}
+
+// TestMalformedArgumentsRefused: arguments that are not JSON are refused for their syntax,
+// whatever reads the schema would make of them if they were.
+func TestMalformedArgumentsRefused(t *testing.T) {
+	for _, c := range malformedShapes {
+		v, err := Compile([]byte(c.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vs := v.Validate([]byte(c.args)); len(vs) != 1 || vs[0].Kind != KindSyntax {
+			t.Errorf("%s under %s: %v, want one syntax violation", c.args, c.schema, Messages(vs, nil))
+		}
+	}
+}
+
+// FuzzValidateAnyBytes feeds arbitrary bytes to Validate under every schema of the
+// conformance corpora, the quick pass's cases, generated schemas and malformedShapes'
+// schemas, each with the options that take other paths: it must never panic, and must
+// refuse whatever is not JSON. The first input picks the schema and options.
+func FuzzValidateAnyBytes(f *testing.F) {
+	var validators []*Validator
+	variants := [][]Option{nil, {WithHints(), WithFormatAssertion()}, {WithMaxDepth(3), WithMaxViolations(1)}, {WithFullEngine()}}
+	add := func(schema []byte, args ...[]byte) {
+		for _, opts := range variants {
+			v, err := Compile(schema, opts...)
+			if err != nil {
+				return
+			}
+			for _, a := range args {
+				f.Add(uint(len(validators)), a)
+			}
+			validators = append(validators, v)
+		}
+	}
+	for _, s := range malformedShapes {
+		add([]byte(s.schema), []byte(s.args))
+	}
+	for _, c := range quickCases {
+		add([]byte(c.schema), []byte(c.args))
+	}
+	files, err := suite.LoadCorpus()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range files {
+		for _, g := range file.Groups {
+			var args [][]byte
+			for _, tc := range g.Tests {
+				args = append(args, tc.Data)
+			}
+			add(g.Schema, args...)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 300 {
+		data := make([]byte, 64)
+		for i := range data {
+			data[i] = byte(r.Uint32())
+		}
+		c := generate(data)
+		add(c.schema, c.args)
+	}
+	f.Fuzz(func(t *testing.T, i uint, args []byte) {
+		v := validators[i%uint(len(validators))]
+		if vs := v.Validate(args); vs == nil && !json.Valid(args) {
+			t.Fatalf("Validate accepts %q, which is not JSON", args)
+		}
+	})
 }
