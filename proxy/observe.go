@@ -19,7 +19,7 @@ type Shared = core.Shared
 // UnknownTool is the tool name the guard's observers are told for a call of a tool the
 // server does not list, whatever name the call gave: names that a model makes up are not
 // recorded, so that metric attributes stay bounded.
-const UnknownTool = "_unknown"
+const UnknownTool = core.UnknownToolName
 
 // Share returns the proxy's guard for mcpvalidateotel's ObserveCache, which reports its
 // schema cache.
