@@ -130,10 +130,10 @@ type Instrumentation struct {
 // measurement: passed as a slice, they cost a call no allocation.
 type toolAttrs struct {
 	name     string
-	outcomes [2][5]measured // [report only][outcome]
-	calls    [2][5]atomic.Int64
-	checked  [2][5]atomic.Int64 // nanoseconds, summed
-	longest  [2][5]atomic.Int64 // nanoseconds plus one since the last collection; 0: no check
+	outcomes [2][outcomes]measured // [report only][outcome]
+	calls    [2][outcomes]atomic.Int64
+	checked  [2][outcomes]atomic.Int64 // nanoseconds, summed
+	longest  [2][outcomes]atomic.Int64 // nanoseconds plus one since the last collection; 0: no check
 	tool     []metric.AddOption
 	op       versioned         // of the operation without a protocol version
 	versions names[*versioned] // by protocolVersion's value
@@ -222,8 +222,11 @@ func (in *Instrumentation) Option() core.Option {
 	return core.Join(core.WithObserver(in.Observe), core.WithCallEnd(in.End))
 }
 
-var outcomeNames = [5]string{core.Accepted: "accepted", core.Refused: "refused",
-	core.SchemaBroken: "schema_broken", core.ResultRefused: "result_refused"}
+// outcomes is the number of outcomes, with the zero value.
+const outcomes = int(core.UnknownTool) + 1
+
+var outcomeNames = [outcomes]string{core.Accepted: "accepted", core.Refused: "refused",
+	core.SchemaBroken: "schema_broken", core.ResultRefused: "result_refused", core.UnknownTool: "unknown_tool"}
 
 // OutcomeName returns the value of mcpvalidate.outcome for o.
 func OutcomeName(o core.Outcome) string {
@@ -344,7 +347,6 @@ func (in *Instrumentation) Observe(e core.Event) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	t := in.attrs(e.Tool)
 	ro := 0
 	if e.ReportOnly {
 		ro = 1
@@ -353,6 +355,12 @@ func (in *Instrumentation) Observe(e core.Event) {
 	if o >= len(outcomeNames) {
 		o = 0
 	}
+	if e.Outcome == core.UnknownTool { // not checked: counted alone, under one name
+		in.attrs(core.UnknownToolName).calls[ro][o].Add(1)
+		annotate(trace.SpanFromContext(ctx), e)
+		return
+	}
+	t := in.attrs(e.Tool)
 	t.calls[ro][o].Add(1)
 	d := max(int64(e.Duration), 0)
 	t.checked[ro][o].Add(d)

@@ -411,6 +411,25 @@ func TestToolNamesBounded(t *testing.T) {
 	}
 }
 
+// TestUnknownTools: calls of tools the server does not list, refused or passed on, are
+// counted in mcpvalidate.calls under one tool name, whatever names they gave, and take no
+// name of a listed tool's place.
+func TestUnknownTools(t *testing.T) {
+	r := newRig(t)
+	for i := range MaxTools + 10 {
+		r.g.Unlisted(&core.Call{Tool: "made-up-" + itoa(i)}, i%2 == 1)
+	}
+	r.call("weather", "s", `{"location":"Oslo"}`)
+	wantCounts(t, "mcpvalidate.calls", sums(t, r.collect(t)["mcpvalidate.calls"]), map[string]int64{
+		"gen_ai.tool.name=_unknown,mcpvalidate.outcome=unknown_tool,mcpvalidate.report_only=false": (MaxTools + 10) / 2,
+		"gen_ai.tool.name=_unknown,mcpvalidate.outcome=unknown_tool,mcpvalidate.report_only=true":  (MaxTools + 10) / 2,
+		"gen_ai.tool.name=weather,mcpvalidate.outcome=accepted,mcpvalidate.report_only=false":      1,
+	})
+	if len(r.spans.Ended()) != 1 {
+		t.Errorf("%d spans", len(r.spans.Ended()))
+	}
+}
+
 func itoa(i int) string {
 	if i < 10 {
 		return string(rune('0' + i))
