@@ -15,8 +15,10 @@
 // are marked stale by notifications/tools/list_changed. A call of a tool not seen listed
 // since (a client that cached the list, or a protocol version without initialize) makes
 // the proxy ask the server for every page of the list itself, under request ids of its
-// own that the client never sees answered. A tool the server does not list passes on
-// (the server answers it), or with [RefuseUnknown] is refused. A call of a tool the
+// own that the client never sees answered. A call of a tool the server does not list is
+// refused with the JSON-RPC error the MCP specification gives (-32602, "Unknown tool: "
+// and the name, bounded), or with [PassUnknown] passed on unchecked; either way it is
+// logged and told to the guard's observers. A call of a tool the
 // proxy could not look up, because fetching the list failed, is refused: it could not be
 // checked. A tool whose inputSchema does not compile is refused on every call, as in the
 // library.
