@@ -32,7 +32,8 @@ const (
 )
 
 // Options configure a [Proxy]. The zero value refuses invalid calls with an isError
-// result in the default style, and calls of tools the server does not list.
+// result in the default style, and calls of tools the server does not list with the
+// JSON-RPC error the MCP specification gives.
 type Options struct {
 	ReportOnly      bool   // let refused calls through, only logging them
 	Format          Format // "" or FormatDefault, FormatGateway, FormatDetailed
