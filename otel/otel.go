@@ -130,14 +130,13 @@ type Instrumentation struct {
 // measurement: passed as a slice, they cost a call no allocation.
 type toolAttrs struct {
 	name     string
-	outcomes [2][5]measured // [report only][outcome]
-	calls    [2][5]atomic.Int64
-	checked  [2][5]atomic.Int64 // nanoseconds, summed
-	longest  [2][5]atomic.Int64 // nanoseconds plus one since the last collection; 0: no check
+	outcomes [2][outcomes]measured // [report only][outcome]
+	calls    [2][outcomes]atomic.Int64
+	checked  [2][outcomes]atomic.Int64 // nanoseconds, summed
+	longest  [2][outcomes]atomic.Int64 // nanoseconds plus one since the last collection; 0: no check
 	tool     []metric.AddOption
-	op       versioned // of the operation without a protocol version
-	versions names[*versioned]
-	otherV   atomic.Pointer[versioned] // of the versions past maxVersions, and of values not versions
+	op       versioned         // of the operation without a protocol version
+	versions names[*versioned] // by protocolVersion's value
 }
 
 // measured is one attribute set as the options of an Add, a Record and an Observe.
@@ -154,10 +153,6 @@ func measuredOf(kvs ...attribute.KeyValue) measured {
 
 // versioned are the options of an operation's duration: error.type unset, tool_error.
 type versioned struct{ ok, fail []metric.RecordOption }
-
-// maxVersions bounds the protocol versions recorded per tool; calls of versions past the
-// first maxVersions are recorded under "other".
-const maxVersions = 16
 
 // New makes the instruments in the meter of the MeterProvider given by
 // [WithMeterProvider], under the scope [ScopeName].
@@ -227,8 +222,11 @@ func (in *Instrumentation) Option() core.Option {
 	return core.Join(core.WithObserver(in.Observe), core.WithCallEnd(in.End))
 }
 
-var outcomeNames = [5]string{core.Accepted: "accepted", core.Refused: "refused",
-	core.SchemaBroken: "schema_broken", core.ResultRefused: "result_refused"}
+// outcomes is the number of outcomes, with the zero value.
+const outcomes = int(core.UnknownTool) + 1
+
+var outcomeNames = [outcomes]string{core.Accepted: "accepted", core.Refused: "refused",
+	core.SchemaBroken: "schema_broken", core.ResultRefused: "result_refused", core.UnknownTool: "unknown_tool"}
 
 // OutcomeName returns the value of mcpvalidate.outcome for o.
 func OutcomeName(o core.Outcome) string {
@@ -262,26 +260,18 @@ func (t *toolAttrs) operation(v string) versioned {
 	return versioned{ok: measuredOf(kvs...).record, fail: measuredOf(append(kvs, KeyErrorType.String(ToolError))...).record}
 }
 
-// version returns the options of the tool's operation of the protocol version v, within
-// maxVersions versions.
+// version returns the options of the tool's operation of the protocol version v, one of
+// protocolVersions or "other".
 func (t *toolAttrs) version(v string) *versioned {
+	v = protocolVersion(v)
 	if o, ok := t.versions.get(v); ok {
 		return o
 	}
-	if protocolVersion(v) == v {
-		if o, ok := t.versions.add(v, maxVersions, func(v string) *versioned {
-			o := t.operation(v)
-			return &o
-		}); ok {
-			return o
-		}
-	}
-	if o := t.otherV.Load(); o != nil {
-		return o
-	}
-	o := t.operation("other")
-	t.otherV.CompareAndSwap(nil, &o)
-	return t.otherV.Load()
+	o, _ := t.versions.add(v, len(protocolVersions)+1, func(v string) *versioned {
+		o := t.operation(v)
+		return &o
+	})
+	return o
 }
 
 // attrs returns the attribute sets of the tool name, within MaxTools names.
@@ -357,7 +347,6 @@ func (in *Instrumentation) Observe(e core.Event) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	t := in.attrs(e.Tool)
 	ro := 0
 	if e.ReportOnly {
 		ro = 1
@@ -366,6 +355,12 @@ func (in *Instrumentation) Observe(e core.Event) {
 	if o >= len(outcomeNames) {
 		o = 0
 	}
+	if e.Outcome == core.UnknownTool { // not checked: counted alone, under one name
+		in.attrs(core.UnknownToolName).calls[ro][o].Add(1)
+		annotate(trace.SpanFromContext(ctx), e)
+		return
+	}
+	t := in.attrs(e.Tool)
 	t.calls[ro][o].Add(1)
 	d := max(int64(e.Duration), 0)
 	t.checked[ro][o].Add(d)
@@ -465,18 +460,19 @@ func keyword(k string) string {
 	return k
 }
 
-// protocolVersion returns an MCP protocol version (a date such as 2025-06-18) as an
-// attribute value, "other" when it is not one.
+// protocolVersions are the MCP protocol versions recorded as themselves: those released,
+// and the draft the adapters speak.
+var protocolVersions = [...]string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+// protocolVersion returns an MCP protocol version as an attribute value: one of
+// protocolVersions, or "other", so that versions a client makes up take no series.
 func protocolVersion(v string) string {
-	if len(v) != len("2025-06-18") {
-		return "other"
-	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; !('0' <= c && c <= '9' || c == '-' && (i == 4 || i == 7)) {
-			return "other"
+	for _, k := range protocolVersions {
+		if v == k {
+			return k
 		}
 	}
-	return v
+	return "other"
 }
 
 // annotate records the call's outcome on span, and what was refused in a RefusalEvent.

@@ -2,6 +2,7 @@ package mcpvalidateotel
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -410,6 +411,25 @@ func TestToolNamesBounded(t *testing.T) {
 	}
 }
 
+// TestUnknownTools: calls of tools the server does not list, refused or passed on, are
+// counted in mcpvalidate.calls under one tool name, whatever names they gave, and take no
+// name of a listed tool's place.
+func TestUnknownTools(t *testing.T) {
+	r := newRig(t)
+	for i := range MaxTools + 10 {
+		r.g.Unlisted(&core.Call{Tool: "made-up-" + itoa(i)}, i%2 == 1)
+	}
+	r.call("weather", "s", `{"location":"Oslo"}`)
+	wantCounts(t, "mcpvalidate.calls", sums(t, r.collect(t)["mcpvalidate.calls"]), map[string]int64{
+		"gen_ai.tool.name=_unknown,mcpvalidate.outcome=unknown_tool,mcpvalidate.report_only=false": (MaxTools + 10) / 2,
+		"gen_ai.tool.name=_unknown,mcpvalidate.outcome=unknown_tool,mcpvalidate.report_only=true":  (MaxTools + 10) / 2,
+		"gen_ai.tool.name=weather,mcpvalidate.outcome=accepted,mcpvalidate.report_only=false":      1,
+	})
+	if len(r.spans.Ended()) != 1 {
+		t.Errorf("%d spans", len(r.spans.Ended()))
+	}
+}
+
 func itoa(i int) string {
 	if i < 10 {
 		return string(rune('0' + i))
@@ -426,7 +446,7 @@ func TestAttributeValuesBounded(t *testing.T) {
 			t.Errorf("keyword(%q) = %q, want %q", in, got, want)
 		}
 	}
-	for in, want := range map[string]string{"2025-06-18": "2025-06-18", "2025-06-1x": "other", "latest": "other"} {
+	for in, want := range map[string]string{"2025-06-18": "2025-06-18", "2025-06-1x": "other", "latest": "other", "2030-01-01": "other"} {
 		if got := protocolVersion(in); got != want {
 			t.Errorf("protocolVersion(%q) = %q, want %q", in, got, want)
 		}
@@ -450,15 +470,16 @@ func TestWithoutMeterProvider(t *testing.T) {
 	g.Ended(&c, false)
 }
 
-// TestProtocolVersionsBounded: an operation's mcp.protocol.version takes at most
-// maxVersions values per tool; the versions past them, and values that are not versions,
-// are recorded as "other".
+// TestProtocolVersionsBounded: an operation's mcp.protocol.version is one of the MCP
+// versions released (or drafted) that the module knows; anything else, made-up dates
+// first, is recorded as "other", and takes no value from a real version sent later.
 func TestProtocolVersionsBounded(t *testing.T) {
 	r := newRig(t)
-	versions := []string{"2025-06-18", "not a version", "2025-06-18"}
-	for i := range maxVersions + 4 {
+	var versions []string
+	for i := range 20 {
 		versions = append(versions, "2030-01-"+strconv.Itoa(10+i))
 	}
+	versions = append(versions, "not a version", "2025-06-18", "2024-11-05", "2025-03-26", "2025-11-25", "2026-07-28", "2025-06-18")
 	for _, v := range versions {
 		r.inst.End(core.CallEnd{Tool: "t", ProtocolVersion: v})
 	}
@@ -467,8 +488,9 @@ func TestProtocolVersionsBounded(t *testing.T) {
 		v, _ := p.Attributes.Value(KeyProtocolVersion)
 		got[v.AsString()] += p.Count
 	}
-	if len(got) != maxVersions+1 || got["2025-06-18"] != 2 || got["other"] != 6 {
-		t.Errorf("%d versions recorded: %v; want %d, 2025-06-18 twice, other 6 times (5 versions past the bound, 1 not a version)", len(got), got, maxVersions+1)
+	want := map[string]uint64{"other": 21, "2025-06-18": 2, "2024-11-05": 1, "2025-03-26": 1, "2025-11-25": 1, "2026-07-28": 1}
+	if !maps.Equal(got, want) {
+		t.Errorf("versions recorded: %v, want %v", got, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvalidate/mcpvalidate/internal/tier"
@@ -27,7 +29,7 @@ const role = "MCPVALIDATE_PROXY_TEST_ROLE"
 func TestMain(m *testing.M) {
 	switch os.Getenv(role) {
 	case "proxy": // the proxy in front of the server named by MCPVALIDATE_PROXY_TEST_SERVER
-		p, err := New(Options{Unknown: RefuseUnknown})
+		p, err := New(Options{})
 		if err != nil {
 			panic(err)
 		}
@@ -152,7 +154,6 @@ func TestChildServer(t *testing.T) {
 		{"weather", `{"location":"Oslo","extra":true}`, "unexpected property 'extra'"},
 		{"weather", `{"location":""}`, "at least 1 character"},
 		{"broken", `{}`, "its input schema is invalid"},
-		{"unlisted", `{}`, "Unknown tool"},
 	}
 	for _, c := range invalid {
 		res := call(t, through, c.tool, c.args)
@@ -167,6 +168,15 @@ func TestChildServer(t *testing.T) {
 		}
 		if c.tool == "weather" && res.Meta["com.github.mcpvalidate/violations"] == nil {
 			t.Errorf("%s %s: no violations in _meta: %v", c.tool, c.args, res.Meta)
+		}
+	}
+	// A tool the server does not list is refused with the error go-sdk's server gives.
+	for _, name := range []string{"unlisted", "Weather", "weather "} {
+		_, directErr := direct.CallTool(ctx, &mcp.CallToolParams{Name: name})
+		_, err := through.CallTool(ctx, &mcp.CallToolParams{Name: name})
+		var de, te *jsonrpc.Error
+		if !errors.As(directErr, &de) || !errors.As(err, &te) || te.Code != de.Code || te.Message != "Unknown tool: "+shownName(name) {
+			t.Errorf("%q: through the proxy %v, direct %v", name, err, directErr)
 		}
 	}
 	// The server's handlers ran for the valid calls only, through either path.

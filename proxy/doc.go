@@ -17,12 +17,14 @@
 // the proxy ask the server for every page of the list itself, under request ids of its
 // own that the client never sees answered. Over HTTP, while the client has no stream
 // open on which the server would say its list changed, the proxy asks for the list before
-// each call it checks. A tool the server does not list passes on (the server answers
-// it), or with [RefuseUnknown] is refused. A call of a tool the proxy could not look up,
-// because fetching the list failed or the session asked for it too often, is refused: it
-// could not be checked. A tool whose inputSchema does not compile, or listed twice with
-// different schemas, is refused on every call, as in the library. Sessions that got the
-// same list share it, within [Options.CacheBudget].
+// each call it checks. A call of a tool the server does not list is refused with the
+// JSON-RPC error the MCP specification gives (-32602, "Unknown tool: " and the name,
+// bounded), or with [PassUnknown] passed on unchecked; either way it is logged and told to
+// the guard's observers. A call of a tool the proxy could not look up, because fetching
+// the list failed or the session asked for it too often, is refused: it could not be
+// checked. A tool whose inputSchema does not compile, or listed twice with different
+// schemas, is refused on every call, as in the library. Sessions that got the same list
+// share it, within [Options.CacheBudget].
 //
 // The fronts share one [Proxy]: [Proxy.Serve] and [Proxy.Run] for stdio, [Proxy.Handler]
 // for streamable HTTP, and [Proxy.Interceptor] for Docker's MCP Gateway, which hands each

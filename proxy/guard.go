@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"unique"
 
 	"github.com/mcpvalidate/mcpvalidate/internal/core"
@@ -79,11 +78,15 @@ func (s *schema) of(g *core.Guard) *core.Schema {
 
 // checkCall decides the tools/call c of the tool t (nil when the server does not list it),
 // over a transport that gives the protocol version given, and returns the answer that
-// refuses it, or nil when it goes on to the server.
+// refuses it (for a tool not listed, the JSON-RPC error the MCP specification gives), or
+// nil when it goes on to the server.
 func (p *Proxy) checkCall(s *session, o *observed, t *tool, c *callParams, id []byte, given string) []byte {
 	text, meta, refused := p.decide(s, o, t, c.name, c.arguments)
-	if !refused {
+	switch {
+	case !refused:
 		return nil
+	case t == nil:
+		return errorResponse(id, -32602, text)
 	}
 	return p.refusal(id, text, meta, s.replyTo(c, given))
 }
@@ -91,11 +94,14 @@ func (p *Proxy) checkCall(s *session, o *observed, t *tool, c *callParams, id []
 // decide returns the text and violations that refuse a call of t, or refused false.
 func (p *Proxy) decide(s *session, o *observed, t *tool, name string, args []byte) (text string, meta json.RawMessage, refused bool) {
 	if t == nil {
+		pass := p.opts.Unknown == PassUnknown || p.opts.ReportOnly
+		var local core.Call
+		p.guard.Unlisted(o.guardCall(s, name, &local, false), pass)
 		o.unlisted()
-		if p.opts.Unknown != RefuseUnknown {
+		if pass {
 			return "", nil, false
 		}
-		return "Unknown tool: the server does not list a tool named " + strconv.Quote(name) + ". Call tools/list to see the tools it offers.", nil, true
+		return "Unknown tool: " + shownName(name), nil, true
 	}
 	var local core.Call
 	call := o.guardCall(s, name, &local, t.out != nil && p.guard.ChecksResults())
@@ -109,6 +115,10 @@ func (p *Proxy) decide(s *session, o *observed, t *tool, name string, args []byt
 	}
 	return "", nil, false
 }
+
+// shownName is a tool name as the proxy's answers show it: quoted unless plain, and
+// elided past 64 characters, so that a made-up name cannot fill them.
+func shownName(name string) string { return core.ShownName(name) }
 
 // checkResult checks the result of a successful call of t against its outputSchema, under
 // Options.Output, and returns the answer that replaces the server's, or nil; modern: the

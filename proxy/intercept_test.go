@@ -41,7 +41,7 @@ func gatewayBefore(run func([]byte) ([]byte, error), req *mcp.CallToolRequest) (
 // TestInterceptor speaks the gateway's contract over HTTP (before:http:, its runHTTP: a
 // POST of the message, the body read whatever the status) and directly.
 func TestInterceptor(t *testing.T) {
-	p, err := New(Options{Unknown: RefuseUnknown})
+	p, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,8 @@ func TestInterceptor(t *testing.T) {
 		{"weather", `{"location":"Oslo","days":3}`, ""},
 		{"weather", `{"days":"3"}`, "Invalid arguments: missing required property 'location'; property 'days' must be integer"},
 		{"broken", `{}`, "its input schema is invalid"},
-		{"nope", `{}`, "Unknown tool"},
+		{"nope", `{}`, "Unknown tool: nope"},
+		{"Weather", `{"location":"Oslo"}`, "Unknown tool: Weather"},
 		{"sum", ``, ""},
 	}
 	for _, run := range []func([]byte) ([]byte, error){runHTTP, runDirect} {

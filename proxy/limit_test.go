@@ -141,7 +141,7 @@ func TestOwnListOverLimit(t *testing.T) {
 		t.Fatalf("the server got %s", req)
 	}
 	h.server(`{"jsonrpc":"2.0","id":"` + m.ID + `","result":{"tools":[],"pad":"` + strings.Repeat("p", 1<<20) + `"}}`)
-	if got := h.clientGets(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"The call of tool \"weather\" could not be checked`) ||
+	if got := h.clientGets(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"The call of tool weather could not be checked`) ||
 		!strings.Contains(got, "over the proxy's limit") {
 		t.Fatalf("the client got %s", got)
 	}

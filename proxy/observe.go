@@ -16,10 +16,12 @@ type GuardOption = core.Option
 // Shared is the proxy's guard as mcpvalidateotel's ObserveCache takes it.
 type Shared = core.Shared
 
-// UnknownTool is the tool name the guard's observers are told for a call of a tool the
-// server does not list, whatever name the call gave: names that a model makes up are not
-// recorded, so that metric attributes stay bounded.
-const UnknownTool = "_unknown"
+// UnknownTool is the tool name under which a call of a tool the server does not list ends
+// (the guard's call-end observers, Options.Trace) and is counted in metrics, whatever name
+// the call gave: names that a model makes up are not recorded, so that metric attributes
+// stay bounded. The guard's event of the call (outcome unknown tool) carries the name
+// sent, which the Logger shows escaped and elided.
+const UnknownTool = core.UnknownToolName
 
 // Share returns the proxy's guard for mcpvalidateotel's ObserveCache, which reports its
 // schema cache.

@@ -72,7 +72,7 @@ var observedCalls = []struct {
 	{"sum", `{"a":1,"bad":true}`, []string{"accepted", "result_refused"}, []string{"sum type type result"}, "sum", true},
 	{"sum", `{"a":2}`, []string{"accepted"}, nil, "sum", false}, // repairs the refusal: its result reached the client
 	{"broken", `{}`, []string{"schema_broken"}, nil, "broken", true},
-	{madeUp, `{}`, nil, nil, UnknownTool, true}, // passed on; the server answers with an error
+	{madeUp, `{}`, []string{"unknown_tool"}, nil, UnknownTool, true}, // refused with a JSON-RPC error
 }
 
 // TestObservedCalls: through either front, mcpvalidateotel's instruments, read by the
@@ -138,7 +138,7 @@ func TestObservedCalls(t *testing.T) {
 			want := map[string]float64{}
 			for _, c := range observedCalls {
 				for _, o := range c.outcomes {
-					want["mcpvalidate.calls gen_ai.tool.name="+c.tool+" mcpvalidate.outcome="+o+" mcpvalidate.report_only=false"]++
+					want["mcpvalidate.calls gen_ai.tool.name="+c.opTool+" mcpvalidate.outcome="+o+" mcpvalidate.report_only=false"]++
 				}
 				for _, v := range c.violations {
 					f := strings.Fields(v)
@@ -314,13 +314,13 @@ func collect(t *testing.T, reader *sdkmetric.ManualReader) map[string]float64 {
 // when the server is gone; a cancelled call, which gets no response, does not end.
 func TestOperationEnds(t *testing.T) {
 	var ends []core.CallEnd
-	h := newHarness(t, Options{Unknown: RefuseUnknown, Guard: []GuardOption{core.WithCallEnd(func(e core.CallEnd) { ends = append(ends, e) })}})
+	h := newHarness(t, Options{Guard: []GuardOption{core.WithCallEnd(func(e core.CallEnd) { ends = append(ends, e) })}})
 	h.listed()
 	call := func(id int, params string) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params)
 	}
 	h.client(call(2, `{"name":"`+madeUp+`","arguments":{}}`))
-	if got := h.clientGets(); !strings.Contains(got, `"isError":true`) {
+	if got := h.clientGets(); !strings.Contains(got, `"id":2,"error":{"code":-32602`) {
 		t.Fatalf("the unknown tool's call was answered %s", got)
 	}
 	h.clientPasses(call(3, `{"name":"weather","arguments":{"location":"x"},"task":{"ttl":1000}}`))

@@ -23,14 +23,18 @@ const (
 type Unknown uint8
 
 const (
-	// PassUnknown passes the call on: the server answers it.
-	PassUnknown Unknown = iota
-	// RefuseUnknown refuses the call with an isError result naming the tool.
-	RefuseUnknown
+	// RefuseUnknown refuses the call as the MCP specification has a server answer a call
+	// of a tool it does not have: a JSON-RPC error -32602, "Unknown tool: " and the name
+	// (elided past 64 characters, quoted unless plain); an isError result through an
+	// [Interceptor].
+	RefuseUnknown Unknown = iota
+	// PassUnknown passes the call on, unchecked: the server answers it.
+	PassUnknown
 )
 
 // Options configure a [Proxy]. The zero value refuses invalid calls with an isError
-// result in the default style, and passes calls of tools the server does not list.
+// result in the default style, and calls of tools the server does not list with the
+// JSON-RPC error the MCP specification gives.
 type Options struct {
 	ReportOnly      bool   // let refused calls through, only logging them
 	Format          Format // "" or FormatDefault, FormatGateway, FormatDetailed
@@ -63,7 +67,11 @@ type Options struct {
 	// of an isError tool result. A task-augmented call of a protocol before 2026-07-28 is
 	// refused so without it too: its client reads any result as a task.
 	RefuseAsError bool
-	Unknown       Unknown
+	// Unknown says what becomes of a call of a tool the server does not list (under
+	// ReportOnly, it passes). Either way the Logger and the guard's observers are told of
+	// it, under the name sent, which a log line shows escaped and elided, and metrics
+	// record as [UnknownTool].
+	Unknown Unknown
 	// Guard holds further options of the guard, applied after those the fields above
 	// make: mcpvalidateotel's Instrumentation.Option(), which records the checks as
 	// metrics and each tools/call's operation, from the request the proxy receives to the

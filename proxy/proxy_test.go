@@ -2,8 +2,12 @@ package proxy
 
 import (
 	"encoding/json"
+	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/internal/core"
 )
 
 // TestLossless passes a scripted exchange of everything but refused calls, and checks
@@ -87,8 +91,14 @@ func TestCalls(t *testing.T) {
 			`"error":{"code":-32602,"message":"Invalid arguments: missing required property 'location'","data":{"com.github.mcpvalidate/violations":{`},
 		{"task null is no task", Options{}, `{"name":"weather","arguments":{},"task":null}`, `"result":{"content":[{"type":"text","text":"Invalid arguments: missing required property 'location'"}],"isError":true`},
 		{"task-augmented, valid", Options{}, `{"name":"weather","arguments":{"location":"x"},"task":{"ttl":1000}}`, ""},
-		{"unknown tool passes", Options{}, `{"name":"nope","arguments":{}}`, ""},
-		{"unknown tool refused", Options{Unknown: RefuseUnknown}, `{"name":"nope","arguments":{}}`, `Unknown tool: the server does not list a tool named \"nope\"`},
+		{"unknown tool refused", Options{}, `{"name":"nope","arguments":{}}`, `"id":"c-1","error":{"code":-32602,"message":"Unknown tool: nope"}}`},
+		{"unknown tool in another case", Options{}, `{"name":"Weather","arguments":{"location":"x"}}`, `"error":{"code":-32602,"message":"Unknown tool: Weather"}}`},
+		{"unknown tool with a space", Options{}, `{"name":"weather ","arguments":{"location":"x"}}`, `"error":{"code":-32602,"message":"Unknown tool: \"weather \""}}`},
+		{"unknown tool escaped", Options{}, `{"name":"weather\u200b","arguments":{"location":"x"}}`, `"message":"Unknown tool: \"weather\\u200b\""}}`},
+		{"unknown tool as error", Options{RefuseAsError: true}, `{"name":"nope","arguments":{}}`, `"error":{"code":-32602,"message":"Unknown tool: nope"}}`},
+		{"unknown task-augmented", Options{}, `{"name":"nope","arguments":{},"task":{"ttl":1000}}`, `"error":{"code":-32602,"message":"Unknown tool: nope"}}`},
+		{"unknown tool passes", Options{Unknown: PassUnknown}, `{"name":"nope","arguments":{}}`, ""},
+		{"unknown tool, report only", Options{ReportOnly: true}, `{"name":"Weather","arguments":{}}`, ""},
 		{"name twice", Options{}, `{"name":"sum","name":"weather","arguments":{}}`, `"code":-32600`},
 		{"name in another case", Options{}, `{"name":"sum","Name":"weather","arguments":{}}`, `"code":-32600`},
 		{"arguments in another case", Options{}, `{"name":"weather","arguments":{"location":"x"},"Arguments":{}}`, `"code":-32600`},
@@ -167,8 +177,8 @@ func TestBatch(t *testing.T) {
 func TestFetchesList(t *testing.T) {
 	for _, refuse := range []bool{false, true} {
 		opts := Options{}
-		if refuse {
-			opts.Unknown = RefuseUnknown
+		if !refuse {
+			opts.Unknown = PassUnknown
 		}
 		h := newHarness(t, opts)
 		h.client(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{},"_meta":{"progressToken":5,"x":1}}}`)
@@ -221,12 +231,70 @@ func TestListNotFetched(t *testing.T) {
 	}
 	h.server(`{"jsonrpc":"2.0","id":"` + m.ID + `","error":{"code":-32603,"message":"busy"}}`)
 	got := h.clientGets()
-	if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"The call of tool \"weather\" could not be checked`) ||
+	if !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"The call of tool weather could not be checked`) ||
 		!strings.Contains(got, `busy`) || !strings.HasSuffix(got, `"isError":true}}`) {
 		t.Fatalf("the client got %s", got)
 	}
 	// The next message the server gets is the client's next one: the call never reached it.
 	h.clientPasses(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`)
+}
+
+// TestUnknownToolVisible: a call of a tool the server does not list, refused or passed on,
+// is logged and told to the guard's observers under the name sent, and the name a model
+// makes up, however long, is shown bounded in the answer and the log line, as it is when
+// the list could not be fetched.
+func TestUnknownToolVisible(t *testing.T) {
+	long := "weather" + strings.Repeat("x", 100000) + "\u202e"
+	for _, c := range []struct {
+		opts   Options
+		name   string
+		passed bool
+	}{
+		{Options{Unknown: PassUnknown}, long, true},
+		{Options{ReportOnly: true}, "Weather", true},
+		{Options{}, "Weather", false},
+		{Options{}, long, false},
+	} {
+		var log strings.Builder
+		var events []core.Event
+		c.opts.Logger = slog.New(slog.NewJSONHandler(&log, nil))
+		c.opts.Guard = []GuardOption{core.WithObserver(func(e core.Event) { events = append(events, e) })}
+		h := newHarness(t, c.opts)
+		h.listed()
+		call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":` + strconv.Quote(c.name) + `,"arguments":{}}}`
+		if c.passed {
+			h.clientPasses(call)
+		} else {
+			h.client(call)
+			got := h.clientGets()
+			var m struct{ Error struct{ Code int } }
+			if json.Unmarshal([]byte(got), &m) != nil || m.Error.Code != -32602 || !strings.Contains(got, `"message":"Unknown tool: `) || len(got) > 300 {
+				t.Errorf("%.20q: the client got %.400s", c.name, got)
+			}
+		}
+		h.clientPasses(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+		msg := "mcpvalidate: call of a tool the server does not list refused"
+		if c.passed {
+			msg = "mcpvalidate: call of a tool the server does not list passed on unchecked"
+		}
+		var line struct{ Msg, Tool string }
+		if err := json.Unmarshal([]byte(log.String()), &line); err != nil || line.Msg != msg || len(line.Tool) > 200 || !strings.Contains(line.Tool, "eather") {
+			t.Errorf("%.20q: logged %.400s (%v)", c.name, log.String(), err)
+		}
+		if len(events) != 1 || events[0].Outcome.String() != "unknown tool" || events[0].Tool != c.name || events[0].ReportOnly != c.passed {
+			t.Errorf("%.20q: events %+v", c.name, events)
+		}
+	}
+	h := newHarness(t, Options{})
+	h.client(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":` + strconv.Quote(long) + `}}`)
+	var m struct{ ID string }
+	if err := json.Unmarshal([]byte(h.serverGets()), &m); err != nil {
+		t.Fatal(err)
+	}
+	h.server(`{"jsonrpc":"2.0","id":"` + m.ID + `","error":{"code":-32603,"message":"busy"}}`)
+	if got := h.clientGets(); !strings.Contains(got, "characters not shown") || len(got) > 500 {
+		t.Errorf("the client got %.600s", got)
+	}
 }
 
 // TestListChanged fetches the list again after the server says it changed, and checks

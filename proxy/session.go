@@ -322,7 +322,7 @@ func (p *Proxy) lookup(s *session, name string, meta []byte, fetch fetcher) (t *
 // unlisted is the text that refuses a call of the tool name, which the proxy could not
 // look up in the server's list because fetching it failed with err.
 func unlisted(name string, err error) string {
-	return "The call of tool " + strconv.Quote(name) + " could not be checked: the mcpvalidate proxy could not fetch the server's tool list (" +
+	return "The call of tool " + shownName(name) + " could not be checked: the mcpvalidate proxy could not fetch the server's tool list (" +
 		err.Error() + "). Call tools/list, then call again."
 }
 

@@ -44,7 +44,7 @@ func defineGuardFlags(fs *flag.FlagSet, refuseAs bool) *guardFlags {
 	if refuseAs {
 		g.refuseAs = fs.String("refuse-as", "result", "answer a refused call with an isError \"result\", or a JSON-RPC \"error\" -32602")
 	}
-	g.unknown = fs.String("unknown", "pass", "a call of a tool the server does not list: \"pass\" it on, or \"refuse\" it")
+	g.unknown = fs.String("unknown", "refuse", "a call of a tool the server does not list: \"refuse\" it (\"Unknown tool\", as the MCP specification has a server answer it), or \"pass\" it on unchecked")
 	return g
 }
 
@@ -62,9 +62,9 @@ func (g *guardFlags) options(stderr io.Writer) (proxy.Options, func(), error) {
 		}
 	}
 	switch *g.unknown {
-	case "pass":
 	case "refuse":
-		o.Unknown = proxy.RefuseUnknown
+	case "pass":
+		o.Unknown = proxy.PassUnknown
 	default:
 		return o, nil, fmt.Errorf("%w: -unknown is pass or refuse, not %q", errUsage, *g.unknown)
 	}

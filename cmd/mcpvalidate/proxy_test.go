@@ -90,6 +90,34 @@ func TestProxyCommand(t *testing.T) {
 	}
 }
 
+// TestProxyUnknownTool: by default the proxy refuses a call of a tool the server does
+// not list, as the MCP specification has a server answer it; -unknown pass passes it on.
+// Either way the call is logged, the name escaped.
+func TestProxyUnknownTool(t *testing.T) {
+	t.Setenv(serverRole, "1")
+	for _, c := range []struct {
+		args      []string
+		want, msg string
+	}{
+		{nil, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool: \"weather \""}}`, "mcpvalidate: call of a tool the server does not list refused"},
+		{[]string{"-unknown", "refuse"}, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool: \"weather \""}}`, "mcpvalidate: call of a tool the server does not list refused"},
+		{[]string{"-unknown", "pass"}, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ran"}]}}`, "mcpvalidate: call of a tool the server does not list passed on unchecked"},
+	} {
+		in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather ","arguments":{"location":"Oslo"}}}` + "\n"
+		var out, errOut bytes.Buffer
+		args := append(append([]string{"proxy", "-log", "-"}, c.args...), "--", os.Args[0], "-test.run=^$")
+		if code := run(args, strings.NewReader(in), &out, &errOut); code != 7 {
+			t.Errorf("%v: exit %d, want the server's 7; stderr %s", c.args, code, errOut.String())
+		}
+		if out.String() != c.want+"\n" {
+			t.Errorf("%v: stdout %s, want %s", c.args, out.String(), c.want)
+		}
+		if !strings.Contains(errOut.String(), `"msg":"`+c.msg+`","tool":"weather "`) {
+			t.Errorf("%v: stderr %s, want a line %q", c.args, errOut.String(), c.msg)
+		}
+	}
+}
+
 // TestProxyUsage: mistakes in the proxy's command line exit 2 with a message.
 func TestProxyUsage(t *testing.T) {
 	cases := []struct {

@@ -39,6 +39,8 @@ const (
 	lineBroken
 	lineRepaired
 	lineAccepted
+	lineUnknownTool
+	lineUnknownPassed
 )
 
 // guardMessages are the messages of the guard's lines (internal/core's WithLogger).
@@ -52,6 +54,8 @@ var guardMessages = map[string]lineKind{
 	"mcpvalidate: tool schema does not compile; calls would be refused and run (report-only)":        lineBroken,
 	"mcpvalidate: tool call repaired":                                                                lineRepaired,
 	"mcpvalidate: tool call accepted":                                                                lineAccepted,
+	"mcpvalidate: call of a tool the server does not list refused":                                   lineUnknownTool,
+	"mcpvalidate: call of a tool the server does not list passed on unchecked":                       lineUnknownPassed,
 }
 
 // proxyPrefix begins the messages of the proxy's own faults (a server that exits, a tool
@@ -89,6 +93,16 @@ type Report struct {
 	// Debug), so accepted calls, and calls per accepted call, are counted.
 	AcceptedLogged bool          `json:"accepted_logged"`
 	Tools          []ToolSummary `json:"tools"`
+	UnknownTools   UnknownTools  `json:"unknown_tools"`
+}
+
+// UnknownTools are the calls of tools the server does not list (a proxy's), which make no
+// tool of their own: the names a model makes up are counted apart, within the caps.
+type UnknownTools struct {
+	Calls      uint64  `json:"calls"`
+	Passed     uint64  `json:"passed"`      // of Calls, those passed on to the server unchecked
+	Names      []Count `json:"names"`       // the names called most often, as the log shows them
+	OtherNames uint64  `json:"other_names"` // calls of the names not shown
 }
 
 // A ToolSummary is what the log tells of one tool, or, when Other, of the tools past the
@@ -124,6 +138,7 @@ type ToolSummary struct {
 // A Count is how often a kind, a path (with its kind), a type or a value (with its path)
 // was seen.
 type Count struct {
+	Tool    string `json:"tool,omitempty"` // a tool the server does not list
 	Kind    string `json:"kind,omitempty"`
 	Path    string `json:"path,omitempty"`
 	Sent    string `json:"sent,omitempty"`
@@ -208,6 +223,7 @@ type reader struct {
 	tools  map[string]*toolCounts
 	other  *toolCounts // the tools past maxTools
 	budget int         // keys left to track
+	names  tally       // of the tools the server does not list
 }
 
 // readLog reads a log and sums it up.
@@ -286,6 +302,14 @@ func (rd *reader) line(b []byte) {
 		rd.r.Unknown++
 		return
 	}
+	if kind == lineUnknownTool || kind == lineUnknownPassed {
+		rd.r.UnknownTools.Calls++
+		if kind == lineUnknownPassed {
+			rd.r.UnknownTools.Passed++
+		}
+		rd.names.add(l.Tool, 1, &rd.budget)
+		return
+	}
 	t := rd.tool(l.Tool)
 	s := &t.s
 	switch kind {
@@ -360,6 +384,15 @@ func (rd *reader) summary() *Report {
 	r.Tools = make([]ToolSummary, 0, len(all))
 	for _, t := range all {
 		r.Tools = append(r.Tools, t.summary(r.AcceptedLogged, rd.o))
+	}
+	u := &r.UnknownTools
+	u.Names, u.OtherNames = []Count{}, rd.names.other
+	for i, c := range sorted(rd.names.counts) {
+		if i >= rd.o.top {
+			u.OtherNames += c.n
+			continue
+		}
+		u.Names = append(u.Names, Count{Tool: c.key, Count: c.n})
 	}
 	return &r
 }
@@ -492,6 +525,15 @@ func (r *Report) write(w io.Writer) error {
 		b.WriteString("Accepted calls are not in the log, only those that repaired refusals: calls are those seen, and\n" +
 			"calls per accepted call is not known (log at Debug: -log-accepted).\n")
 	}
+	if u := r.UnknownTools; u.Calls > 0 {
+		fmt.Fprintf(b, "\ncalls of tools the server does not list: %d (%d passed on unchecked)\n", u.Calls, u.Passed)
+		for _, c := range u.Names {
+			fmt.Fprintf(b, "    %6d  %s\n", c.Count, toolName(c.Tool))
+		}
+		if u.OtherNames > 0 {
+			fmt.Fprintf(b, "    %6d  other names\n", u.OtherNames)
+		}
+	}
 	for _, t := range r.Tools {
 		name := shown(t.Tool)
 		if t.Tool == "" {
@@ -585,6 +627,22 @@ func shown(s string) string {
 		if !unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r) || r == unicode.ReplacementChar {
 			return strconv.QuoteToASCII(s)
 		}
+	}
+	return s
+}
+
+// toolName returns the name of a tool the server does not list as it may be printed: as
+// it is when made of ASCII letters, digits, '_', '-', '.' and '/', else quoted with
+// escapes, so that "weather " reads apart from weather.
+func toolName(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		if !('a' <= c && c <= 'z' || '0' <= s[i] && s[i] <= '9' || strings.IndexByte("_-./", s[i]) >= 0) {
+			return strconv.Quote(s)
+		}
+	}
+	if s == "" {
+		return `""`
 	}
 	return s
 }

@@ -79,6 +79,9 @@ func writeSampleLog(t *testing.T, w io.Writer) {
 		v, _ := g.ResultValidator(call, output)
 		g.CheckResult(call, v, []byte(`{"error":"no data"}`))
 	}
+	for _, name := range []string{"Weather", "get_weather", "Weather"} {
+		g.Unlisted(&core.Call{Tool: name, Session: "s11", Client: "assistant"}, false)
+	}
 	fmt.Fprintln(w, `{"time":"2026-12-02T09:00:00Z","level":"WARN","msg":"mcpvalidate proxy: the server exited","error":"exit status 1"}`)
 	fmt.Fprintln(w, `{"time":"2026-12-02T09:00:00Z","level":"INFO","msg":"listening","addr":"127.0.0.1:8080"}`)
 	fmt.Fprintln(w, `{"time":"2026-12-02T09:00:00Z","level":"INFO","msg":"mcpvalidate: tool call ref`)
@@ -136,9 +139,12 @@ func TestReportOfSample(t *testing.T) {
 	if err := json.Unmarshal([]byte(runReport(t, nil, "-json", sampleLog)), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Lines != 31 || r.Guard != 28 || r.Proxy != 1 || r.Unknown != 1 || r.Malformed != 1 || !r.AcceptedLogged || len(r.Tools) != 3 {
+	if r.Lines != 34 || r.Guard != 31 || r.Proxy != 1 || r.Unknown != 1 || r.Malformed != 1 || !r.AcceptedLogged || len(r.Tools) != 3 {
 		t.Fatalf("lines %d, guard %d, proxy %d, unknown %d, malformed %d, accepted logged %v, %d tools",
 			r.Lines, r.Guard, r.Proxy, r.Unknown, r.Malformed, r.AcceptedLogged, len(r.Tools))
+	}
+	if u := r.UnknownTools; u.Calls != 3 || fmt.Sprint(u.Names) != fmt.Sprint([]Count{{Tool: "Weather", Count: 2}, {Tool: "get_weather", Count: 1}}) {
+		t.Errorf("unknown tools %+v", u)
 	}
 	w := r.Tools[0]
 	// 19 calls: 10 refused, 9 accepted, of which 7 repaired 9 refusals (s6's is left) and
@@ -171,6 +177,39 @@ func TestReportOfSample(t *testing.T) {
 	if geo.Tool != "geocode" || geo.SchemaBroken != 2 || geo.Calls != 2 || geo.CallsPerAccepted != nil || !strings.Contains(geo.SchemaError, "strnig") ||
 		len(geo.Suggestions) != 1 || !strings.Contains(geo.Suggestions[0], "does not compile") {
 		t.Errorf("geocode: %+v", geo)
+	}
+}
+
+// TestReportUnknownTools: calls of tools the server does not list, as the guard logs
+// them, are counted apart, refused and passed on, with the names called most often as the
+// log shows them; they make no tool of their own, whatever names a model makes up.
+func TestReportUnknownTools(t *testing.T) {
+	var log bytes.Buffer
+	g := core.New(core.WithLogger(slog.New(slog.NewJSONHandler(&log, nil))))
+	for range 5 {
+		g.Unlisted(&core.Call{Tool: "Weather"}, false)
+	}
+	g.Unlisted(&core.Call{Tool: "weather "}, true)
+	g.Unlisted(&core.Call{Tool: "weather "}, true)
+	g.Unlisted(&core.Call{Tool: strings.Repeat("x", 100000) + "\u202e"}, false)
+	for i := range 3000 {
+		g.Unlisted(&core.Call{Tool: fmt.Sprintf("made-up-%d", i)}, false)
+	}
+	g.Check(&core.Call{Tool: "weather"}, g.Bind("weather", nil, []byte(`{"required":["location"]}`), nil), []byte(`{}`), nil)
+	text := runReport(t, bytes.NewReader(log.Bytes()), "-top", "2", "-")
+	var r Report
+	if err := json.Unmarshal([]byte(runReport(t, bytes.NewReader(log.Bytes()), "-json", "-top", "2", "-")), &r); err != nil {
+		t.Fatal(err)
+	}
+	u := r.UnknownTools
+	want := []Count{{Tool: "Weather", Count: 5}, {Tool: "weather ", Count: 2}}
+	if r.Guard != 3009 || len(r.Tools) != 1 || u.Calls != 3008 || u.Passed != 2 || fmt.Sprint(u.Names) != fmt.Sprint(want) || u.OtherNames != 3001 {
+		t.Errorf("guard %d, %d tools; unknown tools %+v, want 3008 calls, 2 passed, names %v and 3001 others", r.Guard, len(r.Tools), u, want)
+	}
+	for _, want := range []string{"calls of tools the server does not list: 3008 (2 passed on unchecked)", "5  Weather\n", "2  \"weather \"\n", "3001  other names"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
 	}
 }
 

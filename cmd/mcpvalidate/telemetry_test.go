@@ -147,11 +147,12 @@ func wantSeries(valid, invalid, unknown int) map[string]float64 {
 		"mcpvalidate.calls gen_ai.tool.name=weather mcpvalidate.outcome=refused mcpvalidate.report_only=false":                                                          float64(invalid),
 		"mcpvalidate.violations gen_ai.tool.name=weather mcpvalidate.violation.in=arguments mcpvalidate.violation.keyword=required mcpvalidate.violation.kind=required": float64(invalid),
 		"mcpvalidate.violations gen_ai.tool.name=weather mcpvalidate.violation.in=arguments mcpvalidate.violation.keyword=type mcpvalidate.violation.kind=type":         float64(invalid),
-		"mcpvalidate.repairs gen_ai.tool.name=weather":                1,
-		"mcpvalidate.retries gen_ai.tool.name=weather":                float64(invalid),
-		strings.TrimSpace(op + fmt.Sprintf(attrs[1:], "weather")):     float64(valid),
-		op + "error.type=tool_error" + fmt.Sprintf(attrs, "weather"):  float64(invalid),
-		op + "error.type=tool_error" + fmt.Sprintf(attrs, "_unknown"): float64(unknown),
+		"mcpvalidate.repairs gen_ai.tool.name=weather":                                                               1,
+		"mcpvalidate.retries gen_ai.tool.name=weather":                                                               float64(invalid),
+		strings.TrimSpace(op + fmt.Sprintf(attrs[1:], "weather")):                                                    float64(valid),
+		op + "error.type=tool_error" + fmt.Sprintf(attrs, "weather"):                                                 float64(invalid),
+		op + "error.type=tool_error" + fmt.Sprintf(attrs, "_unknown"):                                                float64(unknown),
+		"mcpvalidate.calls gen_ai.tool.name=_unknown mcpvalidate.outcome=unknown_tool mcpvalidate.report_only=false": float64(unknown),
 	}
 }
 
@@ -267,8 +268,8 @@ func TestOTLP(t *testing.T) {
 			}
 		}
 	}
-	if len(spans) != valid+invalid+unknown || names["tools/call weather"] != valid+invalid || names["tools/call _unknown"] != unknown || refusals != invalid {
-		t.Errorf("spans %v, %d refusal events; want %d of weather, %d of _unknown, %d refusals", names, refusals, valid+invalid, unknown, invalid)
+	if len(spans) != valid+invalid+unknown || names["tools/call weather"] != valid+invalid || names["tools/call _unknown"] != unknown || refusals != invalid+unknown {
+		t.Errorf("spans %v, %d refusal events; want %d of weather, %d of _unknown, %d refusals", names, refusals, valid+invalid, unknown, invalid+unknown)
 	}
 	if bytes.Contains(errOut, []byte("SECRET")) {
 		t.Errorf("stderr holds an argument's value: %s", errOut)

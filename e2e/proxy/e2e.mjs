@@ -255,6 +255,13 @@ async function exercise(s, direct, through) {
       assert.equal(got.meta?.[META_KEY]?.of, 'arguments', JSON.stringify(got.meta));
     });
   }
+  // A tool the server does not list, as a model might misspell one: refused by the proxy
+  // with the JSON-RPC error the MCP specification gives, whatever the server would do.
+  const unlisted = s.valid[0][0].toUpperCase();
+  await check(`unlisted ${unlisted}: refused by the proxy as Unknown tool`, async () => {
+    const got = await outcome(through, unlisted, {});
+    assert.ok(got.error && got.text.startsWith('JSON-RPC error -32602: ') && got.text.endsWith(`Unknown tool: ${unlisted}`), got.text);
+  });
   if (s.reached) {
     await check('no invalid call reached the server through the proxy', async () => {
       const why = await s.reached(through);

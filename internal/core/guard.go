@@ -48,9 +48,17 @@ const (
 	// match the tool's outputSchema (WithOutputValidation): the client was told the tool
 	// failed, and never saw the result.
 	ResultRefused
+	// UnknownTool: the call names a tool the server does not list, which a proxy finds
+	// ([Guard.Unlisted]); a framework answers such calls itself. The event's Tool is the
+	// name as sent, and ReportOnly says the call went on to the server unchecked.
+	UnknownTool
 )
 
-// String returns "accepted", "refused", "schema broken" or "result refused".
+// UnknownToolName is the tool name under which calls of [UnknownTool] are recorded where
+// names must stay few (metric attributes): names that a model makes up are not.
+const UnknownToolName = "_unknown"
+
+// String returns "accepted", "refused", "schema broken", "result refused" or "unknown tool".
 func (o Outcome) String() string {
 	switch o {
 	case Accepted:
@@ -61,6 +69,8 @@ func (o Outcome) String() string {
 		return "schema broken"
 	case ResultRefused:
 		return "result refused"
+	case UnknownTool:
+		return "unknown tool"
 	}
 	return "outcome(" + fmt.Sprint(uint8(o)) + ")"
 }
@@ -89,7 +99,8 @@ type Event struct {
 	Context         context.Context
 	ProtocolVersion string // the MCP protocol version, when the framework tells it
 	// ReportOnly: the guard runs WithReportOnly, so a call Refused or SchemaBroken was
-	// not refused: its handler ran; a result ResultRefused reached the client.
+	// not refused: its handler ran; a result ResultRefused reached the client. For
+	// UnknownTool: the call went on to the server.
 	ReportOnly bool
 
 	misses []enumMiss // Refused, under WithEnumMisses: for the logger alone
@@ -149,6 +160,12 @@ func WithLogger(l *slog.Logger) Option {
 				level = slog.LevelWarn
 			}
 			l.Log(context.Background(), level, msg, append(args, "duration", e.Duration)...)
+		case UnknownTool:
+			msg := "mcpvalidate: call of a tool the server does not list refused"
+			if e.ReportOnly {
+				msg = "mcpvalidate: call of a tool the server does not list passed on unchecked"
+			}
+			l.Info(msg, "tool", visibleText(e.Tool), "session", visibleText(e.SessionID), "client", visibleText(e.ClientName))
 		case SchemaBroken:
 			msg := "mcpvalidate: tool schema does not compile; calls are refused"
 			if e.ReportOnly {
@@ -308,6 +325,17 @@ func (g *Guard) Replaced(call *Call) Verdict {
 }
 
 var errReplaced = errors.New("mcpvalidate: the tool was registered again or removed between the framework choosing its handler and the check; the call was refused")
+
+// Unlisted tells the observers of a call of a tool the server does not list, named
+// call.Tool as sent: an [UnknownTool] event, with ReportOnly when passed, the call going on
+// to the server unchecked. No tool's counters change: a made-up name has none.
+func (g *Guard) Unlisted(call *Call, passed bool) {
+	e := Event{Tool: call.Tool, Outcome: UnknownTool, SessionID: call.Session, ClientName: call.Client,
+		ClientVersion: call.ClientVersion, ReportOnly: passed, Context: call.Context, ProtocolVersion: call.ProtocolVersion}
+	for _, fn := range g.cfg.observers {
+		g.safely(fn, e)
+	}
+}
 
 // An instant is a reading of the guard's clock: the monotonic time since epoch, or 0 for
 // none. Reading it takes one read of the system's clock, where time.Now takes two.

@@ -212,10 +212,36 @@ func TestJoinWithin(t *testing.T) {
 
 func TestOutcomeString(t *testing.T) {
 	for o, want := range map[Outcome]string{Accepted: "accepted", Refused: "refused", SchemaBroken: "schema broken",
-		ResultRefused: "result refused", Outcome(99): "outcome(99)"} {
+		ResultRefused: "result refused", UnknownTool: "unknown tool", Outcome(99): "outcome(99)"} {
 		if got := o.String(); got != want {
 			t.Errorf("Outcome(%d).String() = %q, want %q", uint8(o), got, want)
 		}
+	}
+}
+
+// TestUnlisted: a call of a tool the server does not list is told to the observers under
+// the name sent, reported only when passed on, and logged with the name bounded; it counts
+// in no tool's counters.
+func TestUnlisted(t *testing.T) {
+	var log bytes.Buffer
+	var events []Event
+	g := New(WithLogger(slog.New(slog.NewJSONHandler(&log, nil))), WithObserver(func(e Event) { events = append(events, e) }))
+	long := strings.Repeat("w", 100000)
+	g.Unlisted(&Call{Tool: long, Session: "s", Client: "c", ProtocolVersion: "2025-06-18"}, false)
+	g.Unlisted(&Call{Tool: "Weather"}, true)
+	if len(events) != 2 || events[0].Outcome != UnknownTool || events[0].Tool != long || events[0].ReportOnly || events[0].SessionID != "s" ||
+		events[0].ProtocolVersion != "2025-06-18" || events[1].Tool != "Weather" || !events[1].ReportOnly {
+		t.Errorf("events %.300v", events)
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	var first, second struct{ Msg, Tool, Session string }
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &first) != nil || json.Unmarshal([]byte(lines[1]), &second) != nil ||
+		first.Msg != "mcpvalidate: call of a tool the server does not list refused" || len(first.Tool) > 100 || first.Session != "s" ||
+		second.Msg != "mcpvalidate: call of a tool the server does not list passed on unchecked" || second.Tool != "Weather" {
+		t.Errorf("logged %.600s", log.String())
+	}
+	if st := g.Stats(); len(st) != 0 {
+		t.Errorf("stats %+v", st)
 	}
 }
 

@@ -173,6 +173,16 @@ func scriptOf(r rune) *unicode.RangeTable {
 	return nil
 }
 
+// ShownName returns a name as a refusal shows it: as it is when plain (ASCII letters,
+// digits, '_' and '-', at most 64), else as a JSON string literal that shows which
+// characters it holds, elided past 64 characters.
+func ShownName(s string) string {
+	if plainName(s) {
+		return s
+	}
+	return string(appendQuotedName(nil, s))
+}
+
 // visibleText returns s for a log line: as it is when it is printable ASCII without quotes
 // or backslashes and at most nameShown bytes long, else quoted like a name.
 func visibleText(s string) string {

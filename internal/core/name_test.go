@@ -130,3 +130,22 @@ func TestLongNamesAndPathsAreElidedVisibly(t *testing.T) {
 		t.Errorf("a path of %d steps is elided: %s", pathShown, got)
 	}
 }
+
+// TestShownName: a name stands as it is when plain, quoted with its invisible characters
+// escaped otherwise, and elided past nameShown characters.
+func TestShownName(t *testing.T) {
+	for in, want := range map[string]string{
+		"weather":                   "weather",
+		"get_weather-2":             "get_weather-2",
+		"weather ":                  `"weather "`,
+		"":                          `""`,
+		"weather\u200b":             `"weather\u200b"`,
+		"w\"x":                      `"w\"x"`,
+		"météo":                     `"météo"`,
+		strings.Repeat("x", 100000): `"` + strings.Repeat("x", nameHead) + `"…(99952 characters not shown)…"` + strings.Repeat("x", nameTail) + `"`,
+	} {
+		if got := ShownName(in); got != want {
+			t.Errorf("ShownName(%.80q) = %s, want %s", in, got, want)
+		}
+	}
+}
