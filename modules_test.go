@@ -13,8 +13,10 @@ import (
 // TestAdopterModuleGraphs: a fresh module that adopts mcpvalidate for one framework holds
 // no module of the other in its module graph, so go mod tidy never downloads it nor
 // raises the versions of what they share, and its framework at the oldest release
-// supported, so that adopting moves no server past it.
+// supported, so that adopting moves no server past it. Full tier: it runs go mod tidy,
+// which may reach the module proxy, for each module.
 func TestAdopterModuleGraphs(t *testing.T) {
+	tier.Full(t)
 	t.Parallel()
 	checkout, err := filepath.Abs(".")
 	if err != nil {
