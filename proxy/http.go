@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,9 +41,13 @@ func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("proxy: upstream %q is not an http or https URL", upstream)
 	}
+	a, err := newAccess(&p.opts)
+	if err != nil {
+		return nil, err
+	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = 256 // one upstream: keep a connection for each client's
-	return &front{p: p, upstream: u, sessions: map[string]*session{}, client: &http.Client{
+	return &front{p: p, upstream: u, access: a, sessions: map[string]*session{}, client: &http.Client{
 		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
@@ -52,6 +57,7 @@ type front struct {
 	p        *Proxy
 	upstream *url.URL
 	client   *http.Client
+	access   access
 
 	mu       sync.Mutex
 	sessions map[string]*session // by Mcp-Session-Id; "" for requests without one
@@ -95,6 +101,17 @@ func (f *front) forget(id string) {
 // ServeHTTP decides a POST's messages and passes them on, or answers them; other
 // requests pass as they are.
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if why, status := f.access.refused(r); why != "" {
+		if f.p.log != nil {
+			f.p.log.Warn("mcpvalidate proxy: a request was refused", "status", status, "method", bounded(r.Method),
+				"host", bounded(r.Host), "origin", bounded(r.Header.Get("Origin")))
+		}
+		if status == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", "GET, POST, DELETE")
+		}
+		http.Error(w, why, status)
+		return
+	}
 	id := r.Header.Get(sessionHeader)
 	s := f.session(id)
 	var body []byte
@@ -104,11 +121,15 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var err error
-		if body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, f.p.opts.maxMessage())); err != nil {
+		if body, err = f.readBody(w, r); err != nil {
 			if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusRequestEntityTooLarge)
 				_, _ = w.Write(errorResponse([]byte("null"), -32600, tooLong("the request", -1, tooBig.Limit)))
+				return
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				http.Error(w, "mcpvalidate proxy: the request's body did not come within "+f.p.opts.bodyTimeout().String(), http.StatusRequestTimeout)
 				return
 			}
 			http.Error(w, "mcpvalidate proxy: reading the request: "+err.Error(), http.StatusBadRequest)
@@ -138,7 +159,28 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id != "" && (r.Method == http.MethodDelete && resp.StatusCode < 300 || resp.StatusCode == http.StatusNotFound) {
 		f.forget(id)
 	}
-	f.relay(w, resp, s, nil)
+	f.relay(w, resp, s, nil, nil)
+}
+
+// DefaultBodyTimeout is the time the HTTP front waits for a POST's body by default.
+const DefaultBodyTimeout = 30 * time.Second
+
+func (o *Options) bodyTimeout() time.Duration {
+	if o.BodyTimeout > 0 {
+		return o.BodyTimeout
+	}
+	return DefaultBodyTimeout
+}
+
+// readBody reads r's body, within the proxy's limits of size and time.
+func (f *front) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(f.p.opts.bodyTimeout())) // not supported: unbounded
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.p.opts.maxMessage()))
+	if err == nil { // an answer may take long: the client's end is watched meanwhile
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return body, err
 }
 
 // post sends the client's messages on, and relays the answer, with the proxy's answers
@@ -146,15 +188,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward, answer []byte) {
 	resp, err := f.send(r, bytes.NewReader(forward))
 	if err != nil {
-		if gone := serverGoneAll(s, forward, "the upstream server could not be reached: "+err.Error()); gone != nil {
-			if b := skipSpace(forward, 0); forward[b] != '[' {
-				writeJSON(w, gone[0]) // one message, one answer
-				return
-			}
-			writeJSON(w, batchOf(gone, answer))
-			return
-		}
-		http.Error(w, "mcpvalidate proxy: the upstream server: "+err.Error(), http.StatusBadGateway)
+		f.failed(w, s, forward, answer, "the upstream server could not be reached: "+err.Error())
 		return
 	}
 	defer resp.Body.Close()
@@ -168,8 +202,27 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward
 		writeJSON(w, answer) // only notifications went on; the refusals are the answer
 		return
 	}
-	f.relay(w, resp, s, answer)
+	f.relay(w, resp, s, forward, answer)
 	forgetAll(s, forward) // what this answer did not answer, a broken stream will not
+}
+
+// failed answers the requests among forward (a message or a batch; nil for a GET or a
+// DELETE), which the upstream server did not answer for the reason why, each with a
+// JSON-RPC error, and with the proxy's answers to refused members of a batch, if any;
+// with 502 Bad Gateway when there is no one to answer. It logs why.
+func (f *front) failed(w http.ResponseWriter, s *session, forward, answer []byte, why string) {
+	if f.p.log != nil {
+		f.p.log.Warn("mcpvalidate proxy: the upstream server failed", "session", s.id, "error", why)
+	}
+	gone := serverGoneAll(s, forward, why)
+	switch {
+	case gone == nil && answer == nil:
+		http.Error(w, "mcpvalidate proxy: "+why, http.StatusBadGateway)
+	case len(gone) == 1 && forward[skipSpace(forward, 0)] != '[':
+		writeJSON(w, gone[0]) // one message, one answer
+	default:
+		writeJSON(w, batchOf(gone, answer))
+	}
 }
 
 // forgetAll forgets the requests among msgs (a message or a batch) still in flight.
@@ -344,11 +397,12 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 	return append(append([]byte(`{"tools":`), batch(tools)...), '}'), nil
 }
 
-// relay writes the upstream's answer: status, headers, and the body, checked. A body the
-// proxy cannot read, encoded in a way it did not ask for, goes no further.
-func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, answer []byte) {
+// relay writes the upstream's answer to forward: status, headers, and the body, checked.
+// A body the proxy cannot read (encoded in a way it did not ask for, broken off, over the
+// limit) goes no further: the requests it answers are answered with errors instead.
+func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, forward, answer []byte) {
 	if coding := encoded(resp.Header); coding != "" {
-		http.Error(w, "mcpvalidate proxy: the upstream server's answer is encoded ("+coding+"), which the proxy did not ask for and cannot check", http.StatusBadGateway)
+		f.failed(w, s, forward, answer, "the upstream server's answer is encoded ("+coding+"), which the proxy did not ask for and cannot check")
 		return
 	}
 	copyHeaders(w.Header(), resp.Header)
@@ -386,11 +440,11 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 	case isJSON(resp.Header):
 		body, err := readAtMost(resp.Body, f.p.opts.maxMessage())
 		if err == errOverlong {
-			http.Error(w, tooLong("the upstream server's answer", -1, f.p.opts.maxMessage()), http.StatusBadGateway)
+			f.failed(w, s, forward, answer, strings.TrimPrefix(tooLong("the upstream server's answer", -1, f.p.opts.maxMessage()), "mcpvalidate proxy: "))
 			return
 		}
 		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
+			f.failed(w, s, forward, answer, "the upstream server's answer could not be read: "+err.Error())
 			return
 		}
 		out := f.p.fromServer(s, body)

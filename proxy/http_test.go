@@ -2,17 +2,24 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os/exec"
 	"reflect"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -422,5 +429,88 @@ func TestHTTPAnswerStreamStaysOpen(t *testing.T) {
 	close(done)
 	if got != "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n" {
 		t.Fatalf("got %q, %v", got, err)
+	}
+}
+
+// TestHTTPUpstreamAnswerBroken: an upstream JSON answer that cannot be read to its end
+// (shorter than its Content-Length, gzip that is not, over the limit) is logged, and each
+// request of the POST is answered with a JSON-RPC error, one or a batch.
+func TestHTTPUpstreamAnswerBroken(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+		why    string
+	}{
+		{"short", func(w http.ResponseWriter) {
+			conn, buf, _ := http.NewResponseController(w).Hijack()
+			buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":\"2.0\"")
+			buf.Flush()
+			conn.Close()
+		}, "could not be read: unexpected EOF"},
+		{"not gzip", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+		}, "could not be read: gzip: invalid header"},
+		{"gzip cut short", func(w http.ResponseWriter) {
+			var b bytes.Buffer
+			z := gzip.NewWriter(&b)
+			io.WriteString(z, `{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`)
+			z.Close()
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(b.Bytes()[:b.Len()-10])
+		}, "could not be read: unexpected EOF"},
+		{"over the limit", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{"pad":"`+strings.Repeat("x", 2<<10)+`"}}`)
+		}, "is over the proxy's limit of 1024 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				tc.answer(w)
+			}))
+			t.Cleanup(upstream.Close)
+			var logged bytes.Buffer
+			endpoint := startFront(t, upstream.URL+"/mcp", Options{MaxMessage: 1 << 10, Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
+			head := func(id string) string {
+				return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"mcpvalidate proxy: the upstream server's answer `
+			}
+			status, _, body := postRaw(t, endpoint, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, http.Header{})
+			if status != 200 || !strings.HasPrefix(body, head("7")) || !strings.Contains(body, tc.why) || !json.Valid([]byte(body)) {
+				t.Fatalf("one request: %d %q", status, body)
+			}
+			status, _, body = postRaw(t, endpoint, `[{"jsonrpc":"2.0","id":8,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"9","method":"ping"}]`, http.Header{})
+			if status != 200 || !strings.HasPrefix(body, "["+head("8")) || !strings.Contains(body, "},"+head(`"9"`)) || !json.Valid([]byte(body)) {
+				t.Fatalf("a batch: %d %q", status, body)
+			}
+			if n := strings.Count(logged.String(), `"level":"WARN","msg":"mcpvalidate proxy: the upstream server failed"`); n != 2 || !strings.Contains(logged.String(), tc.why) {
+				t.Fatalf("logged %d times:\n%s", n, logged.String())
+			}
+		})
+	}
+}
+
+// TestHTTPSlowBody: a client that sends half a body and waits is answered 408 and its
+// connection closed once the body's time is up; nothing reaches the upstream.
+func TestHTTPSlowBody(t *testing.T) {
+	var reached atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached.Add(1) }))
+	t.Cleanup(upstream.Close)
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{BodyTimeout: time.Millisecond})
+	u, _ := url.Parse(endpoint)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: "+u.Host+"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":")
+	got, err := io.ReadAll(conn) // until the proxy closes the connection
+	if err != nil || !strings.HasPrefix(string(got), "HTTP/1.1 408 ") {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("%d requests reached the upstream", n)
 	}
 }

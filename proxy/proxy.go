@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"sync/atomic"
+	"time"
 )
 
 // Format is the style of a refusal's text.
@@ -56,6 +57,15 @@ type Options struct {
 	// of an isError tool result.
 	RefuseAsError bool
 	Unknown       Unknown
+	// AllowHosts are the hosts, besides loopback names, whose names the HTTP front
+	// answers to in the Host header: "name" for any port, "name:port" for one.
+	AllowHosts []string
+	// AllowOrigins are the origins ("https://app.example.com") whose requests the HTTP
+	// front serves, besides those of loopback names on a loopback connection.
+	AllowOrigins []string
+	// BodyTimeout bounds the time the HTTP front waits for a POST's body, from the
+	// request's start. 0: DefaultBodyTimeout.
+	BodyTimeout time.Duration
 	// Guard holds further options of the guard, applied after those the fields above
 	// make: mcpvalidateotel's Instrumentation.Option(), which records the checks as
 	// metrics and each tools/call's operation, from the request the proxy receives to the
