@@ -294,11 +294,14 @@ func TestServerGone(t *testing.T) {
 	h.done <- nil
 }
 
-// TestNotJSON refuses bytes that are not JSON only when a lenient parser might read a
-// tools/call in them; other such bytes pass.
+// TestNotJSON refuses a body that is not JSON only when a lenient parser might read a
+// tools/call in it; other such bodies pass. (Over stdio, no line that is not one message
+// passes: TestStdioFraming.)
 func TestNotJSON(t *testing.T) {
-	h := newHarness(t, Options{})
-	h.listed()
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"days":NaN}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"weather","arguments":{},}}`,
@@ -306,13 +309,18 @@ func TestNotJSON(t *testing.T) {
 		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather"}},]`,
 		strings.Repeat("[", 20000) + `{"method":"tools/call"}` + strings.Repeat("]", 19999),
 	} {
-		h.client(line)
-		if got := h.clientGets(); got != `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the message is not JSON, and a lenient parser might read a tools/call in it, so it was not sent on"}}` {
-			t.Fatalf("%.80s: the client got %s", line, got)
+		forward, answer := p.fromClient(newSession(""), []byte(line), nil)
+		if forward != nil || string(answer) != `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the message is not JSON, and a lenient parser might read a tools/call in it, so it was not sent on"}}` {
+			t.Fatalf("%.80s: sent on %.80s, answered %s", line, forward, answer)
 		}
 	}
-	h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"tools/list",}`)
+	lenient := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list",}`)
+	if forward, answer := p.fromClient(newSession(""), lenient, nil); string(forward) != string(lenient) || answer != nil {
+		t.Fatalf("%s: sent on %s, answered %s", lenient, forward, answer)
+	}
 	// Nested deeper than encoding/json reads, a call is still a call.
+	h := newHarness(t, Options{})
+	h.listed()
 	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
 	h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"days":` + deep + `}}}`)
 	if got := h.clientGets(); !strings.Contains(got, `"id":2,"result":{"content":[{"type":"text","text":"Invalid arguments: `) {
