@@ -25,7 +25,7 @@ func newAccess(o *Options) (access, error) {
 	a := access{hosts: map[string]bool{}, origins: map[string]bool{}}
 	for _, h := range o.AllowHosts {
 		name, port := splitHost(h)
-		if name == "" || strings.ContainsAny(h, "/@?#") || !digits(port) {
+		if !hostName(name) || !digits(port) {
 			return a, errors.New("proxy: AllowHosts: " + quote(h) + " is not a host (a name, or name:port)")
 		}
 		a.hosts[hostKey(name, port)] = true
@@ -108,6 +108,20 @@ func originKey(origin string) (key, name string) {
 		port = ""
 	}
 	return scheme + "://" + hostKey(name, port), name
+}
+
+// hostName reports whether name is an IP address or a DNS name: letters, digits, '-',
+// '_' and dots.
+func hostName(name string) bool {
+	if _, err := netip.ParseAddr(name); err == nil {
+		return true
+	}
+	for _, c := range []byte(name) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return name != ""
 }
 
 func digits(s string) bool {

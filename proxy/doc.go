@@ -5,9 +5,10 @@
 // Go adapters give. The call never reaches the server.
 //
 // Everything else passes unchanged: responses, notifications, progress, cancellations,
-// pings, the server's requests to the client (sampling, elicitation, roots), methods the
-// proxy does not know and lines that are not JSON reach the other side with the same
-// bytes, in the same order. A message is never re-serialised; only a JSON-RPC batch from
+// pings, the server's requests to the client (sampling, elicitation, roots) and methods
+// the proxy does not know reach the other side with the same bytes, in the same order.
+// Over stdio a client's line that is not one JSON message is answered with a parse error
+// and not sent on, so that no server reassembles a call the proxy did not check. A message is never re-serialised; only a JSON-RPC batch from
 // which a refused call is taken out is rebuilt, of its other members' own bytes, and the
 // refusals go back to the client as a batch of their own.
 //

@@ -33,6 +33,10 @@ import (
 // client's Accept-Encoding on (its transport asks for gzip and decodes it), and answers
 // 502 Bad Gateway to an answer encoded otherwise; a POST whose body is encoded (a
 // Content-Encoding other than identity) is answered 415 Unsupported Media Type, unread.
+// A request is served only when its Host names the proxy (a loopback name on a loopback
+// connection, or one of Options.AllowHosts) and its Origin, if any, is allowed likewise
+// (Options.AllowOrigins), or it gets 403 Forbidden; a method other than POST, GET or
+// DELETE gets 405 Method Not Allowed. Neither reaches the upstream.
 func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
@@ -100,7 +104,9 @@ func (f *front) forget(id string) {
 
 // ServeHTTP decides a POST's messages and passes them on, or answers them; other
 // requests pass as they are.
-func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &timedWriter{ResponseWriter: rw, rc: http.NewResponseController(rw), timeout: f.p.opts.writeTimeout()}
+	_ = w.rc.SetWriteDeadline(time.Time{}) // the last answer's on this connection is past
 	if why, status := f.access.refused(r); why != "" {
 		if f.p.log != nil {
 			f.p.log.Warn("mcpvalidate proxy: a request was refused", "status", status, "method", bounded(r.Method),
@@ -162,8 +168,11 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.relay(w, resp, s, nil, nil)
 }
 
-// DefaultBodyTimeout is the time the HTTP front waits for a POST's body by default.
-const DefaultBodyTimeout = 30 * time.Second
+// The HTTP front's bounds on a client's reads and writes by default.
+const (
+	DefaultBodyTimeout  = 30 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+)
 
 func (o *Options) bodyTimeout() time.Duration {
 	if o.BodyTimeout > 0 {
@@ -172,16 +181,45 @@ func (o *Options) bodyTimeout() time.Duration {
 	return DefaultBodyTimeout
 }
 
+func (o *Options) writeTimeout() time.Duration {
+	if o.WriteTimeout > 0 {
+		return o.WriteTimeout
+	}
+	return DefaultWriteTimeout
+}
+
 // readBody reads r's body, within the proxy's limits of size and time.
-func (f *front) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(f.p.opts.bodyTimeout())) // not supported: unbounded
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, f.p.opts.maxMessage()))
+func (f *front) readBody(w *timedWriter, r *http.Request) ([]byte, error) {
+	_ = w.rc.SetReadDeadline(time.Now().Add(f.p.opts.bodyTimeout())) // not supported: unbounded
+	body, err := io.ReadAll(http.MaxBytesReader(w.ResponseWriter, r.Body, f.p.opts.maxMessage()))
 	if err == nil { // an answer may take long: the client's end is watched meanwhile
-		_ = rc.SetReadDeadline(time.Time{})
+		_ = w.rc.SetReadDeadline(time.Time{})
 	}
 	return body, err
 }
+
+// A timedWriter is a client's ResponseWriter each of whose writes and flushes must be
+// done within its timeout, however long the answer, or the stream, lasts.
+type timedWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+// Write writes b within the timeout.
+func (t *timedWriter) Write(b []byte) (int, error) {
+	_ = t.rc.SetWriteDeadline(time.Now().Add(t.timeout))
+	return t.ResponseWriter.Write(b)
+}
+
+// Flush sends what was written on to the client, within the timeout.
+func (t *timedWriter) Flush() {
+	_ = t.rc.SetWriteDeadline(time.Now().Add(t.timeout))
+	_ = t.rc.Flush()
+}
+
+// Unwrap returns the ResponseWriter, for http.ResponseController.
+func (t *timedWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 // post sends the client's messages on, and relays the answer, with the proxy's answers
 // to refused members of a batch, if any.

@@ -514,3 +514,29 @@ func TestHTTPSlowBody(t *testing.T) {
 		t.Fatalf("%d requests reached the upstream", n)
 	}
 }
+
+// TestHTTPSlowReader: a client that reads nothing of a stream it asked for is cut off
+// once a write to it has waited its time, and the upstream's stream with it.
+func TestHTTPSlowReader(t *testing.T) {
+	cut := make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(cut)
+		w.Header().Set("Content-Type", "text/event-stream")
+		event := []byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"pad\":\"" + strings.Repeat("x", 64<<10) + "\"}}\n\n")
+		for {
+			if _, err := w.Write(event); err != nil {
+				return // the proxy closed the stream
+			}
+		}
+	}))
+	t.Cleanup(upstream.Close)
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{WriteTimeout: time.Millisecond})
+	u, _ := url.Parse(endpoint)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: "+u.Host+"\r\nAccept: text/event-stream\r\n\r\n")
+	<-cut
+}

@@ -66,6 +66,10 @@ type Options struct {
 	// BodyTimeout bounds the time the HTTP front waits for a POST's body, from the
 	// request's start. 0: DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// WriteTimeout bounds each write of the HTTP front to a client (an answer, an event
+	// of a stream): a client that reads nothing for that long is cut off. A stream may
+	// stay open, quiet, for as long as the upstream keeps it. 0: DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// Guard holds further options of the guard, applied after those the fields above
 	// make: mcpvalidateotel's Instrumentation.Option(), which records the checks as
 	// metrics and each tools/call's operation, from the request the proxy receives to the

@@ -7,7 +7,8 @@ import (
 )
 
 // TestLossless passes a scripted exchange of everything but refused calls, and checks
-// that each side gets every line with the same bytes, in order.
+// that each side gets every line with the same bytes, in order. (A client's line that is
+// not one message does not pass: TestStdioFraming.)
 func TestLossless(t *testing.T) {
 	h := newHarness(t, Options{})
 	steps := []struct {
@@ -32,10 +33,7 @@ func TestLossless(t *testing.T) {
 		{false, `{"jsonrpc":"2.0","id":10,"result":{"roots":[]}}`},
 		{false, `{"jsonrpc":"2.0","id":2,"method":"vendor/unknown","params":{"x":[1,2,{"y":null}]}}`},
 		{true, `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}`},
-		{false, `this is not JSON {"method":"tools/list"`},
-		{false, `{"jsonrpc":"2.0","id":12,"method":"ping",}`},
 		{true, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"\u00e9\u2028"}}`},
-		{false, ``},
 		{true, `[]`},
 		{false, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo","days":3}}}` + "\r"},
 		{false, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"x"}}`},
