@@ -249,9 +249,7 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward
 // JSON-RPC error, and with the proxy's answers to refused members of a batch, if any;
 // with 502 Bad Gateway when there is no one to answer. It logs why.
 func (f *front) failed(w http.ResponseWriter, s *session, forward, answer []byte, why string) {
-	if f.p.log != nil {
-		f.p.log.Warn("mcpvalidate proxy: the upstream server failed", "session", s.id, "error", why)
-	}
+	f.logFailed(s, why)
 	gone := serverGoneAll(s, forward, why)
 	switch {
 	case gone == nil && answer == nil:
@@ -272,6 +270,24 @@ func forgetAll(s *session, msgs []byte) {
 	}
 	if !elements(msgs, each) {
 		each(msgs)
+	}
+}
+
+// streamBroke ends a stream the upstream broke off for the reason why: each request among
+// forward that it did not answer gets an error event in its place.
+func (f *front) streamBroke(out *eventWriter, s *session, forward []byte, why string) {
+	f.logFailed(s, why)
+	for _, m := range serverGoneAll(s, forward, why) {
+		if out.write(append(append([]byte("data: "), m...), "\n\n"...)) != nil {
+			return
+		}
+	}
+	out.flush()
+}
+
+func (f *front) logFailed(s *session, why string) {
+	if f.p.log != nil {
+		f.p.log.Warn("mcpvalidate proxy: the upstream server failed", "session", s.id, "error", why)
 	}
 }
 
@@ -463,13 +479,17 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, fo
 					ev = event{raw: append(line, "\n\n"...), lines: [][]byte{line}}
 				}
 			}
-			if len(ev.raw) > 0 {
+			broken := err != nil && err != io.EOF && !errors.Is(err, context.Canceled)
+			if len(ev.raw) > 0 && (!broken || ev.over != nil) { // an event cut off goes no further
 				if b := ev.checked(f.p, s); b != nil && out.write(b) != nil {
 					return
 				}
 				if !events.hasEvent() { // else it goes with the next one
 					out.flush()
 				}
+			}
+			if broken {
+				f.streamBroke(out, s, forward, "the upstream server's stream broke off: "+err.Error())
 			}
 			if err != nil {
 				return

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -539,4 +540,40 @@ func TestHTTPSlowReader(t *testing.T) {
 	defer conn.Close()
 	io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: "+u.Host+"\r\nAccept: text/event-stream\r\n\r\n")
 	<-cut
+}
+
+// TestHTTPUpstreamStreamBroken: an upstream SSE stream that breaks off mid-event is
+// logged; the event cut off goes no further, and each request of the POST it had not
+// answered gets a JSON-RPC error event in its place.
+func TestHTTPUpstreamStreamBroken(t *testing.T) {
+	const notification = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		conn, buf, _ := http.NewResponseController(w).Hijack()
+		defer conn.Close()
+		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+		events := notification
+		if bytes.HasPrefix(body, []byte("[")) {
+			events += "data: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}\n\n"
+		}
+		events += "data: {\"jsonrpc\":\"2.0\",\"id\":"
+		fmt.Fprintf(buf, "%x\r\n%s\r\n", len(events), events)
+		buf.Flush()
+	}))
+	t.Cleanup(upstream.Close)
+	var logged bytes.Buffer
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
+	errorEvent := func(id string) string {
+		return `data: {"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"mcpvalidate proxy: the upstream server's stream broke off: unexpected EOF"}}` + "\n\n"
+	}
+	if status, _, body := postRaw(t, endpoint, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, http.Header{}); status != 200 || body != notification+errorEvent("7") {
+		t.Fatalf("one request: %d %q", status, body)
+	}
+	body := `[{"jsonrpc":"2.0","id":8,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]`
+	if status, _, got := postRaw(t, endpoint, body, http.Header{}); status != 200 || got != notification+"data: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}\n\n"+errorEvent("9") {
+		t.Fatalf("a batch: %d %q", status, got)
+	}
+	if n := strings.Count(logged.String(), `"msg":"mcpvalidate proxy: the upstream server failed"`); n != 2 {
+		t.Fatalf("logged %d times:\n%s", n, logged.String())
+	}
 }
