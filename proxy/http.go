@@ -102,11 +102,11 @@ func (f *front) forget(id string) {
 	f.p.guard.ForgetSession(id)
 }
 
-// ServeHTTP decides a POST's messages and passes them on, or answers them; other
-// requests pass as they are.
+// ServeHTTP refuses the requests the front does not serve, decides a POST's messages and
+// passes them on, or answers them; GET and DELETE pass as they are.
 func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &timedWriter{ResponseWriter: rw, rc: http.NewResponseController(rw), timeout: f.p.opts.writeTimeout()}
-	_ = w.rc.SetWriteDeadline(time.Time{}) // the last answer's on this connection is past
+	_ = w.rc.SetWriteDeadline(time.Time{}) // the one the connection's last answer left
 	if why, status := f.access.refused(r); why != "" {
 		if f.p.log != nil {
 			f.p.log.Warn("mcpvalidate proxy: a request was refused", "status", status, "method", bounded(r.Method),
