@@ -2,10 +2,12 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -257,8 +259,8 @@ func TestRunServerExits(t *testing.T) {
 // status, after passing what the server still had to say.
 func TestRunClientEnds(t *testing.T) {
 	send, got, result := runProxy(t, "cat")
-	io.WriteString(send, "not json\n")
-	if line, err := got.ReadString('\n'); line != "not json\n" || err != nil {
+	io.WriteString(send, `{"jsonrpc":"2.0","method":"first"}`+"\n")
+	if line, err := got.ReadString('\n'); line != `{"jsonrpc":"2.0","method":"first"}`+"\n" || err != nil {
 		t.Fatalf("the client got %q, %v", line, err)
 	}
 	io.WriteString(send, `{"jsonrpc":"2.0","method":"x"}`)
@@ -311,5 +313,38 @@ func TestRunBadCommand(t *testing.T) {
 	cmd.Stdout = io.Discard
 	if _, err := p.Run(context.Background(), cmd, strings.NewReader(""), io.Discard); err == nil {
 		t.Fatal("Run took a command whose stdout was set")
+	}
+}
+
+// TestRunLogsExit logs a server's exit: at Info when it exits with status 0, at Warn with
+// the error otherwise.
+func TestRunLogsExit(t *testing.T) {
+	for _, tc := range []struct {
+		role, want string
+	}{
+		{"cat", `{"level":"INFO","msg":"mcpvalidate proxy: the MCP server exited with status 0"}`},
+		{"exit3", `{"level":"WARN","msg":"mcpvalidate proxy: the MCP server exited with status 3","error":"exit status 3"}`},
+	} {
+		t.Run(tc.role, func(t *testing.T) {
+			var logged bytes.Buffer
+			p, err := New(Options{Logger: slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{
+				ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+					if a.Key == slog.TimeKey {
+						return slog.Attr{}
+					}
+					return a
+				}}))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			server := exec.Command(os.Args[0])
+			server.Env = append(os.Environ(), role+"="+tc.role)
+			if _, err := p.Run(context.Background(), server, strings.NewReader("{}\n"), io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(logged.String()); got != tc.want {
+				t.Fatalf("logged\n%s\nwant\n%s", got, tc.want)
+			}
+		})
 	}
 }

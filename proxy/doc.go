@@ -5,11 +5,13 @@
 // Go adapters give. The call never reaches the server.
 //
 // Everything else passes unchanged: responses, notifications, progress, cancellations,
-// pings, the server's requests to the client (sampling, elicitation, roots), methods the
-// proxy does not know and lines that are not JSON reach the other side with the same
-// bytes, in the same order. A message is never re-serialised; only a JSON-RPC batch from
-// which a refused call is taken out is rebuilt, of its other members' own bytes, and the
-// refusals go back to the client as a batch of their own.
+// pings, the server's requests to the client (sampling, elicitation, roots) and methods
+// the proxy does not know reach the other side with the same bytes, in the same order.
+// A client's message that is not JSON (over stdio, a line that is not one message) is
+// answered with a parse error and not sent on, so that no lenient server reads, or
+// reassembles, a call the proxy did not check. A message is never re-serialised; only a
+// JSON-RPC batch from which a refused call is taken out is rebuilt, of its other
+// members' own bytes, and the refusals go back to the client as a batch of their own.
 //
 // The tools come from the server's tools/list answers to the client, page by page, and
 // are marked stale by notifications/tools/list_changed. A call of a tool not seen listed

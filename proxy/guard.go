@@ -38,8 +38,8 @@ func newGuard(o *Options) (guard, error) {
 	if o.Output {
 		opts = append(opts, core.WithOutputValidation())
 	}
-	if o.MaxDepth < 0 || o.MaxViolations < 0 || o.MaxMessage < 0 || o.CacheBudget < 0 {
-		return nil, errors.New("proxy: MaxDepth, MaxViolations, MaxMessage and CacheBudget must not be negative")
+	if o.MaxDepth < 0 || o.MaxViolations < 0 || o.MaxMessage < 0 || o.CacheBudget < 0 || o.BodyTimeout < 0 || o.WriteTimeout < 0 {
+		return nil, errors.New("proxy: MaxDepth, MaxViolations, MaxMessage, CacheBudget, BodyTimeout and WriteTimeout must not be negative")
 	}
 	opts = append(opts, core.WithMaxDepth(o.MaxDepth), core.WithMaxViolations(o.MaxViolations), core.WithCacheBudget(o.CacheBudget))
 	if o.Logger != nil {

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +33,10 @@ import (
 // client's Accept-Encoding on (its transport asks for gzip and decodes it), and answers
 // 502 Bad Gateway to an answer encoded otherwise; a POST whose body is encoded (a
 // Content-Encoding other than identity) is answered 415 Unsupported Media Type, unread.
+// A request is served only when its Host names the proxy (a loopback name on a loopback
+// connection, or one of Options.AllowHosts) and its Origin, if any, is allowed likewise
+// (Options.AllowOrigins), or it gets 403 Forbidden; a method other than POST, GET or
+// DELETE gets 405 Method Not Allowed. Neither reaches the upstream.
 func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
@@ -40,9 +45,13 @@ func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("proxy: upstream %q is not an http or https URL", upstream)
 	}
+	a, err := newAccess(&p.opts)
+	if err != nil {
+		return nil, err
+	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = 256 // one upstream: keep a connection for each client's
-	return &front{p: p, upstream: u, sessions: map[string]*session{}, client: &http.Client{
+	return &front{p: p, upstream: u, access: a, sessions: map[string]*session{}, client: &http.Client{
 		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
@@ -52,6 +61,7 @@ type front struct {
 	p        *Proxy
 	upstream *url.URL
 	client   *http.Client
+	access   access
 
 	mu       sync.Mutex
 	sessions map[string]*session // by Mcp-Session-Id; "" for requests without one
@@ -92,9 +102,22 @@ func (f *front) forget(id string) {
 	f.p.guard.ForgetSession(id)
 }
 
-// ServeHTTP decides a POST's messages and passes them on, or answers them; other
-// requests pass as they are.
-func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP refuses the requests the front does not serve, decides a POST's messages and
+// passes them on, or answers them; GET and DELETE pass as they are.
+func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &timedWriter{ResponseWriter: rw, rc: http.NewResponseController(rw), timeout: f.p.opts.writeTimeout()}
+	_ = w.rc.SetWriteDeadline(time.Time{}) // the one the connection's last answer left
+	if why, status := f.access.refused(r); why != "" {
+		if f.p.log != nil {
+			f.p.log.Warn("mcpvalidate proxy: a request was refused", "status", status, "method", bounded(r.Method),
+				"host", bounded(r.Host), "origin", bounded(r.Header.Get("Origin")))
+		}
+		if status == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", "GET, POST, DELETE")
+		}
+		http.Error(w, why, status)
+		return
+	}
 	id := r.Header.Get(sessionHeader)
 	s := f.session(id)
 	var body []byte
@@ -104,11 +127,15 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var err error
-		if body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, f.p.opts.maxMessage())); err != nil {
+		if body, err = f.readBody(w, r); err != nil {
 			if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusRequestEntityTooLarge)
 				_, _ = w.Write(errorResponse([]byte("null"), -32600, tooLong("the request", -1, tooBig.Limit)))
+				return
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				http.Error(w, "mcpvalidate proxy: the request's body did not come within "+f.p.opts.bodyTimeout().String(), http.StatusRequestTimeout)
 				return
 			}
 			http.Error(w, "mcpvalidate proxy: reading the request: "+err.Error(), http.StatusBadRequest)
@@ -142,23 +169,68 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.listen()
 		defer s.unlisten()
 	}
-	f.relay(w, resp, s, nil)
+	f.relay(w, resp, s, nil, nil)
 }
+
+// The HTTP front's bounds on a client's reads and writes by default.
+const (
+	DefaultBodyTimeout  = 30 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+)
+
+func (o *Options) bodyTimeout() time.Duration {
+	if o.BodyTimeout > 0 {
+		return o.BodyTimeout
+	}
+	return DefaultBodyTimeout
+}
+
+func (o *Options) writeTimeout() time.Duration {
+	if o.WriteTimeout > 0 {
+		return o.WriteTimeout
+	}
+	return DefaultWriteTimeout
+}
+
+// readBody reads r's body, within the proxy's limits of size and time.
+func (f *front) readBody(w *timedWriter, r *http.Request) ([]byte, error) {
+	_ = w.rc.SetReadDeadline(time.Now().Add(f.p.opts.bodyTimeout())) // not supported: unbounded
+	body, err := io.ReadAll(http.MaxBytesReader(w.ResponseWriter, r.Body, f.p.opts.maxMessage()))
+	if err == nil { // an answer may take long: the client's end is watched meanwhile
+		_ = w.rc.SetReadDeadline(time.Time{})
+	}
+	return body, err
+}
+
+// A timedWriter is a client's ResponseWriter each of whose writes and flushes must be
+// done within its timeout, however long the answer, or the stream, lasts.
+type timedWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+// Write writes b within the timeout.
+func (t *timedWriter) Write(b []byte) (int, error) {
+	_ = t.rc.SetWriteDeadline(time.Now().Add(t.timeout))
+	return t.ResponseWriter.Write(b)
+}
+
+// Flush sends what was written on to the client, within the timeout.
+func (t *timedWriter) Flush() {
+	_ = t.rc.SetWriteDeadline(time.Now().Add(t.timeout))
+	_ = t.rc.Flush()
+}
+
+// Unwrap returns the ResponseWriter, for http.ResponseController.
+func (t *timedWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 // post sends the client's messages on, and relays the answer, with the proxy's answers
 // to refused members of a batch, if any.
 func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward, answer []byte) {
 	resp, err := f.send(r, bytes.NewReader(forward))
 	if err != nil {
-		if gone := serverGoneAll(s, forward, "the upstream server could not be reached: "+err.Error()); gone != nil {
-			if b := skipSpace(forward, 0); forward[b] != '[' {
-				writeJSON(w, gone[0]) // one message, one answer
-				return
-			}
-			writeJSON(w, batchOf(gone, answer))
-			return
-		}
-		http.Error(w, "mcpvalidate proxy: the upstream server: "+err.Error(), http.StatusBadGateway)
+		f.failed(w, s, forward, answer, "the upstream server could not be reached: "+err.Error())
 		return
 	}
 	defer resp.Body.Close()
@@ -172,8 +244,25 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward
 		writeJSON(w, answer) // only notifications went on; the refusals are the answer
 		return
 	}
-	f.relay(w, resp, s, answer)
+	f.relay(w, resp, s, forward, answer)
 	forgetAll(s, forward) // what this answer did not answer, a broken stream will not
+}
+
+// failed answers the requests among forward (a message or a batch; nil for a GET or a
+// DELETE), which the upstream server did not answer for the reason why, each with a
+// JSON-RPC error, and with the proxy's answers to refused members of a batch, if any;
+// with 502 Bad Gateway when there is no one to answer. It logs why.
+func (f *front) failed(w http.ResponseWriter, s *session, forward, answer []byte, why string) {
+	f.logFailed(s, why)
+	gone := serverGoneAll(s, forward, why)
+	switch {
+	case gone == nil && answer == nil:
+		http.Error(w, "mcpvalidate proxy: "+why, http.StatusBadGateway)
+	case len(gone) == 1 && forward[skipSpace(forward, 0)] != '[':
+		writeJSON(w, gone[0]) // one message, one answer
+	default:
+		writeJSON(w, batchOf(gone, answer))
+	}
 }
 
 // forgetAll forgets the requests among msgs (a message or a batch) still in flight.
@@ -185,6 +274,24 @@ func forgetAll(s *session, msgs []byte) {
 	}
 	if !elements(msgs, each) {
 		each(msgs)
+	}
+}
+
+// streamBroke ends a stream the upstream broke off for the reason why: each request among
+// forward that it did not answer gets an error event in its place.
+func (f *front) streamBroke(out *eventWriter, s *session, forward []byte, why string) {
+	f.logFailed(s, why)
+	for _, m := range serverGoneAll(s, forward, why) {
+		if out.write(append(append([]byte("data: "), m...), "\n\n"...)) != nil {
+			return
+		}
+	}
+	out.flush()
+}
+
+func (f *front) logFailed(s *session, why string) {
+	if f.p.log != nil {
+		f.p.log.Warn("mcpvalidate proxy: the upstream server failed", "session", s.id, "error", why)
 	}
 }
 
@@ -348,11 +455,12 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 	return append(append([]byte(`{"tools":`), batch(tools)...), '}'), nil
 }
 
-// relay writes the upstream's answer: status, headers, and the body, checked. A body the
-// proxy cannot read, encoded in a way it did not ask for, goes no further.
-func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, answer []byte) {
+// relay writes the upstream's answer to forward: status, headers, and the body, checked.
+// A body the proxy cannot read (encoded in a way it did not ask for, broken off, over the
+// limit) goes no further: the requests it answers are answered with errors instead.
+func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, forward, answer []byte) {
 	if coding := encoded(resp.Header); coding != "" {
-		http.Error(w, "mcpvalidate proxy: the upstream server's answer is encoded ("+coding+"), which the proxy did not ask for and cannot check", http.StatusBadGateway)
+		f.failed(w, s, forward, answer, "the upstream server's answer is encoded ("+coding+"), which the proxy did not ask for and cannot check")
 		return
 	}
 	copyHeaders(w.Header(), resp.Header)
@@ -385,13 +493,17 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 				s.listen()
 				listening = true
 			}
-			if len(ev.raw) > 0 {
+			broken := err != nil && err != io.EOF && !errors.Is(err, context.Canceled)
+			if len(ev.raw) > 0 && (!broken || ev.over != nil) { // an event cut off goes no further
 				if b := ev.checked(f.p, s); b != nil && out.write(b) != nil {
 					return
 				}
 				if !events.hasEvent() { // else it goes with the next one
 					out.flush()
 				}
+			}
+			if broken {
+				f.streamBroke(out, s, forward, "the upstream server's stream broke off: "+err.Error())
 			}
 			if err != nil {
 				return
@@ -400,11 +512,11 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 	case isJSON(resp.Header):
 		body, err := readAtMost(resp.Body, f.p.opts.maxMessage())
 		if err == errOverlong {
-			http.Error(w, tooLong("the upstream server's answer", -1, f.p.opts.maxMessage()), http.StatusBadGateway)
+			f.failed(w, s, forward, answer, strings.TrimPrefix(tooLong("the upstream server's answer", -1, f.p.opts.maxMessage()), "mcpvalidate proxy: "))
 			return
 		}
 		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
+			f.failed(w, s, forward, answer, "the upstream server's answer could not be read: "+err.Error())
 			return
 		}
 		out := f.p.fromServer(s, body)

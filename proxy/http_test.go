@@ -2,18 +2,26 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os/exec"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -479,5 +487,150 @@ func TestHTTPRefusalShapePerRequest(t *testing.T) {
 			continue
 		}
 		isRefusal(t, string(got), result, "Invalid arguments: ", true)
+	}
+}
+
+// TestHTTPUpstreamAnswerBroken: an upstream JSON answer that cannot be read to its end
+// (shorter than its Content-Length, gzip that is not, over the limit) is logged, and each
+// request of the POST is answered with a JSON-RPC error, one or a batch.
+func TestHTTPUpstreamAnswerBroken(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+		why    string
+	}{
+		{"short", func(w http.ResponseWriter) {
+			conn, buf, _ := http.NewResponseController(w).Hijack()
+			buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":\"2.0\"")
+			buf.Flush()
+			conn.Close()
+		}, "could not be read: unexpected EOF"},
+		{"not gzip", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+		}, "could not be read: gzip: invalid header"},
+		{"gzip cut short", func(w http.ResponseWriter) {
+			var b bytes.Buffer
+			z := gzip.NewWriter(&b)
+			io.WriteString(z, `{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`)
+			z.Close()
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(b.Bytes()[:b.Len()-10])
+		}, "could not be read: unexpected EOF"},
+		{"over the limit", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{"pad":"`+strings.Repeat("x", 2<<10)+`"}}`)
+		}, "is over the proxy's limit of 1024 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				tc.answer(w)
+			}))
+			t.Cleanup(upstream.Close)
+			var logged bytes.Buffer
+			endpoint := startFront(t, upstream.URL+"/mcp", Options{MaxMessage: 1 << 10, Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
+			head := func(id string) string {
+				return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"mcpvalidate proxy: the upstream server's answer `
+			}
+			status, _, body := postRaw(t, endpoint, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, http.Header{})
+			if status != 200 || !strings.HasPrefix(body, head("7")) || !strings.Contains(body, tc.why) || !json.Valid([]byte(body)) {
+				t.Fatalf("one request: %d %q", status, body)
+			}
+			status, _, body = postRaw(t, endpoint, `[{"jsonrpc":"2.0","id":8,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"9","method":"ping"}]`, http.Header{})
+			if status != 200 || !strings.HasPrefix(body, "["+head("8")) || !strings.Contains(body, "},"+head(`"9"`)) || !json.Valid([]byte(body)) {
+				t.Fatalf("a batch: %d %q", status, body)
+			}
+			if n := strings.Count(logged.String(), `"level":"WARN","msg":"mcpvalidate proxy: the upstream server failed"`); n != 2 || !strings.Contains(logged.String(), tc.why) {
+				t.Fatalf("logged %d times:\n%s", n, logged.String())
+			}
+		})
+	}
+}
+
+// TestHTTPSlowBody: a client that sends half a body and waits is answered 408 and its
+// connection closed once the body's time is up; nothing reaches the upstream.
+func TestHTTPSlowBody(t *testing.T) {
+	var reached atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached.Add(1) }))
+	t.Cleanup(upstream.Close)
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{BodyTimeout: time.Millisecond})
+	u, _ := url.Parse(endpoint)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: "+u.Host+"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":")
+	got, err := io.ReadAll(conn) // until the proxy closes the connection
+	if err != nil || !strings.HasPrefix(string(got), "HTTP/1.1 408 ") {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("%d requests reached the upstream", n)
+	}
+}
+
+// TestHTTPSlowReader: a client that reads nothing of a stream it asked for is cut off
+// once a write to it has waited its time, and the upstream's stream with it.
+func TestHTTPSlowReader(t *testing.T) {
+	cut := make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(cut)
+		w.Header().Set("Content-Type", "text/event-stream")
+		event := []byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"pad\":\"" + strings.Repeat("x", 64<<10) + "\"}}\n\n")
+		for {
+			if _, err := w.Write(event); err != nil {
+				return // the proxy closed the stream
+			}
+		}
+	}))
+	t.Cleanup(upstream.Close)
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{WriteTimeout: time.Millisecond})
+	u, _ := url.Parse(endpoint)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: "+u.Host+"\r\nAccept: text/event-stream\r\n\r\n")
+	<-cut
+}
+
+// TestHTTPUpstreamStreamBroken: an upstream SSE stream that breaks off mid-event is
+// logged; the event cut off goes no further, and each request of the POST it had not
+// answered gets a JSON-RPC error event in its place.
+func TestHTTPUpstreamStreamBroken(t *testing.T) {
+	const notification = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		conn, buf, _ := http.NewResponseController(w).Hijack()
+		defer conn.Close()
+		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+		events := notification
+		if bytes.HasPrefix(body, []byte("[")) {
+			events += "data: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}\n\n"
+		}
+		events += "data: {\"jsonrpc\":\"2.0\",\"id\":"
+		fmt.Fprintf(buf, "%x\r\n%s\r\n", len(events), events)
+		buf.Flush()
+	}))
+	t.Cleanup(upstream.Close)
+	var logged bytes.Buffer
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
+	errorEvent := func(id string) string {
+		return `data: {"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"mcpvalidate proxy: the upstream server's stream broke off: unexpected EOF"}}` + "\n\n"
+	}
+	if status, _, body := postRaw(t, endpoint, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, http.Header{}); status != 200 || body != notification+errorEvent("7") {
+		t.Fatalf("one request: %d %q", status, body)
+	}
+	body := `[{"jsonrpc":"2.0","id":8,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]`
+	if status, _, got := postRaw(t, endpoint, body, http.Header{}); status != 200 || got != notification+"data: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}\n\n"+errorEvent("9") {
+		t.Fatalf("a batch: %d %q", status, got)
+	}
+	if n := strings.Count(logged.String(), `"msg":"mcpvalidate proxy: the upstream server failed"`); n != 2 {
+		t.Fatalf("logged %d times:\n%s", n, logged.String())
 	}
 }

@@ -72,6 +72,23 @@ type Options struct {
 	// it, under the name sent, which a log line shows escaped and elided, and metrics
 	// record as [UnknownTool].
 	Unknown Unknown
+	// AllowHosts are the names, besides loopback names, that the HTTP front answers to in
+	// a request's Host header: "name" for any port, "name:port" for one. Loopback names
+	// (localhost, 127.0.0.1, [::1]) are answered to only on a connection to a loopback
+	// address; on any other, or one whose local address the request's context does not
+	// carry (http.LocalAddrContextKey), only these are.
+	AllowHosts []string
+	// AllowOrigins are the origins ("https://app.example.com") whose requests the HTTP
+	// front serves when they carry an Origin header, besides those of loopback names on
+	// a loopback connection.
+	AllowOrigins []string
+	// BodyTimeout bounds the time the HTTP front waits for a POST's body, once its
+	// headers are read; a client that is slower gets 408. 0: DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// WriteTimeout bounds each write of the HTTP front to a client (an answer, an event
+	// of a stream): a client that reads nothing for that long is cut off. A stream may
+	// stay open, quiet, for as long as the upstream keeps it. 0: DefaultWriteTimeout.
+	WriteTimeout time.Duration
 	// Guard holds further options of the guard, applied after those the fields above
 	// make: mcpvalidateotel's Instrumentation.Option(), which records the checks as
 	// metrics and each tools/call's operation, from the request the proxy receives to the

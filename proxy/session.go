@@ -71,12 +71,11 @@ type fetcher func(key string, req []byte) ([]byte, error)
 // be nil.
 func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher, given string) (forward, answer []byte) {
 	if !valid(b) {
-		if mentionsCall(b) {
-			return nil, errorResponse([]byte("null"), -32700, "Parse error: the message is not JSON, and a lenient parser might read a tools/call in it, so it was not sent on")
-		}
-		return b, nil
+		return nil, errorResponse([]byte("null"), -32700, "Parse error: the message is not JSON, so it was not sent on")
 	}
-	if i := skipSpace(b, 0); b[i] != '[' {
+	switch i := skipSpace(b, 0); b[i] {
+	case '[':
+	case '{':
 		ans, drop := p.clientMessage(s, b, fetch, given)
 		switch {
 		case ans != nil:
@@ -85,6 +84,8 @@ func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher, given string) (f
 			return nil, nil
 		}
 		return b, nil
+	default:
+		return nil, errorResponse([]byte("null"), -32600, "Invalid Request: the message is JSON, but not a message or a batch, so it was not sent on")
 	}
 	var kept, answers [][]byte
 	changed := false

@@ -84,7 +84,11 @@ func (p *Proxy) Run(ctx context.Context, cmd *exec.Cmd, clientIn io.Reader, clie
 	status := exitStatus(cmd.ProcessState)
 	why := fmt.Sprintf("the MCP server exited with status %d", status)
 	c.finish(why)
-	if p.log != nil && c.gone.Load() == nil {
+	switch {
+	case p.log == nil || c.gone.Load() != nil:
+	case waitErr == nil:
+		p.log.Info("mcpvalidate proxy: " + why)
+	default:
 		p.log.Warn("mcpvalidate proxy: "+why, "error", waitErr)
 	}
 	return status, relayErr
@@ -247,12 +251,30 @@ func (c *conn) fromClient(r io.Reader) {
 func (c *conn) relay(line []byte, more bool) bool {
 	c.busy.Lock()
 	defer c.busy.Unlock()
+	if ans, skip := unframed(line); skip {
+		return true
+	} else if ans != nil {
+		return c.toClient(ans, false, false) == nil
+	}
 	forward, answer := c.p.fromClient(c.s, line, c.fetch, "")
 	if answer != nil && c.toClient(answer, false, false) != nil {
 		return false
 	}
 	_ = c.toServer(forward, sameBytes(forward, line), more)
 	return true
+}
+
+// unframed returns the proxy's answer to a client's line that is not JSON, which never
+// goes on: a server reading a stream of JSON values, not lines, would put a message split
+// over lines together, unchecked; skip for a blank line.
+func unframed(line []byte) (answer []byte, skip bool) {
+	switch {
+	case skipSpace(line, 0) == len(line):
+		return nil, true
+	case !valid(line):
+		return errorResponse([]byte("null"), -32700, "Parse error: the line is not one JSON message; over stdio each message is a line of its own, so it was not sent on"), false
+	}
+	return nil, false
 }
 
 // clientOverlong answers for a client's line over the limit, which was dropped: a

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"path/filepath"
@@ -49,5 +50,97 @@ func TestPollable(t *testing.T) {
 				t.Fatalf("read %q, %v", b, err)
 			}
 		})
+	}
+}
+
+// TestStdioFraming: over stdio a message is one line of JSON. A line that is not one
+// (a message split over lines, pretty-printed, two on a line, half of one) is answered
+// with a parse error and never reaches the server, whose JSON stream decoder would put
+// the pieces together; a blank line is skipped; a line of JSON that is not an object or
+// a batch is an invalid request.
+func TestStdioFraming(t *testing.T) {
+	const parseError = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not one JSON message; over stdio each message is a line of its own, so it was not sent on"}}`
+	const invalidRequest = `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the message is JSON, but not a message or a batch, so it was not sent on"}}`
+	call := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
+	pretty := []string{"{", `  "jsonrpc": "2.0",`, `  "id": 5,`, `  "method": "tools/call",`, `  "params": {"name": "weather", "arguments": {}}`, "}"}
+	for _, tc := range []struct {
+		name   string
+		lines  []string
+		answer string // to each line: parseError, invalidRequest, or "" for none
+	}{
+		{"pretty-printed", pretty, parseError},
+		{"split in two", []string{call[:40], call[40:]}, parseError},
+		{"split, each half without a call", []string{`{"jsonrpc":"2.0","id":5,"method":"tools/`, `call","params":{"name":"weather","arguments":{}}}`}, parseError},
+		{"two on a line", []string{call + call}, parseError},
+		{"two on a line, with a space", []string{`{"jsonrpc":"2.0","method":"x"} {"jsonrpc":"2.0","method":"y"}`}, parseError},
+		{"not JSON", []string{"not json"}, parseError},
+		{"a lenient parser's JSON", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list",}`}, parseError},
+		{"a string", []string{`"tools/call"`}, invalidRequest},
+		{"a number", []string{`5`}, invalidRequest},
+		{"blank lines", []string{"", "  \t", "\r"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Options{})
+			h.listed()
+			for _, l := range tc.lines {
+				h.client(l)
+				if tc.answer == "" {
+					continue
+				}
+				if got := h.clientGets(); got != tc.answer {
+					t.Fatalf("%q: the client got\n%s\nwant\n%s", l, got, tc.answer)
+				}
+			}
+			// What reaches the server next is the next message: nothing came before it.
+			h.clientPasses(`{"jsonrpc":"2.0","id":"next","method":"ping"}`)
+		})
+	}
+}
+
+// TestStdioFramingSDK: a pretty-printed call that breaks its tool's schema never reaches
+// go-sdk's stdio server, which reads a stream of JSON values, not lines.
+func TestStdioFramingSDK(t *testing.T) {
+	cmd := proxied(rawServer(t))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		cmd.Wait()
+	})
+	got := bufio.NewReader(out)
+	until := func(id string) string {
+		t.Helper()
+		for {
+			line, err := got.ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading: %v", err)
+			}
+			if strings.Contains(line, `"id":`+id+`,`) {
+				return line
+			}
+		}
+	}
+	io.WriteString(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n")
+	until("1")
+	io.WriteString(in, "{\n  \"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/call\",\n  \"params\": {\"name\": \"weather\", \"arguments\": {\"days\": \"many\"}}\n}\n")
+	for range 4 {
+		if line := until("null"); !strings.Contains(line, `"code":-32700`) {
+			t.Fatalf("the client got %s", line)
+		}
+	}
+	io.WriteString(in, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"calls","arguments":{}}}`+"\n")
+	if line := until("3"); !strings.Contains(line, `"text":"0"`) {
+		t.Fatalf("the server's handlers ran: %s", line)
 	}
 }

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"unicode/utf8"
 )
 
 // This file tells JSON from what is not, at any depth: encoding/json's json.Valid
@@ -157,56 +156,4 @@ func numberEnd(b []byte, i int) int {
 		}
 	}
 	return i
-}
-
-// mentionsCall reports whether b, read with JSON's escapes decoded wherever they are,
-// holds "tools/call": what a lenient parser (one that takes NaN, comments or trailing
-// commas) might read as a call in bytes that are not JSON.
-func mentionsCall(b []byte) bool {
-	const want = "tools/call"
-	matched := 0
-	for i := 0; i < len(b); {
-		r, size := rune(b[i]), 1
-		if b[i] == '\\' && i+1 < len(b) {
-			switch b[i+1] {
-			case '/':
-				r, size = '/', 2
-			case 'u':
-				if i+5 < len(b) && isHex(b[i+2]) && isHex(b[i+3]) && isHex(b[i+4]) && isHex(b[i+5]) {
-					r, size = rune(hexValue(b[i+2:i+6])), 6
-				}
-			}
-		} else if b[i] >= utf8.RuneSelf {
-			r, size = utf8.DecodeRune(b[i:])
-		}
-		i += size
-		switch {
-		case r == rune(want[matched]):
-			matched++
-		case r == rune(want[0]):
-			matched = 1
-		default:
-			matched = 0
-		}
-		if matched == len(want) {
-			return true
-		}
-	}
-	return false
-}
-
-func hexValue(h []byte) int {
-	n := 0
-	for _, c := range h {
-		n <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			n |= int(c - '0')
-		case c >= 'a' && c <= 'f':
-			n |= int(c-'a') + 10
-		default:
-			n |= int(c-'A') + 10
-		}
-	}
-	return n
 }

@@ -76,6 +76,6 @@ func interceptCommand(fs *flag.FlagSet) action {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		fmt.Fprintf(stderr, "mcpvalidate intercept: serving http://%s/\n", ln.Addr())
-		return 0, serve(ctx, ln, "/", in)
+		return 0, serve(ctx, ln, "/", in, defaultLimits)
 	}
 }

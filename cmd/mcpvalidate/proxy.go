@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -94,6 +95,11 @@ func proxyCommand(fs *flag.FlagSet) action {
 	flags := defineGuardFlags(fs, true)
 	upstream := fs.String("upstream", "", "the streamable HTTP server's endpoint URL, to front over HTTP instead of running a command")
 	listen := fs.String("listen", "", "with -upstream, the address to serve http://ADDR/mcp on, such as 127.0.0.1:8080")
+	var allowHosts, allowOrigins listFlag
+	fs.Var(&allowHosts, "allow-host", "with -listen, a host name (or name:port) clients reach the proxy by, besides loopback names;\n"+
+		"repeated or comma-separated; needed when -listen is not a loopback address")
+	fs.Var(&allowOrigins, "allow-origin", "with -listen, an origin (https://app.example.com) whose web pages may call the proxy, besides loopback names;\n"+
+		"repeated or comma-separated")
 	telemetryFlags := defineTelemetryFlags(fs)
 	return func(stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 		if _, isFile := stderr.(*os.File); !isFile {
@@ -104,6 +110,7 @@ func proxyCommand(fs *flag.FlagSet) action {
 			return 0, err
 		}
 		defer closeLog()
+		o.AllowHosts, o.AllowOrigins = allowHosts, allowOrigins
 		switch {
 		case *upstream != "" && (*listen == "" || fs.NArg() > 0):
 			return 0, fmt.Errorf("%w: -upstream needs -listen, and no command", errUsage)
@@ -134,10 +141,14 @@ func proxyCommand(fs *flag.FlagSet) action {
 			if err != nil {
 				return 0, err
 			}
+			if addr, ok := ln.Addr().(*net.TCPAddr); ok && !addr.IP.IsLoopback() && len(allowHosts) == 0 {
+				ln.Close()
+				return 0, fmt.Errorf("%w: -listen %s is not a loopback address: name the hosts clients reach the proxy by with -allow-host", errUsage, *listen)
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			fmt.Fprintf(stderr, "mcpvalidate proxy: serving http://%s/mcp in front of %s\n", ln.Addr(), *upstream)
-			return 0, serve(ctx, ln, "/mcp", h)
+			return 0, serve(ctx, ln, "/mcp", h, defaultLimits)
 		}
 		server := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 		server.Stderr = stderr
@@ -161,11 +172,36 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	return l.w.Write(b)
 }
 
+// A listFlag is a flag that may be given many times, each a comma-separated list.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+// Set adds the values of one flag.
+func (l *listFlag) Set(v string) error {
+	for e := range strings.SplitSeq(v, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			*l = append(*l, e)
+		}
+	}
+	return nil
+}
+
+// serverLimits bound what a client of the listener may hold: the time its headers may
+// take, a connection idle between requests, and its headers' size. (A POST's body is
+// bounded by the proxy's Options.BodyTimeout; an SSE stream may stay open.)
+type serverLimits struct {
+	header, idle time.Duration
+	maxHeader    int
+}
+
+var defaultLimits = serverLimits{header: 30 * time.Second, idle: 2 * time.Minute, maxHeader: 64 << 10}
+
 // serve serves h at path on ln until ctx ends, then lets the requests in progress finish.
-func serve(ctx context.Context, ln net.Listener, path string, h http.Handler) error {
+func serve(ctx context.Context, ln net.Listener, path string, h http.Handler, lim serverLimits) error {
 	mux := http.NewServeMux()
 	mux.Handle(path, h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle, MaxHeaderBytes: lim.maxHeader}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpvalidate/mcpvalidate/proxy"
 )
@@ -135,6 +136,9 @@ func TestProxyUsage(t *testing.T) {
 		{[]string{"proxy", "-max-message", "-1", "--", "x"}, "must not be negative"},
 		{[]string{"proxy", "-cache-budget", "-1", "--", "x"}, "must not be negative"},
 		{[]string{"proxy", "--", os.DevNull + "/missing"}, "starting the server"},
+		{[]string{"proxy", "-upstream", "http://127.0.0.1:1/mcp", "-listen", "0.0.0.0:0"}, "-listen 0.0.0.0:0 is not a loopback address: name the hosts clients reach the proxy by with -allow-host"},
+		{[]string{"proxy", "-upstream", "http://127.0.0.1:1/mcp", "-listen", "127.0.0.1:0", "-allow-origin", "app.example.com"}, `AllowOrigins: "app.example.com" is not an origin`},
+		{[]string{"proxy", "-upstream", "http://127.0.0.1:1/mcp", "-listen", "127.0.0.1:0", "-allow-host", "ok.example,http://x"}, `AllowHosts: "http://x" is not a host`},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer
@@ -166,7 +170,7 @@ func TestServeHTTP(t *testing.T) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- serve(ctx, ln, "/mcp", h) }()
+	go func() { served <- serve(ctx, ln, "/mcp", h, defaultLimits) }()
 	resp, err := http.Post("http://"+ln.Addr().String()+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -230,5 +234,45 @@ func TestIntercept(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := run([]string{"intercept"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "needs -tools FILE or -gateway URL") {
 		t.Errorf("no tools: exit %d, %s", code, errOut.String())
+	}
+}
+
+// TestServeLimits: the listener closes a connection left idle after its answer, and one
+// whose headers stop halfway, and answers headers over its bound with 431.
+func TestServeLimits(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	noContent := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	go func() {
+		served <- serve(ctx, ln, "/mcp", noContent, serverLimits{header: time.Millisecond, idle: time.Millisecond, maxHeader: 4 << 10})
+	}()
+	defer func() {
+		stop()
+		<-served
+	}()
+	for _, tc := range []struct{ name, send, want string }{
+		{"idle after an answer", "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "HTTP/1.1 204 "},
+		{"headers cut halfway", "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n", ""},
+		{"headers over the bound", "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + strings.Repeat("x", 16<<10) + "\r\n\r\n", "HTTP/1.1 431 "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			io.WriteString(conn, tc.send)
+			got, err := io.ReadAll(conn) // until the server closes the connection
+			if err != nil || !strings.HasPrefix(string(got), tc.want) {
+				t.Fatalf("got %q, %v; want it to begin %q", got, err, tc.want)
+			}
+		})
+	}
+	if defaultLimits.header <= 0 || defaultLimits.idle <= 0 || defaultLimits.maxHeader <= 0 || defaultLimits.maxHeader > 1<<20 {
+		t.Fatalf("the default limits: %+v", defaultLimits)
 	}
 }

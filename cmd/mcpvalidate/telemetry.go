@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -113,6 +114,11 @@ func (f *telemetryFlags) start(stderr io.Writer, command string) (*telemetry, er
 	}
 	if reg != nil {
 		ln, err := net.Listen("tcp", *f.metrics)
+		if se := (*os.SyscallError)(nil); errors.As(err, &se) {
+			// The address is taken or refused: the checks go on, the metrics without a reader.
+			fmt.Fprintf(stderr, "mcpvalidate %s: not serving metrics: %v\n", command, err)
+			return t, nil
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -383,5 +384,25 @@ func TestTelemetryUsage(t *testing.T) {
 		if code := run(c.args, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), c.err) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut.String(), c.err)
 		}
+	}
+}
+
+// TestMetricsAddressInUse: a -metrics address another process holds is logged, and the
+// proxy serves its client all the same, without metrics.
+func TestMetricsAddressInUse(t *testing.T) {
+	t.Setenv(serverRole, "1")
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo"}}}` + "\n"
+	var out, errOut bytes.Buffer
+	code := run([]string{"proxy", "-metrics", taken.Addr().String(), "--", os.Args[0], "-test.run=^$"}, strings.NewReader(in), &out, &errOut)
+	if code != 7 || !strings.Contains(out.String(), `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ran"}]}}`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the server's 7 and its answer", code, out.String(), errOut.String())
+	}
+	if want := "mcpvalidate proxy: not serving metrics: listen tcp " + taken.Addr().String(); !strings.Contains(errOut.String(), want) {
+		t.Fatalf("stderr %q, want %q", errOut.String(), want)
 	}
 }

@@ -1,0 +1,145 @@
+package proxy
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// This file decides which requests the HTTP front serves at all: those of its methods,
+// named by a host it answers to and sent from an origin it allows, so that a web page
+// whose name is rebound to the proxy's address (DNS rebinding) cannot reach the server
+// through it.
+
+// access is what the front allows besides loopback names, normalised.
+type access struct {
+	hosts   map[string]bool // "name" for any port, "name:port" for one
+	origins map[string]bool // "scheme://host[:port]", without a default port
+}
+
+func newAccess(o *Options) (access, error) {
+	a := access{hosts: map[string]bool{}, origins: map[string]bool{}}
+	for _, h := range o.AllowHosts {
+		name, port := splitHost(h)
+		if !hostName(name) || !digits(port) {
+			return a, errors.New("proxy: AllowHosts: " + quote(h) + " is not a host (a name, or name:port)")
+		}
+		a.hosts[hostKey(name, port)] = true
+	}
+	for _, o := range o.AllowOrigins {
+		key, _ := originKey(strings.TrimSuffix(o, "/"))
+		if key == "" {
+			return a, errors.New("proxy: AllowOrigins: " + quote(o) + " is not an origin (http or https://host[:port])")
+		}
+		a.origins[key] = true
+	}
+	return a, nil
+}
+
+// refused returns why r is not served: its Host or Origin not allowed, or its method not
+// one of MCP's; "" when it is served.
+func (a *access) refused(r *http.Request) (why string, status int) {
+	loopback := onLoopback(r)
+	if name, port := splitHost(r.Host); !(loopback && isLoopbackName(name) || a.hosts[name] || a.hosts[hostKey(name, port)]) {
+		return "mcpvalidate proxy: the host " + quote(r.Host) + " is not one the proxy answers to", http.StatusForbidden
+	}
+	for _, o := range r.Header.Values("Origin") {
+		key, name := originKey(o)
+		if key == "" || !(loopback && isLoopbackName(name) || a.origins[key]) {
+			return "mcpvalidate proxy: requests from the origin " + quote(o) + " are not served", http.StatusForbidden
+		}
+	}
+	switch r.Method {
+	case http.MethodPost, http.MethodGet, http.MethodDelete:
+		return "", 0
+	}
+	return "mcpvalidate proxy: the method " + quote(r.Method) + " is not one of MCP's", http.StatusMethodNotAllowed
+}
+
+// onLoopback reports whether r came on a connection to a loopback address.
+func onLoopback(r *http.Request) bool {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	return ok && addr.IP.IsLoopback()
+}
+
+// isLoopbackName reports whether name, a host name without its port, names this host's
+// loopback interface whatever DNS says: localhost or a loopback address.
+func isLoopbackName(name string) bool {
+	if name == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(name)
+	return err == nil && ip.IsLoopback()
+}
+
+// splitHost splits a Host header's value, or an allowed host, into its name, lowercased,
+// without brackets or a final dot, and its port, "" when it has none.
+func splitHost(hostport string) (name, port string) {
+	name, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		name, port = strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]"), ""
+	}
+	return strings.TrimSuffix(strings.ToLower(name), "."), port
+}
+
+func hostKey(name, port string) string {
+	if port == "" {
+		return name
+	}
+	return net.JoinHostPort(name, port)
+}
+
+// originKey returns an origin's key, "scheme://host[:port]" lowercased and without the
+// scheme's default port, and its host's name; "" for what is not an http or https origin
+// ("null", an origin with a path).
+func originKey(origin string) (key, name string) {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil ||
+		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || !digits(u.Port()) {
+		return "", ""
+	}
+	scheme := strings.ToLower(u.Scheme)
+	name, port := splitHost(u.Host)
+	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		port = ""
+	}
+	return scheme + "://" + hostKey(name, port), name
+}
+
+// hostName reports whether name is an IP address or a DNS name: letters, digits, '-',
+// '_' and dots.
+func hostName(name string) bool {
+	if _, err := netip.ParseAddr(name); err == nil {
+		return true
+	}
+	for _, c := range []byte(name) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+func digits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// quote quotes s for a message, at most 100 bytes of it.
+func quote(s string) string { return strconv.Quote(bounded(s)) }
+
+// bounded returns s, or its first 100 bytes when it is longer.
+func bounded(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "..."
+	}
+	return s
+}
