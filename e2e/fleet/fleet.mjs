@@ -10,19 +10,22 @@
 //
 // Three rounds of calls on three sessions: a valid call of each of four tools, four
 // invalid calls and calls of two tools the server does not list. After the first round the
-// replicas' /metrics are scraped, then one replica is killed (SIGKILL: its counts die with
-// it); the second round runs without it (HAProxy's connection to it fails, and it retries
-// on another replica); it is restarted on the same port, with counters from zero, and the
-// third round runs, then a task-augmented call whose task is created, polled and fetched
+// replicas' /metrics are scraped, then the replica that holds the first session's GET
+// stream is killed (SIGKILL: its counts die with it), and the client opens that stream
+// again through another replica; the second round runs without it (HAProxy's connection
+// to it fails, and it retries on another replica); it is restarted on the same port, with
+// counters from zero, and the third round runs, then a task-augmented call whose task is created, polled and fetched
 // through whichever replicas round robin gives. Checked:
 //   - every invalid call is refused, whichever replica took it, and each replica took some;
 //   - every valid answer equals the answer of the same call made direct to the server;
 //   - the replicas' mcpvalidate_calls_total, per replica, tool and outcome, equal what the
 //     clients caused on it (from X-Replica): for the killed replica its scrape before the
 //     kill plus its scrape at the end, which counts what it took after its restart;
-//   - the server never received an invalid call (loopback.cjs records what it received),
-//     and it received the tools/list requests the replicas sent for sessions they had not
-//     seen (printed).
+//   - the server never received an invalid call (loopback.cjs records what it received).
+// Printed: which replicas a task's requests and the GET streams went through, the repairs
+// the replicas counted, and what the server received (the clients list no tools: every
+// tools/list is a replica's own, for a session whose list it had not seen or, holding no
+// GET stream of the session, could not know to be current).
 //
 // Usage: node fleet.mjs /path/to/mcpvalidate /path/to/haproxy
 // The SDK and server-everything are read from $MCPVALIDATE_E2E_NODE_MODULES, by default
@@ -205,6 +208,11 @@ async function connect(url, routed) {
       if (msg.method === 'tools/call') routed.last = { name: msg.params.name, replica: res.headers.get('x-replica') };
       if (msg.method?.startsWith('tasks/')) routed.tasks.push({ method: msg.method, replica: res.headers.get('x-replica') });
     }
+    if (routed && init?.method === 'GET') {
+      const resumes = new Headers(init.headers).get('last-event-id');
+      routed.streams.push({ status: res.status, replica: res.headers.get('x-replica'), resumes: !!resumes });
+      routed.streamOpened?.();
+    }
     return res;
   };
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchNoting }));
@@ -241,7 +249,7 @@ const took = {};
 const direct = await connect(upstream);
 const sessions = [];
 for (let i = 0; i < SESSIONS; i++) {
-  const routed = { last: null, tasks: [] };
+  const routed = { last: null, tasks: [], streams: [] };
   sessions.push({ client: await connect(`http://127.0.0.1:${front}/mcp`, routed), routed });
 }
 
@@ -300,11 +308,14 @@ async function round(label) {
   return used;
 }
 
-// scrape reads mcpvalidate_calls_total of a replica, per tool and outcome.
+// scrape reads mcpvalidate_calls_total of a replica, per tool and outcome, and its
+// mcpvalidate_repairs_total, summed, under the key "repairs".
 async function scrape(r) {
   const text = await (await fetch(r.metrics)).text();
   const counts = {};
   for (const line of text.split('\n')) {
+    const repairs = line.match(/^mcpvalidate_repairs_total\{.*\} (\S+)$/);
+    if (repairs) counts.repairs = (counts.repairs ?? 0) + Number(repairs[1]);
     const m = line.match(/^mcpvalidate_calls_total\{(.*)\} (\S+)$/);
     if (!m) continue;
     const label = (name) => m[1].match(new RegExp(`(?:^|,)${name}="([^"]*)"`))?.[1];
@@ -321,15 +332,26 @@ const add = (a, b) => {
 };
 const sorted = (o) => Object.fromEntries(Object.entries(o ?? {}).sort());
 
-const KILLED = 1;
-const killed = `r${KILLED}`;
+let KILLED;
+let killed;
 let lost = {};
 try {
   const first = await round('round 1, every replica up');
   await check(`round 1: every replica took calls (${[...first].sort()})`, () => assert.equal(first.size, REPLICAS));
+  // The replica killed is the one that holds session 0's GET stream, which the SDK's
+  // client then opens again, through HAProxy, on another.
+  const [stream] = sessions[0].routed.streams;
+  killed = stream.replica;
+  KILLED = Number(killed.slice(1));
   lost = await scrape(replicas[KILLED]);
   console.log(`     ${killed} counted before its kill: ${JSON.stringify(sorted(lost))}`);
+  const reopened = new Promise((resolve) => (sessions[0].routed.streamOpened = resolve));
   await replicas[KILLED].stop('SIGKILL');
+  await reopened;
+  await check(`session 0's GET stream, cut with ${killed}, opened again through another replica`, () => {
+    const again = sessions[0].routed.streams.at(-1);
+    assert.ok(again.status === 200 && again.replica !== killed, JSON.stringify(sessions[0].routed.streams));
+  });
 
   const second = await round(`round 2, ${killed} killed`);
   await check(`round 2: no call answered by ${killed}, the others took them (${[...second].sort()})`, () => {
@@ -373,10 +395,12 @@ try {
   await check('every replica refused invalid calls and passed valid ones', () => {
     for (let i = 0; i < REPLICAS; i++) assert.deepEqual([...(took[`r${i}`] ?? [])].sort(), ['invalid', 'unlisted', 'valid'], `r${i}`);
   });
+  let repaired = 0;
   for (const [i, r] of replicas.entries()) {
     const name = `r${i}`;
     await check(`${name}'s mcpvalidate_calls_total equals the calls the clients made through it${i === KILLED ? ' (before its kill plus after its restart)' : ''}`, async () => {
-      const counted = i === KILLED ? add(lost, await scrape(r)) : await scrape(r);
+      const { repairs = 0, ...counted } = i === KILLED ? add(lost, await scrape(r)) : await scrape(r);
+      repaired += repairs;
       assert.deepEqual(sorted(counted), sorted(caused[name]));
     });
   }
@@ -386,10 +410,16 @@ try {
     assert.deepEqual(invalid.filter((c) => times(c) > 0), []);
     assert.deepEqual(valid.map(times), valid.map(() => 2 * 3 * SESSIONS));
   });
+  // One proxy would count 3 repairs a session in rounds 2 and 3 (echo, get-sum and
+  // get-annotated-message accepted after their refusals of the round before); a replica
+  // counts a repair only when it saw the refusal too.
+  console.log(`     repairs counted by the replicas: ${repaired} (one proxy: ${3 * 2 * SESSIONS})`);
+  for (const [i, s] of sessions.entries()) {
+    console.log(`     session ${i}'s GET streams: ${s.routed.streams.map((g) => `${g.status} from ${g.replica}${g.resumes ? ' resuming' : ''}`).join(', ')}`);
+  }
   const methods = {};
   for (const m of received()) methods[m.method] = (methods[m.method] ?? 0) + 1;
   console.log(`     the server received: ${JSON.stringify(sorted(methods))}`);
-  console.log(`     (the clients listed no tools: each tools/list came from a replica that had not seen its session's list)`);
 } finally {
   for (const { client } of sessions) await client.close();
   await direct.close();

@@ -28,7 +28,7 @@ export LD_LIBRARY_PATH
 if ldd "$hap/root/usr/sbin/haproxy" | grep 'not found'; then
   echo "run.sh: haproxy's libraries above are missing"; exit 1
 fi
-"$hap/root/usr/sbin/haproxy" -v | head -1
+"$hap/root/usr/sbin/haproxy" -v | sed -n 1p
 
 (cd "$root/cmd/mcpvalidate" && GOWORK=off go build -o "$tmp/mcpvalidate" .) # a module out of go.work
 (cd "$here" && node fleet.mjs "$tmp/mcpvalidate" "$hap/root/usr/sbin/haproxy")
