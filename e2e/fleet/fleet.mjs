@@ -135,7 +135,7 @@ function freePort() {
 
 // accepting resolves once something accepts a connection at 127.0.0.1:port, trying at
 // most tries times, 50 ms apart.
-async function accepting(port, tries = 200) {
+async function accepting(port, tries = 600) {
   for (let i = 0; i < tries; i++) {
     const ok = await new Promise((resolve) => {
       const socket = net.connect({ host: '127.0.0.1', port });

@@ -15,6 +15,12 @@ root="$(cd "$here/../.." && pwd)"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/mcpvalidate-e2e-fleet.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
+nm="${MCPVALIDATE_E2E_NODE_MODULES:-$root/e2e/proxy/node_modules}"
+if [ ! -d "$nm/@modelcontextprotocol/sdk" ] || [ ! -d "$nm/@modelcontextprotocol/server-everything" ]; then
+  echo "run.sh: no SDK or server-everything in $nm: run e2e/proxy/run.sh first (or npm ci in e2e/proxy)"; exit 1
+fi
+export MCPVALIDATE_E2E_NODE_MODULES="$nm"
+
 hap="$root/.cache/haproxy"
 if [ ! -x "$hap/root/usr/sbin/haproxy" ]; then
   mkdir -p "$hap"
