@@ -172,8 +172,9 @@ const replicas = [];
 for (let i = 0; i < REPLICAS; i++) replicas.push(await replica(0));
 
 // HAProxy: round robin, no stickiness, every request balanced on its own; a connection
-// that fails (the killed replica) is retried on another replica (redispatch); timeouts
-// long enough for SSE streams that stay open; X-Replica names the replica that answered.
+// that fails (the killed replica) is retried on another replica (redispatch), after
+// min(timeout connect, 1 s); timeouts long enough for SSE streams that stay open;
+// X-Replica names the replica that answered.
 const front = await freePort();
 const cfg = path.join(work, 'haproxy.cfg');
 writeFileSync(cfg, `global
