@@ -55,9 +55,6 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 			g.placement.probed.Store(true)
 			return next
 		}
-		if g.bound(next) {
-			return next // it checks its own schema
-		}
 		return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 			k := g.admit(ctx, req, next)
 			defer func() { g.core.Ended(&k.call, err != nil || res == nil || res.IsError) }()
@@ -131,7 +128,6 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 		return g.checkResult(ctx, req, &call, out, h)
 	}
 	g.placement.binds.Store(true)
-	boundCode.Store(codePointer(bound))
 	return bound
 }
 
@@ -202,9 +198,6 @@ func (c *checkedCall) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// boundCode is the code of every handler Handler returns: one function literal's.
-var boundCode atomic.Uintptr
-
 // placement is what the adapter knows of where a guard's middleware stands.
 type placement struct {
 	ours      sync.Map                         // the guard's middleware values, by funcPointer
@@ -261,10 +254,6 @@ func (g *Guard) wrapsDirectly(mw server.ToolHandlerMiddleware) (inner bool) {
 // probeHandler is the handler wrapsDirectly wraps; it is never called.
 var probeHandler server.ToolHandlerFunc = func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	return nil, errors.New("mcpvalidate: a placement probe was called")
-}
-
-func (g *Guard) bound(next server.ToolHandlerFunc) bool {
-	return g.placement.binds.Load() && codePointer(next) == boundCode.Load()
 }
 
 // TaskHandler wraps the handler of a tool registered with AddTaskTool, which mcp-go runs

@@ -274,6 +274,31 @@ func TestBoundHandlerInnermost(t *testing.T) {
 	}
 }
 
+// TestOtherGuardsBoundHandler: a guard's middleware checks a call whose handler another
+// guard bound, by its own options, as it checks every other call.
+func TestOtherGuardsBoundHandler(t *testing.T) {
+	outer, inner := New(WithOutputValidation()), New()
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(outer.Middleware()))
+	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		r := mcp.NewToolResultText("a reading")
+		r.StructuredContent = map[string]any{"celsius": "warm"}
+		return r, nil
+	}
+	own := mcp.NewTool("own", mcp.WithString("station"))
+	srv.AddTool(own, outer.Handler(own, h))
+	tool := mcp.NewTool("reading", mcp.WithString("station", mcp.Required()), mcp.WithRawOutputSchema(json.RawMessage(readingSchema)))
+	srv.AddTool(tool, inner.Handler(tool, h))
+	if res := callResult(t, srv, "reading", `{"station":"Orly"}`); res["isError"] != true {
+		t.Errorf("a result its outputSchema refuses passed the outer guard: %v", res)
+	}
+	if s := outer.Stats(); len(s) != 1 || s[0].Tool != "reading" || s[0].ResultRefused != 1 {
+		t.Errorf("outer guard's stats %+v, want the result refused", s)
+	}
+	if s := inner.Stats(); len(s) != 1 || s[0].Accepted != 1 {
+		t.Errorf("inner guard's stats %+v, want the call accepted", s)
+	}
+}
+
 // TestMiddlewarePlacement: the guard knows, from the server, whether its middleware runs
 // last, next to the handler, whatever was added before or after it.
 func TestMiddlewarePlacement(t *testing.T) {
