@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +11,10 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,51 +55,152 @@ type front struct {
 	p        *Proxy
 	upstream *url.URL
 	client   *http.Client
+	tags     atomic.Uint64 // numbers the exchanges of sessions whose clients may share ids
 
-	mu       sync.Mutex
-	sessions map[string]*session // by Mcp-Session-Id; "" for requests without one
+	mu sync.Mutex
+	// sessions are by Mcp-Session-Id and credentials (sessionKey): those the upstream
+	// started in its answer to an initialize, and those of a server that issues none.
+	sessions map[string]*session
 }
 
 const sessionHeader = "Mcp-Session-Id"
 
-func (f *front) session(id string) *session {
+// sessionKey is the key of the session of r: its Mcp-Session-Id and a digest of its
+// credentials.
+func sessionKey(r *http.Request) string {
+	return r.Header.Get(sessionHeader) + "\x00" + credentials(r.Header)
+}
+
+// credentials returns a digest of the headers of h that may tell who the caller is
+// (Authorization, Cookie, and those named for keys, tokens, secrets and the like), ""
+// when there are none: what the proxy learns with one caller's credentials is never
+// another's, and the secrets themselves are not kept.
+func credentials(h http.Header) string {
+	var names []string
+	for name := range h {
+		if credential(name) {
+			names = append(names, name)
+		}
+	}
+	if names == nil {
+		return ""
+	}
+	sort.Strings(names)
+	d := sha256.New()
+	for _, name := range names {
+		for _, v := range h[name] {
+			d.Write([]byte(strings.ToLower(name)))
+			d.Write([]byte{0})
+			d.Write([]byte(v))
+			d.Write([]byte{0})
+		}
+	}
+	return string(d.Sum(nil))
+}
+
+// credential reports whether the header name may carry a credential.
+func credential(name string) bool {
+	n := strings.ToLower(name)
+	if n == "mcp-session-id" || n == "user-agent" {
+		return false
+	}
+	for _, w := range []string{"auth", "cookie", "token", "key", "secret", "credential", "passw", "session", "signature", "tenant"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// session returns the session r belongs to, under key; a new one, of r alone, when the
+// proxy keeps none for it.
+func (f *front) session(r *http.Request, key string) *session {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	s := f.sessions[id]
+	s := f.sessions[key]
+	f.mu.Unlock()
 	if s == nil {
-		s = newSession(id)
-		f.keep(s)
+		s = newSession(r.Header.Get(sessionHeader))
 	}
 	return s
 }
 
-// maxSessions bounds the sessions a front keeps: past it, one is forgotten (its next
-// call makes the proxy fetch its tools again).
-const maxSessions = 10000
-
-// keep adds s to the sessions, within maxSessions; f.mu is held.
-func (f *front) keep(s *session) {
-	if len(f.sessions) >= maxSessions {
-		for id := range f.sessions {
-			delete(f.sessions, id)
-			break
+// exchange returns the exchange of r in s, and whether it resumes a stream that broke.
+// In an MCP session, request ids are the client's alone, and any of its streams may
+// answer them; the requests of a session whose clients may share ids (no
+// Mcp-Session-Id) are told apart by a tag of each exchange's own, and a stream resumed
+// with Last-Event-ID answers those of the stream it resumes.
+func (f *front) exchange(r *http.Request, s *session) (x exchange, resumes bool) {
+	if s.id != "" {
+		return exchange{s: s}, false
+	}
+	if last := r.Header.Get("Last-Event-ID"); last != "" && r.Method == http.MethodGet {
+		if tag, ok := s.resumed(last); ok {
+			return exchange{s: s, tag: tag}, true
 		}
 	}
-	f.sessions[s.id] = s
+	return exchange{s: s, tag: "\x00" + strconv.FormatUint(f.tags.Add(1), 10) + "\x00"}, false
 }
 
-func (f *front) forget(id string) {
+// maxSessions bounds the sessions a front keeps: past it, one with nothing in flight and
+// no task whose result awaits its check is forgotten (its next call makes the proxy fetch
+// its tools again), and when there is none, no new session is kept.
+const maxSessions = 10000
+
+// keep adds s under key, within maxSessions; false when there is no room.
+func (f *front) keep(key string, s *session) bool {
 	f.mu.Lock()
-	delete(f.sessions, id)
+	defer f.mu.Unlock()
+	if f.sessions[key] != nil {
+		return false
+	}
+	if !f.room() {
+		return false
+	}
+	s.mu.Lock()
+	s.kept = true
+	s.mu.Unlock()
+	f.sessions[key] = s
+	return true
+}
+
+// room makes room for one more session, if it can; f.mu is held.
+func (f *front) room() bool {
+	if len(f.sessions) < maxSessions {
+		return true
+	}
+	for key, s := range f.sessions {
+		if s.idle() {
+			delete(f.sessions, key)
+			return true
+		}
+	}
+	return false
+}
+
+// full reports whether no session could be kept now.
+func (f *front) full() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.room()
+}
+
+func (f *front) forget(key, id string) {
+	f.mu.Lock()
+	_, kept := f.sessions[key]
+	delete(f.sessions, key)
 	f.mu.Unlock()
-	f.p.guard.ForgetSession(id)
+	if kept {
+		f.p.guard.ForgetSession(id)
+	}
 }
 
 // ServeHTTP decides a POST's messages and passes them on, or answers them; other
 // requests pass as they are.
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(sessionHeader)
-	s := f.session(id)
+	key := sessionKey(r)
+	s := f.session(r, key)
+	x, resumes := f.exchange(r, s)
 	var body []byte
 	if r.Method == http.MethodPost {
 		if coding := encoded(r.Header); coding != "" {
@@ -117,7 +221,12 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.p.observe {
 			s.negotiated(r.Header.Get("MCP-Protocol-Version"))
 		}
-		forward, answer := f.p.fromClient(s, body, f.fetcher(r))
+		forward, answer := f.p.fromClient(x, body, f.fetcher(r))
+		init := id == "" && forward != nil && initializes(forward)
+		if init && f.full() {
+			writeGone(w, forward, serverGoneAll(x, forward, tooManySessions), answer)
+			return
+		}
 		switch {
 		case forward == nil && answer == nil:
 			w.WriteHeader(http.StatusAccepted)
@@ -126,7 +235,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, answer)
 			return
 		}
-		f.post(w, r, s, forward, answer)
+		f.post(w, r, x, key, init, forward, answer)
 		return
 	}
 	resp, err := f.send(r, r.Body)
@@ -136,47 +245,103 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 	if id != "" && (r.Method == http.MethodDelete && resp.StatusCode < 300 || resp.StatusCode == http.StatusNotFound) {
-		f.forget(id)
+		f.forget(key, id)
 	}
-	f.relay(w, resp, s, nil)
+	if last := f.relay(w, resp, x, nil); resumes && last != "" && s.pendingUnder(x.tag) {
+		s.broke(last, x.tag)
+	}
+}
+
+// tooManySessions is why the proxy answers an initialize itself when it keeps as many
+// sessions as it can, each with requests in flight or tasks whose results await their
+// check.
+var tooManySessions = "the proxy keeps " + strconv.Itoa(maxSessions) + " MCP sessions with requests in flight or task results awaiting their check, " +
+	"and starts no other until one ends; the request was not sent on"
+
+// initializes reports whether msgs (a message or a batch) hold an initialize request.
+func initializes(msgs []byte) bool {
+	found := false
+	each := func(b []byte) {
+		if m, ok := parseMessage(b); ok && m.method == "initialize" && m.id != nil {
+			found = true
+		}
+	}
+	if !elements(msgs, each) {
+		each(msgs)
+	}
+	return found
 }
 
 // post sends the client's messages on, and relays the answer, with the proxy's answers
-// to refused members of a batch, if any.
-func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward, answer []byte) {
+// to refused members of a batch, if any. The session of a POST without an Mcp-Session-Id
+// is kept when the upstream answers it: under the Mcp-Session-Id the upstream gives in
+// its answer to an initialize (init), or, when it gives none, as a session-less server's
+// session of the client's credentials.
+func (f *front) post(w http.ResponseWriter, r *http.Request, x exchange, key string, init bool, forward, answer []byte) {
 	resp, err := f.send(r, bytes.NewReader(forward))
 	if err != nil {
-		if gone := serverGoneAll(s, forward, "the upstream server could not be reached: "+err.Error()); gone != nil {
-			if b := skipSpace(forward, 0); forward[b] != '[' {
-				writeJSON(w, gone[0]) // one message, one answer
-				return
-			}
-			writeJSON(w, batchOf(gone, answer))
+		if gone := serverGoneAll(x, forward, "the upstream server could not be reached: "+err.Error()); gone != nil {
+			writeGone(w, forward, gone, answer)
 			return
 		}
 		http.Error(w, "mcpvalidate proxy: the upstream server: "+err.Error(), http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()
-	if sid := resp.Header.Get(sessionHeader); sid != "" && sid != r.Header.Get(sessionHeader) {
-		f.started(s, sid)
-	}
-	if resp.StatusCode == http.StatusNotFound && r.Header.Get(sessionHeader) != "" {
-		f.forget(r.Header.Get(sessionHeader))
+	id, started := r.Header.Get(sessionHeader), resp.Header.Get(sessionHeader)
+	kept := x.s.isKept()
+	switch {
+	case resp.StatusCode == http.StatusNotFound && id != "":
+		f.forget(key, id)
+	case resp.StatusCode >= 300 || id != "":
+	case started != "" && init:
+		kept = f.started(x.s, started, r) || kept
+	case started == "" && !kept:
+		kept = f.keep(key, x.s)
 	}
 	if answer != nil && resp.StatusCode == http.StatusAccepted {
 		writeJSON(w, answer) // only notifications went on; the refusals are the answer
 		return
 	}
-	f.relay(w, resp, s, answer)
-	forgetAll(s, forward) // what this answer did not answer, a broken stream will not
+	last := f.relay(w, resp, x, answer)
+	if kept && last != "" && unanswered(x, forward) {
+		if x.tag != "" {
+			x.s.broke(last, x.tag) // a stream resumed from last answers them
+		}
+		return
+	}
+	forgetAll(x, forward) // what this answer did not answer, a broken stream will not
+}
+
+// writeGone writes the answers to the requests of forward, which were not sent on: gone,
+// and the proxy's own answers to refused members of its batch.
+func writeGone(w http.ResponseWriter, forward []byte, gone [][]byte, answer []byte) {
+	if b := skipSpace(forward, 0); forward[b] != '[' && len(gone) == 1 {
+		writeJSON(w, gone[0]) // one message, one answer
+		return
+	}
+	writeJSON(w, batchOf(gone, answer))
+}
+
+// unanswered reports whether requests among msgs (a message or a batch) are in flight.
+func unanswered(x exchange, msgs []byte) bool {
+	found := false
+	each := func(b []byte) {
+		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() && x.s.inFlight(x.key(m.id)) {
+			found = true
+		}
+	}
+	if !elements(msgs, each) {
+		each(msgs)
+	}
+	return found
 }
 
 // forgetAll forgets the requests among msgs (a message or a batch) still in flight.
-func forgetAll(s *session, msgs []byte) {
+func forgetAll(x exchange, msgs []byte) {
 	each := func(b []byte) {
 		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() {
-			s.answered(idKey(m.id))
+			x.s.answered(x.key(m.id))
 		}
 	}
 	if !elements(msgs, each) {
@@ -184,17 +349,23 @@ func forgetAll(s *session, msgs []byte) {
 	}
 }
 
-// started keeps the session the upstream just named, with what its initialize said.
-func (f *front) started(from *session, id string) {
+// started keeps the session the upstream just started under id, in its answer to the
+// initialize of r, with what the initialize said: from itself when it was r's alone;
+// false when there is no room for it.
+func (f *front) started(from *session, id string, r *http.Request) bool {
+	key := id + "\x00" + credentials(r.Header)
+	if !from.isKept() {
+		from.mu.Lock()
+		from.id = id
+		from.mu.Unlock()
+		return f.keep(key, from)
+	}
 	s := newSession(id)
 	from.mu.Lock()
 	s.client, s.clientVersion, s.version = from.client, from.clientVersion, from.version
 	from.mu.Unlock()
-	f.mu.Lock()
-	if f.sessions[id] == nil {
-		f.keep(s)
-	}
-	f.mu.Unlock()
+	f.keep(key, s)
+	return false
 }
 
 // send makes the upstream request that r stands for, with body.
@@ -222,6 +393,10 @@ func (f *front) fetcher(r *http.Request) fetcher {
 		header := http.Header{}
 		copyHeaders(header, r.Header)
 		header.Del("Last-Event-ID")
+		if header.Get("Mcp-Method") != "" { // MCP 2026-07-28 names the request's method in its headers
+			header.Set("Mcp-Method", "tools/list")
+			header.Del("Mcp-Name")
+		}
 		b, _, err := postRPC(r.Context(), f.client, f.upstream.String(), header, req, key)
 		return b, err
 	}
@@ -345,8 +520,10 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 }
 
 // relay writes the upstream's answer: status, headers, and the body, checked. A body the
-// proxy cannot read, encoded in a way it did not ask for, goes no further.
-func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, answer []byte) {
+// proxy cannot read, encoded in a way it did not ask for, goes no further. last is the id
+// of the last SSE event relayed that has one, "" when none did.
+func (f *front) relay(w http.ResponseWriter, resp *http.Response, x exchange, answer []byte) (last string) {
+	s := x.s
 	if coding := encoded(resp.Header); coding != "" {
 		http.Error(w, "mcpvalidate proxy: the upstream server's answer is encoded ("+coding+"), which the proxy did not ask for and cannot check", http.StatusBadGateway)
 		return
@@ -372,15 +549,19 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 				}
 			}
 			if len(ev.raw) > 0 {
-				if b := ev.checked(f.p, s); b != nil && out.write(b) != nil {
-					return
+				b := ev.checked(f.p, x)
+				if b != nil && out.write(b) != nil {
+					return last
+				}
+				if id, ok := ev.id(); ok && b != nil {
+					last = id
 				}
 				if !events.hasEvent() { // else it goes with the next one
 					out.flush()
 				}
 			}
 			if err != nil {
-				return
+				return last
 			}
 		}
 	case isJSON(resp.Header):
@@ -393,7 +574,7 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 			w.WriteHeader(http.StatusBadGateway)
 			return
 		}
-		out := f.p.fromServer(s, body)
+		out := f.p.fromServer(x, body)
 		if answer != nil {
 			out = batchOf([][]byte{out}, answer)
 		}
@@ -406,6 +587,7 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, an
 		w.WriteHeader(resp.StatusCode)
 		_, _ = io.Copy(w, resp.Body)
 	}
+	return ""
 }
 
 // An eventWriter writes an SSE stream to the client: the status and headers go with the
@@ -559,14 +741,25 @@ func (ev *event) data() []byte {
 	return data
 }
 
+// id returns the event's id field, if it has one.
+func (ev *event) id() (string, bool) {
+	id, ok := "", false
+	for _, l := range ev.lines {
+		if field, value, _ := bytes.Cut(l, []byte(":")); string(field) == "id" {
+			id, ok = string(bytes.TrimPrefix(value, []byte(" "))), true
+		}
+	}
+	return id, ok
+}
+
 // checked returns the event as it goes to the client: its own bytes, or, when the
 // proxy replaces its message, its other fields and the new data; nil to drop it.
-func (ev *event) checked(p *Proxy, s *session) []byte {
+func (ev *event) checked(p *Proxy, x exchange) []byte {
 	data := ev.data()
 	if data == nil {
 		return ev.raw
 	}
-	out := p.fromServer(s, data)
+	out := p.fromServer(x, data)
 	switch {
 	case out == nil:
 		return nil
@@ -585,10 +778,10 @@ func (ev *event) checked(p *Proxy, s *session) []byte {
 
 // serverGoneAll answers the requests among msgs (a message or a batch) that the
 // session tracked, when they could not be sent.
-func serverGoneAll(s *session, msgs []byte, why string) [][]byte {
+func serverGoneAll(x exchange, msgs []byte, why string) [][]byte {
 	var answers [][]byte
 	each := func(b []byte) {
-		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() && s.answered(idKey(m.id)) != nil {
+		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() && x.s.answered(x.key(m.id)) != nil {
 			answers = append(answers, errorResponse(m.id, -32603, "mcpvalidate proxy: "+why))
 		}
 	}

@@ -205,7 +205,9 @@ func (e *errorValue) Store(err error) {
 }
 
 func (p *Proxy) newConn(client io.Writer, server io.WriteCloser) *conn {
-	return &conn{p: p, s: newSession(""), client: bufio.NewWriterSize(client, 64<<10), server: server,
+	s := newSession("")
+	s.kept = true
+	return &conn{p: p, s: s, client: bufio.NewWriterSize(client, 64<<10), server: server,
 		serverW: bufio.NewWriterSize(server, 64<<10), done: make(chan struct{})}
 }
 
@@ -245,7 +247,7 @@ func (c *conn) fromClient(r io.Reader) {
 func (c *conn) relay(line []byte, more bool) bool {
 	c.busy.Lock()
 	defer c.busy.Unlock()
-	forward, answer := c.p.fromClient(c.s, line, c.fetch)
+	forward, answer := c.p.fromClient(exchange{s: c.s}, line, c.fetch)
 	if answer != nil && c.toClient(answer, false, false) != nil {
 		return false
 	}
@@ -288,7 +290,7 @@ func (c *conn) fromServer(r io.Reader) error {
 			}
 		}
 		if len(line) > 0 {
-			out := c.p.fromServer(c.s, line)
+			out := c.p.fromServer(exchange{s: c.s}, line)
 			if werr := c.toClient(out, sameBytes(out, line), lines.hasLine()); werr != nil {
 				// Keep reading, so that a server that writes on is not blocked.
 				_, _ = io.Copy(io.Discard, r)
