@@ -10,8 +10,8 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,9 +29,13 @@ import (
 // answers come back with the upstream's status and headers, JSON bodies whole and SSE
 // streams event by event, each event's bytes unchanged unless the proxy withholds a
 // result in it. A POST whose only message is a refused call is answered by the proxy
-// (200, application/json) and never reaches the upstream. Tools are kept per
-// Mcp-Session-Id, for as long as the upstream keeps the MCP session (until a DELETE, or
-// a 404 for its id). The proxy reads every answer as it checks it: it does not pass the
+// (200, application/json) and never reaches the upstream. Tools are kept per MCP session
+// the upstream started (the Mcp-Session-Id of its answer to an initialize) and the
+// credentials of its client, for as long as the upstream keeps it (until a DELETE, or a
+// 404 for its id), or, for a server that issues no Mcp-Session-Id, per credentials; a
+// request under another id makes no state, and its call is checked against a list
+// fetched for it. Answers are correlated with the exchange they come in (a POST's answer,
+// or a stream resumed with Last-Event-ID), never by id alone. The proxy reads every answer as it checks it: it does not pass the
 // client's Accept-Encoding on (its transport asks for gzip and decodes it), and answers
 // 502 Bad Gateway to an answer encoded otherwise; a POST whose body is encoded (a
 // Content-Encoding other than identity) is answered 415 Unsupported Media Type, unread.
