@@ -6,6 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -124,12 +127,11 @@ func (a authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return a.next.RoundTrip(r)
 }
 
-// TestHTTPGoSDKSessionlessClients: go-sdk's clients, through the proxy, of go-sdk's
-// stateless server, which serves other tools for other credentials: the two clients use
-// the same request ids, and each gets exactly its own checks.
-func TestHTTPGoSDKSessionlessClients(t *testing.T) {
-	strictArrived, strictRelease := make(chan struct{}), make(chan struct{})
-	var once sync.Once
+// statelessServers returns go-sdk's stateless streamable HTTP handler, which serves the
+// tools weather and sum as the credentials "Bearer strict" list them (weatherSchema, and
+// an outputSchema on sum) or as "Bearer loose" do (neither). Each sum answers
+// {"n":"x"}, which breaks the strict outputSchema; the strict one calls gate first.
+func statelessServers(gate func()) http.Handler {
 	servers := map[string]*mcp.Server{}
 	for _, auth := range []string{"Bearer strict", "Bearer loose"} {
 		srv := mcp.NewServer(&mcp.Implementation{Name: "stateless", Version: "1"}, nil)
@@ -147,17 +149,28 @@ func TestHTTPGoSDKSessionlessClients(t *testing.T) {
 		strict := auth == "Bearer strict"
 		srv.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if strict {
-				once.Do(func() { close(strictArrived) })
-				<-strictRelease
+				gate()
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"n":"x"}`}},
 				StructuredContent: json.RawMessage(`{"n":"x"}`)}, nil
 		})
 		servers[auth] = srv
 	}
-	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		return servers[r.Header.Get("Authorization")]
-	}, &mcp.StreamableHTTPOptions{Stateless: true}))
+	}, &mcp.StreamableHTTPOptions{Stateless: true})
+}
+
+// TestHTTPGoSDKSessionlessClients: go-sdk's clients, through the proxy, of go-sdk's
+// stateless server, which serves other tools for other credentials: the two clients use
+// the same request ids, and each gets exactly its own checks.
+func TestHTTPGoSDKSessionlessClients(t *testing.T) {
+	strictArrived, strictRelease := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	upstream := httptest.NewServer(statelessServers(func() {
+		once.Do(func() { close(strictArrived) })
+		<-strictRelease
+	}))
 	defer upstream.Close()
 	endpoint := startFront(t, upstream.URL, Options{Output: true})
 	connect := func(auth string) *mcp.ClientSession {
@@ -453,5 +466,74 @@ func TestHTTPIDInFlight(t *testing.T) {
 	}
 	if _, got := postJSON(t, endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`, sessionHeader, "s-1"); !strings.Contains(got, "Invalid arguments: ") {
 		t.Errorf("the call after the ping: %.300s", got)
+	}
+}
+
+// tsClients is a script for node: two clients of the TypeScript SDK, of the credentials
+// "Bearer strict" and "Bearer loose", list the tools at the endpoint argv[2], call sum at
+// once and weather with {} each, and print what they got as JSON.
+const tsClients = `
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+async function connect(auth) {
+  const c = new Client({ name: 'ts', version: '1' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(process.argv[2]), { requestInit: { headers: { Authorization: auth } } }));
+  return c;
+}
+(async () => {
+  const strict = await connect('Bearer strict'), loose = await connect('Bearer loose');
+  await strict.listTools();
+  await loose.listTools();
+  const [strictSum, looseSum] = await Promise.all([strict.callTool({ name: 'sum', arguments: {} }), loose.callTool({ name: 'sum', arguments: {} })]);
+  const strictWeather = await strict.callTool({ name: 'weather', arguments: {} });
+  const looseWeather = await loose.callTool({ name: 'weather', arguments: {} });
+  console.log(JSON.stringify({ strictSum, looseSum, strictWeather, looseWeather }));
+  await strict.close();
+  await loose.close();
+})().catch((e) => { console.log(JSON.stringify({ error: String(e) })); process.exit(1); });
+`
+
+// TestHTTPTypeScriptSessionlessClients: the TypeScript SDK's clients, through the proxy,
+// of go-sdk's stateless server, which serves other tools for other credentials: each gets
+// exactly its own checks, though both use the same request ids.
+func TestHTTPTypeScriptSessionlessClients(t *testing.T) {
+	modules := os.Getenv(nodeModules)
+	if modules == "" {
+		t.Skip("set " + nodeModules + " to e2e/proxy's node_modules (e2e/proxy/run.sh does)")
+	}
+	upstream := httptest.NewServer(statelessServers(func() {}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL, Options{Output: true})
+	script := filepath.Join(t.TempDir(), "clients.cjs")
+	if err := os.WriteFile(script, []byte(tsClients), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", script, endpoint)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	type result struct {
+		IsError bool `json:"isError"`
+		Content []struct{ Text string }
+	}
+	var got struct{ StrictSum, LooseSum, StrictWeather, LooseWeather result }
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, tc := range []struct {
+		name    string
+		r       result
+		refused string // the refusal's text begins so; "": not refused
+	}{
+		{"the strict client's sum", got.StrictSum, "The tool failed on the server's side"},
+		{"the loose client's sum", got.LooseSum, ""},
+		{"the strict client's weather", got.StrictWeather, "Invalid arguments: missing required property 'location'"},
+		{"the loose client's weather", got.LooseWeather, ""},
+	} {
+		if tc.r.IsError != (tc.refused != "") || tc.refused != "" && (len(tc.r.Content) == 0 || !strings.HasPrefix(tc.r.Content[0].Text, tc.refused)) {
+			t.Errorf("%s: %+v, want refused %q", tc.name, tc.r, tc.refused)
+		}
 	}
 }
