@@ -173,7 +173,7 @@ func (f *front) room() bool {
 		return true
 	}
 	for key, s := range f.sessions {
-		if s.idle() {
+		if s.release() {
 			delete(f.sessions, key)
 			return true
 		}
@@ -293,22 +293,21 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, x exchange, key str
 	}
 	defer resp.Body.Close()
 	id, started := r.Header.Get(sessionHeader), resp.Header.Get(sessionHeader)
-	kept := x.s.isKept()
 	switch {
 	case resp.StatusCode == http.StatusNotFound && id != "":
 		f.forget(key, id)
 	case resp.StatusCode >= 300 || id != "":
 	case started != "" && init:
-		kept = f.started(x.s, started, r) || kept
-	case started == "" && !kept:
-		kept = f.keep(key, x.s)
+		f.started(x.s, started, r)
+	case started == "" && !x.s.isKept():
+		f.keep(key, x.s)
 	}
 	if answer != nil && resp.StatusCode == http.StatusAccepted {
 		writeJSON(w, answer) // only notifications went on; the refusals are the answer
 		return
 	}
 	last := f.relay(w, resp, x, answer)
-	if kept && last != "" && unanswered(x, forward) {
+	if x.s.isKept() && last != "" && unanswered(x, forward) {
 		if x.tag != "" {
 			x.s.broke(last, x.tag) // a stream resumed from last answers them
 		}
@@ -353,23 +352,23 @@ func forgetAll(x exchange, msgs []byte) {
 	}
 }
 
-// started keeps the session the upstream just started under id, in its answer to the
-// initialize of r, with what the initialize said: from itself when it was r's alone;
-// false when there is no room for it.
-func (f *front) started(from *session, id string, r *http.Request) bool {
+// started keeps, when there is room, the session the upstream just started under id in
+// its answer to the initialize of r, with what the initialize said: from itself when it
+// was r's alone.
+func (f *front) started(from *session, id string, r *http.Request) {
 	key := id + "\x00" + credentials(r.Header)
 	if !from.isKept() {
 		from.mu.Lock()
 		from.id = id
 		from.mu.Unlock()
-		return f.keep(key, from)
+		f.keep(key, from)
+		return
 	}
 	s := newSession(id)
 	from.mu.Lock()
 	s.client, s.clientVersion, s.version = from.client, from.clientVersion, from.version
 	from.mu.Unlock()
 	f.keep(key, s)
-	return false
 }
 
 // send makes the upstream request that r stands for, with body.

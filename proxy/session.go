@@ -593,12 +593,17 @@ func (s *session) inFlight(key string) bool {
 	return s.pending[key] != nil
 }
 
-// idle reports whether the session may be forgotten: nothing in flight, and no task
-// whose result awaits its check.
-func (s *session) idle() bool {
+// release lets the session go when it is idle (nothing in flight, and no task whose
+// result awaits its check): it is kept no more, so that a request that holds it still
+// makes no task in it; false when it is not idle.
+func (s *session) release() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.pending) == 0 && len(s.waiters) == 0 && s.tasks.undelivered+s.tasks.calls == 0
+	if len(s.pending) > 0 || len(s.waiters) > 0 || s.tasks.undelivered+s.tasks.calls > 0 {
+		return false
+	}
+	s.kept = false
+	return true
 }
 
 // answered removes the request the server answered under key, or that needs no answer
