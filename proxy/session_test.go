@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -114,4 +115,27 @@ func TestInFlightIDFreed(t *testing.T) {
 	h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	h.clientPasses(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 	h.listed()
+}
+
+// TestPendingBound: a session holds at most maxPending requests in flight; past it, a
+// request is answered with an error and not sent on, until one is answered.
+func TestPendingBound(t *testing.T) {
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exchange{s: newSession("")}
+	ping := func(id int) []byte { return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"ping"}`) }
+	for i := range maxPending {
+		if forward, answer := p.fromClient(x, ping(i), nil); forward == nil || answer != nil {
+			t.Fatalf("ping %d: %s", i, answer)
+		}
+	}
+	if forward, answer := p.fromClient(x, ping(maxPending), nil); forward != nil || !strings.Contains(string(answer), "requests of this MCP session are in flight") {
+		t.Fatalf("a request past the bound: forward %s, answer %s", forward, answer)
+	}
+	p.fromServer(x, []byte(`{"jsonrpc":"2.0","id":0,"result":{}}`))
+	if forward, answer := p.fromClient(x, ping(maxPending), nil); forward == nil || answer != nil {
+		t.Fatalf("a request once one was answered: %s", answer)
+	}
 }
