@@ -225,7 +225,14 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.p.observe {
 			s.negotiated(r.Header.Get("MCP-Protocol-Version"))
 		}
-		forward, answer := f.p.fromClient(x, body, f.fetcher(r))
+		var unknown bool
+		forward, answer := f.p.fromClient(x, body, f.fetcher(r, &unknown))
+		if unknown && id != "" {
+			// The upstream does not know the session: nor will it the request.
+			f.forget(key, id)
+			http.Error(w, "mcpvalidate proxy: the upstream server answered 404 Not Found for this MCP session", http.StatusNotFound)
+			return
+		}
 		init := id == "" && forward != nil && initializes(forward)
 		if init && f.full() {
 			writeGone(w, forward, serverGoneAll(x, forward, tooManySessions), answer)
@@ -390,8 +397,9 @@ func (f *front) send(r *http.Request, body io.Reader) (*http.Response, error) {
 }
 
 // fetcher returns the fetcher that asks the upstream for its tool list as the client's
-// request r would: with its headers (its session, protocol version and credentials).
-func (f *front) fetcher(r *http.Request) fetcher {
+// request r would: with its headers (its session, protocol version and credentials). It
+// sets notFound when the upstream answers 404 Not Found (it does not know the session).
+func (f *front) fetcher(r *http.Request, notFound *bool) fetcher {
 	return func(key string, req []byte) ([]byte, error) {
 		header := http.Header{}
 		copyHeaders(header, r.Header)
@@ -401,6 +409,9 @@ func (f *front) fetcher(r *http.Request) fetcher {
 			header.Del("Mcp-Name")
 		}
 		b, _, err := postRPC(r.Context(), f.client, f.upstream.String(), header, req, key)
+		if status := (*statusError)(nil); errors.As(err, &status) && status.code == http.StatusNotFound {
+			*notFound = true
+		}
 		return b, err
 	}
 }
@@ -426,7 +437,7 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 		return nil, resp.Header, nil // a notification's answer
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, nil, errors.New("the server answered with " + resp.Status)
+		return nil, nil, &statusError{resp.StatusCode, resp.Status}
 	}
 	if coding := encoded(resp.Header); coding != "" {
 		return nil, nil, errors.New("the server's answer is encoded (" + coding + "), which was not asked for")
@@ -455,6 +466,14 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 		}
 	}
 }
+
+// A statusError is an answer of an HTTP status other than 200 to the proxy's request.
+type statusError struct {
+	code   int
+	status string
+}
+
+func (e *statusError) Error() string { return "the server answered with " + e.status }
 
 // ListTools lists the tools of the streamable HTTP MCP endpoint at url, every page, as a
 // client does (initialize, notifications/initialized, tools/list, and a DELETE of the

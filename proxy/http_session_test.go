@@ -297,7 +297,8 @@ func memoryFront(t testing.TB, upstream http.Handler, opts Options) (*front, fun
 }
 
 // TestHTTPMadeUpSessionIDs: session ids the upstream never issued make no state in the
-// proxy, however many, and a call under one is still never passed unchecked.
+// proxy, however many, and a call under one is never passed unchecked: the list fetched
+// for it is answered 404, as the call is then.
 func TestHTTPMadeUpSessionIDs(t *testing.T) {
 	u := &sessionUpstream{}
 	f, do := memoryFront(t, u, Options{})
@@ -306,9 +307,9 @@ func TestHTTPMadeUpSessionIDs(t *testing.T) {
 		sid := "made-up-" + strconv.Itoa(i)
 		switch i % 4 {
 		case 0:
-			_, got := do("POST", sid, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`)
-			if !strings.Contains(got, "could not be checked") {
-				t.Fatalf("a call under a made-up session id: %.300s", got)
+			resp, got := do("POST", sid, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`)
+			if resp.StatusCode != http.StatusNotFound {
+				t.Fatalf("a call under a made-up session id: %d %.300s", resp.StatusCode, got)
 			}
 		case 1:
 			do("POST", sid, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
@@ -535,5 +536,46 @@ func TestHTTPTypeScriptSessionlessClients(t *testing.T) {
 		if tc.r.IsError != (tc.refused != "") || tc.refused != "" && (len(tc.r.Content) == 0 || !strings.HasPrefix(tc.r.Content[0].Text, tc.refused)) {
 			t.Errorf("%s: %+v, want refused %q", tc.name, tc.r, tc.refused)
 		}
+	}
+}
+
+// TestHTTPUnknownSessionChecked: under a session id the proxy keeps no state for, of an
+// upstream that takes any id, a call is checked against a list fetched for it alone, a
+// task-augmented call whose result would be checked later is refused, and nothing is
+// kept.
+func TestHTTPUnknownSessionChecked(t *testing.T) {
+	var calls atomic.Int64
+	lenient := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set("Content-Type", "application/json")
+		switch m.method {
+		case "tools/list":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+		case "tools/call":
+			calls.Add(1)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
+		}
+	})
+	f, do := memoryFront(t, lenient, Options{Output: true})
+	for i := range 100 {
+		sid := "unknown-" + strconv.Itoa(i)
+		if _, got := do("POST", sid, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`); !strings.Contains(got, "Invalid arguments: missing required property 'location'") {
+			t.Fatalf("an invalid call: %.300s", got)
+		}
+		if _, got := do("POST", sid, taskCall("2")); !strings.Contains(got, "keeps no state for this MCP session") {
+			t.Fatalf("a task-augmented call: %.300s", got)
+		}
+		if _, got := do("POST", sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`); got != `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}` {
+			t.Fatalf("a valid call: %.300s", got)
+		}
+	}
+	if n := calls.Load(); n != 100 {
+		t.Errorf("%d calls reached the upstream, want the 100 valid ones", n)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.sessions) != 0 {
+		t.Errorf("%d sessions kept", len(f.sessions))
 	}
 }
