@@ -65,12 +65,13 @@ func newSession(id string) *session {
 
 // An exchange is where the answers to a client's requests come: over stdio, the pipes;
 // over HTTP, the answer to one POST (its JSON body or SSE stream, resumed or not) or a
-// GET stream. A response is correlated with a request of its own exchange only.
+// GET stream. A response is correlated with a request of its session under its
+// exchange's tag, never by its id alone.
 type exchange struct {
 	s *session
 	// tag prefixes the keys of the exchange's requests in s.pending: "" where request
-	// ids are the client's alone (stdio, an MCP session), unique where the session's
-	// clients may share ids (a server that issues no Mcp-Session-Id).
+	// ids are one client's, unique in flight (stdio, an MCP session); the exchange's own
+	// where the session's clients may share ids (a server that issues no Mcp-Session-Id).
 	tag string
 }
 
@@ -725,6 +726,7 @@ func clip(b []byte) []byte {
 	return b
 }
 
+// isKept reports whether the session outlives the request.
 func (s *session) isKept() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
