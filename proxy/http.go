@@ -34,11 +34,12 @@ import (
 // credentials of its client, for as long as the upstream keeps it (until a DELETE, or a
 // 404 for its id), or, for a server that issues no Mcp-Session-Id, per credentials; a
 // request under another id makes no state, and its call is checked against a list
-// fetched for it. Answers are correlated with the exchange they come in (a POST's answer,
-// or a stream resumed with Last-Event-ID), never by id alone. The proxy reads every answer as it checks it: it does not pass the
-// client's Accept-Encoding on (its transport asks for gzip and decodes it), and answers
-// 502 Bad Gateway to an answer encoded otherwise; a POST whose body is encoded (a
-// Content-Encoding other than identity) is answered 415 Unsupported Media Type, unread.
+// fetched for it. Answers are correlated with the exchange they come in (a POST's
+// answer, or a stream resumed with Last-Event-ID), never by id alone. The proxy reads
+// every answer as it checks it: it does not pass the client's Accept-Encoding on (its
+// transport asks for gzip and decodes it), and answers 502 Bad Gateway to an answer
+// encoded otherwise; a POST whose body is encoded (a Content-Encoding other than
+// identity) is answered 415 Unsupported Media Type, unread.
 func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
@@ -150,21 +151,17 @@ func (f *front) exchange(r *http.Request, s *session) (x exchange, resumes bool)
 // its tools again), and when there is none, no new session is kept.
 const maxSessions = 10000
 
-// keep adds s under key, within maxSessions; false when there is no room.
-func (f *front) keep(key string, s *session) bool {
+// keep adds s under key, when no session is kept under it and there is room.
+func (f *front) keep(key string, s *session) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.sessions[key] != nil {
-		return false
-	}
-	if !f.room() {
-		return false
+	if f.sessions[key] != nil || !f.room() {
+		return
 	}
 	s.mu.Lock()
 	s.kept = true
 	s.mu.Unlock()
 	f.sessions[key] = s
-	return true
 }
 
 // room makes room for one more session, if it can; f.mu is held.
@@ -181,7 +178,7 @@ func (f *front) room() bool {
 	return false
 }
 
-// full reports whether no session could be kept now.
+// full makes room for one more session, and reports whether it could not.
 func (f *front) full() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
