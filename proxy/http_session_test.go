@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -577,5 +579,65 @@ func TestHTTPUnknownSessionChecked(t *testing.T) {
 	defer f.mu.Unlock()
 	if len(f.sessions) != 0 {
 		t.Errorf("%d sessions kept", len(f.sessions))
+	}
+}
+
+// TestHTTPGoSDKResumedResult: go-sdk's client, through the proxy, of go-sdk's server with
+// an event store, whose answer stream breaks after its first event: the client resumes it
+// with Last-Event-ID, and the result replayed there, which breaks the tool's
+// outputSchema, is withheld as on the stream itself.
+func TestHTTPGoSDKResumedResult(t *testing.T) {
+	ready, broken := make(chan struct{}), make(chan struct{})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "resumable", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "sum", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{Message: "started"})
+			close(ready)
+			<-broken
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"n":"x"}`}},
+				StructuredContent: json.RawMessage(`{"n":"x"}`)}, nil
+		})
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}))
+	defer upstream.Close()
+	target, _ := url.Parse(upstream.URL)
+	relay := httputil.NewSingleHostReverseProxy(target)
+	relay.FlushInterval = -1
+	middle := httptest.NewServer(relay) // between the proxy and the server: its connections break
+	defer middle.Close()
+	endpoint := startFront(t, middle.URL, Options{Output: true})
+	progressed := make(chan struct{}, 1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progressed <- struct{}{} },
+	})
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sum", Arguments: map[string]any{},
+			Meta: mcp.Meta{"progressToken": "p"}})
+		if err != nil {
+			res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+		}
+		got <- res
+	}()
+	select {
+	case <-progressed: // the client got the stream's first event, through the proxy
+	case res := <-got:
+		t.Fatalf("the call was answered before it ran: %v", res.Content[0].(*mcp.TextContent).Text)
+	}
+	<-ready
+	middle.CloseClientConnections()
+	close(broken)
+	res := <-got
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.HasPrefix(text, "The tool failed on the server's side") {
+		t.Errorf("the result replayed on the resumed stream: %v %q", res.IsError, text)
 	}
 }
