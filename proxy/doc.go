@@ -11,7 +11,10 @@
 // answered with a parse error and not sent on, so that no lenient server reads, or
 // reassembles, a call the proxy did not check. A message is never re-serialised; only a
 // JSON-RPC batch from which a refused call is taken out is rebuilt, of its other
-// members' own bytes, and the refusals go back to the client as a batch of their own.
+// members' own bytes, and the refusals go back to the client as a batch of their own. A
+// request under the id of one still in flight is answered with a JSON-RPC error and not
+// sent on, and an answer is read only as the answer to the request it answers: a
+// tools/list result without a tools array is never taken for the list.
 //
 // The tools come from the server's tools/list answers to the client, page by page, and
 // are marked stale by notifications/tools/list_changed. A call of a tool not seen listed

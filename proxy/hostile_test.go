@@ -43,9 +43,10 @@ func TestRelayAllocations(t *testing.T) {
 	}
 	for _, line := range lines {
 		allocated := allocatedBy(func() {
-			if forward, answer := p.fromClient(s, line, nil, ""); !sameBytes(forward, line) || answer != nil {
+			if forward, answer := p.fromClient(exchange{s: s}, line, nil); !sameBytes(forward, line) || answer != nil {
 				t.Fatalf("%.80s was not passed on", line)
 			}
+			s.answered("2")
 		}, 10)
 		if allocated > 64<<10 {
 			t.Errorf("deciding %.60s... of %d bytes allocates %d bytes", line, len(line), allocated)
@@ -53,8 +54,8 @@ func TestRelayAllocations(t *testing.T) {
 	}
 	result := []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"` + big + `"}]}}`)
 	allocated := allocatedBy(func() {
-		s.track(&pending{id: []byte("2"), method: "tools/call", name: "weather"})
-		if out := p.fromServer(s, result); !sameBytes(out, result) {
+		s.track("2", &pending{id: []byte("2"), method: "tools/call", name: "weather"})
+		if out := p.fromServer(exchange{s: s}, result); !sameBytes(out, result) {
 			t.Fatal("the result was not passed on")
 		}
 	}, 10)
@@ -96,11 +97,11 @@ func TestPendingIsBounded(t *testing.T) {
 	s := newSession("")
 	s.hearsAll = true // as over stdio
 	s.learn(p, []byte(toolsList), true, 0)
-	const n = 20000
+	const n = maxPending
 	for i := range n {
 		id := strconv.Itoa(i)
-		p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`), nil, "")
-		if _, answer := p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":"r`+id+`","method":"tools/call","params":{"name":"weather","arguments":{}}}`), nil, ""); answer == nil {
+		p.fromClient(exchange{s: s}, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`), nil)
+		if _, answer := p.fromClient(exchange{s: s}, []byte(`{"jsonrpc":"2.0","id":"r`+id+`","method":"tools/call","params":{"name":"weather","arguments":{}}}`), nil); answer == nil {
 			t.Fatal("an invalid call was not refused")
 		}
 	}
@@ -108,7 +109,7 @@ func TestPendingIsBounded(t *testing.T) {
 		t.Fatalf("%d requests in flight, want %d", len(s.pending), n)
 	}
 	for i := range n {
-		p.fromServer(s, []byte(`{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"result":{"content":[]}}`))
+		p.fromServer(exchange{s: s}, []byte(`{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"result":{"content":[]}}`))
 	}
 	if len(s.pending) != 0 {
 		t.Fatalf("%d requests still in flight after all were answered", len(s.pending))
@@ -116,8 +117,8 @@ func TestPendingIsBounded(t *testing.T) {
 	// A cancelled request is forgotten: the server need not answer it.
 	for i := range n {
 		id := strconv.Itoa(i)
-		p.fromClient(s, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`), nil, "")
-		p.fromClient(s, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`}}`), nil, "")
+		p.fromClient(exchange{s: s}, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`), nil)
+		p.fromClient(exchange{s: s}, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`}}`), nil)
 	}
 	if len(s.pending) != 0 {
 		t.Fatalf("%d cancelled requests still in flight", len(s.pending))
@@ -126,7 +127,7 @@ func TestPendingIsBounded(t *testing.T) {
 	fetches := 0
 	fetch := func(string, []byte) ([]byte, error) { fetches++; return nil, nil }
 	for i := range 1000 {
-		p.fromClient(s, []byte(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t`+strconv.Itoa(i)+`"}}`), fetch, "")
+		p.fromClient(exchange{s: s}, []byte(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t`+strconv.Itoa(i)+`"}}`), fetch)
 	}
 	if fetches != 0 {
 		t.Fatalf("%d fetches for tools the complete list does not have", fetches)

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -10,9 +11,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,12 +30,17 @@ import (
 // answers come back with the upstream's status and headers, JSON bodies whole and SSE
 // streams event by event, each event's bytes unchanged unless the proxy withholds a
 // result in it. A POST whose only message is a refused call is answered by the proxy
-// (200, application/json) and never reaches the upstream. Tools are kept per
-// Mcp-Session-Id, for as long as the upstream keeps the MCP session (until a DELETE, or
-// a 404 for its id). The proxy reads every answer as it checks it: it does not pass the
-// client's Accept-Encoding on (its transport asks for gzip and decodes it), and answers
-// 502 Bad Gateway to an answer encoded otherwise; a POST whose body is encoded (a
-// Content-Encoding other than identity) is answered 415 Unsupported Media Type, unread.
+// (200, application/json) and never reaches the upstream. Tools are kept per MCP session
+// the upstream started (the Mcp-Session-Id of its answer to an initialize) and the
+// credentials of its client, for as long as the upstream keeps it (until a DELETE, or a
+// 404 for its id), or, for a server that issues no Mcp-Session-Id, per credentials; a
+// request under another id makes no state, and its call is checked against a list
+// fetched for it. Answers are correlated with the exchange they come in (a POST's
+// answer, or a stream resumed with Last-Event-ID), never by id alone. The proxy reads
+// every answer as it checks it: it does not pass the client's Accept-Encoding on (its
+// transport asks for gzip and decodes it), and answers 502 Bad Gateway to an answer
+// encoded otherwise; a POST whose body is encoded (a Content-Encoding other than
+// identity) is answered 415 Unsupported Media Type, unread.
 // A request is served only when its Host names the proxy (a loopback name on a loopback
 // connection, or one of Options.AllowHosts) and its Origin, if any, is allowed likewise
 // (Options.AllowOrigins), or it gets 403 Forbidden; a method other than POST, GET or
@@ -62,44 +70,141 @@ type front struct {
 	upstream *url.URL
 	client   *http.Client
 	access   access
+	tags     atomic.Uint64 // numbers the exchanges of sessions whose clients may share ids
 
-	mu       sync.Mutex
-	sessions map[string]*session // by Mcp-Session-Id; "" for requests without one
+	mu sync.Mutex
+	// sessions are by Mcp-Session-Id and credentials (sessionKey): those the upstream
+	// started in its answer to an initialize, and those of a server that issues none.
+	sessions map[string]*session
 }
 
 const sessionHeader = "Mcp-Session-Id"
 
-func (f *front) session(id string) *session {
+// sessionKey is the key of the session of r: its Mcp-Session-Id and a digest of its
+// credentials.
+func sessionKey(r *http.Request) string {
+	return r.Header.Get(sessionHeader) + "\x00" + credentials(r.Header)
+}
+
+// credentials returns a digest of the headers of h that may tell who the caller is
+// (Authorization, Cookie, and those named for keys, tokens, secrets and the like), ""
+// when there are none: what the proxy learns with one caller's credentials is never
+// another's, and the secrets themselves are not kept.
+func credentials(h http.Header) string {
+	var names []string
+	for name := range h {
+		if credential(name) {
+			names = append(names, name)
+		}
+	}
+	if names == nil {
+		return ""
+	}
+	sort.Strings(names)
+	d := sha256.New()
+	for _, name := range names {
+		for _, v := range h[name] {
+			d.Write([]byte(strings.ToLower(name)))
+			d.Write([]byte{0})
+			d.Write([]byte(v))
+			d.Write([]byte{0})
+		}
+	}
+	return string(d.Sum(nil))
+}
+
+// credential reports whether the header name may carry a credential.
+func credential(name string) bool {
+	n := strings.ToLower(name)
+	if n == "mcp-session-id" || n == "user-agent" {
+		return false
+	}
+	for _, w := range []string{"auth", "cookie", "token", "key", "secret", "credential", "passw", "session", "signature", "tenant"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// session returns the session r belongs to, under key; a new one, of r alone, when the
+// proxy keeps none for it.
+func (f *front) session(r *http.Request, key string) *session {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	s := f.sessions[id]
+	s := f.sessions[key]
+	f.mu.Unlock()
 	if s == nil {
-		s = newSession(id)
-		f.keep(s)
+		s = newSession(r.Header.Get(sessionHeader))
 	}
 	return s
 }
 
-// maxSessions bounds the sessions a front keeps: past it, one is forgotten (its next
-// call makes the proxy fetch its tools again).
-const maxSessions = 10000
-
-// keep adds s to the sessions, within maxSessions; f.mu is held.
-func (f *front) keep(s *session) {
-	if len(f.sessions) >= maxSessions {
-		for id := range f.sessions {
-			delete(f.sessions, id)
-			break
+// exchange returns the exchange of r in s, and whether it resumes a stream that broke.
+// In an MCP session, request ids are the client's alone, and any of its streams may
+// answer them; the requests of a session whose clients may share ids (no
+// Mcp-Session-Id) are told apart by a tag of each exchange's own, and a stream resumed
+// with Last-Event-ID answers those of the stream it resumes.
+func (f *front) exchange(r *http.Request, s *session) (x exchange, resumes bool) {
+	x = exchange{s: s, version: r.Header.Get("MCP-Protocol-Version")}
+	if s.id != "" {
+		return x, false
+	}
+	if last := r.Header.Get("Last-Event-ID"); last != "" && r.Method == http.MethodGet {
+		if x.tag, resumes = s.resumed(last); resumes {
+			return x, true
 		}
 	}
-	f.sessions[s.id] = s
+	x.tag = "\x00" + strconv.FormatUint(f.tags.Add(1), 10) + "\x00"
+	return x, false
 }
 
-func (f *front) forget(id string) {
+// maxSessions bounds the sessions a front keeps: past it, one with nothing in flight and
+// no task whose result awaits its check is forgotten (its next call makes the proxy fetch
+// its tools again), and when there is none, no new session is kept.
+const maxSessions = 10000
+
+// keep adds s under key, when no session is kept under it and there is room.
+func (f *front) keep(key string, s *session) {
 	f.mu.Lock()
-	delete(f.sessions, id)
+	defer f.mu.Unlock()
+	if f.sessions[key] != nil || !f.room() {
+		return
+	}
+	s.mu.Lock()
+	s.kept = true
+	s.mu.Unlock()
+	f.sessions[key] = s
+}
+
+// room makes room for one more session, if it can; f.mu is held.
+func (f *front) room() bool {
+	if len(f.sessions) < maxSessions {
+		return true
+	}
+	for key, s := range f.sessions {
+		if s.release() {
+			delete(f.sessions, key)
+			return true
+		}
+	}
+	return false
+}
+
+// full makes room for one more session, and reports whether it could not.
+func (f *front) full() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.room()
+}
+
+func (f *front) forget(key, id string) {
+	f.mu.Lock()
+	_, kept := f.sessions[key]
+	delete(f.sessions, key)
 	f.mu.Unlock()
-	f.p.guard.ForgetSession(id)
+	if kept {
+		f.p.guard.ForgetSession(id)
+	}
 }
 
 // ServeHTTP refuses the requests the front does not serve, decides a POST's messages and
@@ -119,7 +224,9 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.Header.Get(sessionHeader)
-	s := f.session(id)
+	key := sessionKey(r)
+	s := f.session(r, key)
+	x, resumes := f.exchange(r, s)
 	var body []byte
 	if r.Method == http.MethodPost {
 		if coding := encoded(r.Header); coding != "" {
@@ -144,7 +251,19 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		if f.p.observe {
 			s.negotiated(r.Header.Get("MCP-Protocol-Version"))
 		}
-		forward, answer := f.p.fromClient(s, body, f.fetcher(r), r.Header.Get("MCP-Protocol-Version"))
+		var unknown bool
+		forward, answer := f.p.fromClient(x, body, f.fetcher(r, &unknown))
+		if unknown && id != "" {
+			// The upstream does not know the session: nor will it the request.
+			f.forget(key, id)
+			http.Error(w, "mcpvalidate proxy: the upstream server answered 404 Not Found for this MCP session", http.StatusNotFound)
+			return
+		}
+		init := id == "" && forward != nil && initializes(forward)
+		if init && f.full() {
+			writeGone(w, forward, serverGoneAll(x, forward, tooManySessions), answer)
+			return
+		}
 		switch {
 		case forward == nil && answer == nil:
 			w.WriteHeader(http.StatusAccepted)
@@ -153,7 +272,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			writeJSON(w, answer)
 			return
 		}
-		f.post(w, r, s, forward, answer)
+		f.post(w, r, x, key, init, forward, answer)
 		return
 	}
 	resp, err := f.send(r, r.Body)
@@ -163,13 +282,35 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 	if id != "" && (r.Method == http.MethodDelete && resp.StatusCode < 300 || resp.StatusCode == http.StatusNotFound) {
-		f.forget(id)
+		f.forget(key, id)
 	}
 	if r.Method == http.MethodGet && resp.StatusCode == http.StatusOK && isEventStream(resp.Header) {
 		s.listen()
 		defer s.unlisten()
 	}
-	f.relay(w, resp, s, nil, nil)
+	if last := f.relay(w, resp, x, nil, nil); resumes && last != "" && s.pendingUnder(x.tag) {
+		s.broke(last, x.tag)
+	}
+}
+
+// tooManySessions is why the proxy answers an initialize itself when it keeps as many
+// sessions as it can, each with requests in flight or tasks whose results await their
+// check.
+var tooManySessions = "the proxy keeps " + strconv.Itoa(maxSessions) + " MCP sessions with requests in flight or task results awaiting their check, " +
+	"and starts no other until one ends; the request was not sent on"
+
+// initializes reports whether msgs (a message or a batch) hold an initialize request.
+func initializes(msgs []byte) bool {
+	found := false
+	each := func(b []byte) {
+		if m, ok := parseMessage(b); ok && m.method == "initialize" && m.id != nil {
+			found = true
+		}
+	}
+	if !elements(msgs, each) {
+		each(msgs)
+	}
+	return found
 }
 
 // The HTTP front's bounds on a client's reads and writes by default.
@@ -226,50 +367,84 @@ func (t *timedWriter) Flush() {
 func (t *timedWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 // post sends the client's messages on, and relays the answer, with the proxy's answers
-// to refused members of a batch, if any.
-func (f *front) post(w http.ResponseWriter, r *http.Request, s *session, forward, answer []byte) {
+// to refused members of a batch, if any. The session of a POST without an Mcp-Session-Id
+// is kept when the upstream answers it: under the Mcp-Session-Id the upstream gives in
+// its answer to an initialize (init), or, when it gives none, as a session-less server's
+// session of the client's credentials.
+func (f *front) post(w http.ResponseWriter, r *http.Request, x exchange, key string, init bool, forward, answer []byte) {
 	resp, err := f.send(r, bytes.NewReader(forward))
 	if err != nil {
-		f.failed(w, s, forward, answer, "the upstream server could not be reached: "+err.Error())
+		f.failed(w, x, forward, answer, "the upstream server could not be reached: "+err.Error())
 		return
 	}
 	defer resp.Body.Close()
-	if sid := resp.Header.Get(sessionHeader); sid != "" && sid != r.Header.Get(sessionHeader) {
-		f.started(s, sid)
-	}
-	if resp.StatusCode == http.StatusNotFound && r.Header.Get(sessionHeader) != "" {
-		f.forget(r.Header.Get(sessionHeader))
+	id, started := r.Header.Get(sessionHeader), resp.Header.Get(sessionHeader)
+	switch {
+	case resp.StatusCode == http.StatusNotFound && id != "":
+		f.forget(key, id)
+	case resp.StatusCode >= 300 || id != "":
+	case started != "" && init:
+		f.started(x.s, started, r)
+	case started == "" && !x.s.isKept():
+		f.keep(key, x.s)
 	}
 	if answer != nil && resp.StatusCode == http.StatusAccepted {
 		writeJSON(w, answer) // only notifications went on; the refusals are the answer
 		return
 	}
-	f.relay(w, resp, s, forward, answer)
-	forgetAll(s, forward) // what this answer did not answer, a broken stream will not
+	last := f.relay(w, resp, x, forward, answer)
+	if x.s.isKept() && last != "" && unanswered(x, forward) {
+		if x.tag != "" {
+			x.s.broke(last, x.tag) // a stream resumed from last answers them
+		}
+		return
+	}
+	forgetAll(x, forward) // what this answer did not answer, a broken stream will not
+}
+
+// writeGone writes the answers to the requests of forward, which were not sent on: gone,
+// and the proxy's own answers to refused members of its batch.
+func writeGone(w http.ResponseWriter, forward []byte, gone [][]byte, answer []byte) {
+	if b := skipSpace(forward, 0); forward[b] != '[' && len(gone) == 1 {
+		writeJSON(w, gone[0]) // one message, one answer
+		return
+	}
+	writeJSON(w, batchOf(gone, answer))
+}
+
+// unanswered reports whether requests among msgs (a message or a batch) are in flight.
+func unanswered(x exchange, msgs []byte) bool {
+	found := false
+	each := func(b []byte) {
+		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() && x.s.inFlight(x.key(m.id)) {
+			found = true
+		}
+	}
+	if !elements(msgs, each) {
+		each(msgs)
+	}
+	return found
 }
 
 // failed answers the requests among forward (a message or a batch; nil for a GET or a
 // DELETE), which the upstream server did not answer for the reason why, each with a
 // JSON-RPC error, and with the proxy's answers to refused members of a batch, if any;
 // with 502 Bad Gateway when there is no one to answer. It logs why.
-func (f *front) failed(w http.ResponseWriter, s *session, forward, answer []byte, why string) {
-	f.logFailed(s, why)
-	gone := serverGoneAll(s, forward, why)
-	switch {
-	case gone == nil && answer == nil:
+func (f *front) failed(w http.ResponseWriter, x exchange, forward, answer []byte, why string) {
+	f.logFailed(x.s, why)
+	gone := serverGoneAll(x, forward, why)
+	if gone == nil && answer == nil {
 		http.Error(w, "mcpvalidate proxy: "+why, http.StatusBadGateway)
-	case len(gone) == 1 && forward[skipSpace(forward, 0)] != '[':
-		writeJSON(w, gone[0]) // one message, one answer
-	default:
-		writeJSON(w, batchOf(gone, answer))
+		return
 	}
+	writeGone(w, forward, gone, answer)
 }
 
 // forgetAll forgets the requests among msgs (a message or a batch) still in flight.
-func forgetAll(s *session, msgs []byte) {
+func forgetAll(x exchange, msgs []byte) {
 	each := func(b []byte) {
 		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() {
-			s.answered(idKey(m.id))
+			x.s.answered(x.key(m.id))
 		}
 	}
 	if !elements(msgs, each) {
@@ -279,9 +454,9 @@ func forgetAll(s *session, msgs []byte) {
 
 // streamBroke ends a stream the upstream broke off for the reason why: each request among
 // forward that it did not answer gets an error event in its place.
-func (f *front) streamBroke(out *eventWriter, s *session, forward []byte, why string) {
-	f.logFailed(s, why)
-	for _, m := range serverGoneAll(s, forward, why) {
+func (f *front) streamBroke(out *eventWriter, x exchange, forward []byte, why string) {
+	f.logFailed(x.s, why)
+	for _, m := range serverGoneAll(x, forward, why) {
 		if out.write(append(append([]byte("data: "), m...), "\n\n"...)) != nil {
 			return
 		}
@@ -295,17 +470,23 @@ func (f *front) logFailed(s *session, why string) {
 	}
 }
 
-// started keeps the session the upstream just named, with what its initialize said.
-func (f *front) started(from *session, id string) {
+// started keeps, when there is room, the session the upstream just started under id in
+// its answer to the initialize of r, with what the initialize said: from itself when it
+// was r's alone.
+func (f *front) started(from *session, id string, r *http.Request) {
+	key := id + "\x00" + credentials(r.Header)
+	if !from.isKept() {
+		from.mu.Lock()
+		from.id = id
+		from.mu.Unlock()
+		f.keep(key, from)
+		return
+	}
 	s := newSession(id)
 	from.mu.Lock()
 	s.client, s.clientVersion, s.version = from.client, from.clientVersion, from.version
 	from.mu.Unlock()
-	f.mu.Lock()
-	if f.sessions[id] == nil {
-		f.keep(s)
-	}
-	f.mu.Unlock()
+	f.keep(key, s)
 }
 
 // send makes the upstream request that r stands for, with body.
@@ -327,13 +508,21 @@ func (f *front) send(r *http.Request, body io.Reader) (*http.Response, error) {
 }
 
 // fetcher returns the fetcher that asks the upstream for its tool list as the client's
-// request r would: with its headers (its session, protocol version and credentials).
-func (f *front) fetcher(r *http.Request) fetcher {
+// request r would: with its headers (its session, protocol version and credentials). It
+// sets notFound when the upstream answers 404 Not Found (it does not know the session).
+func (f *front) fetcher(r *http.Request, notFound *bool) fetcher {
 	return func(key string, req []byte) ([]byte, error) {
 		header := http.Header{}
 		copyHeaders(header, r.Header)
 		header.Del("Last-Event-ID")
+		if header.Get("Mcp-Method") != "" { // MCP 2026-07-28 names the request's method in its headers
+			header.Set("Mcp-Method", "tools/list")
+			header.Del("Mcp-Name")
+		}
 		b, _, err := postRPC(r.Context(), f.client, f.upstream.String(), header, req, key)
+		if status := (*statusError)(nil); errors.As(err, &status) && status.code == http.StatusNotFound {
+			*notFound = true
+		}
 		return b, err
 	}
 }
@@ -359,7 +548,7 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 		return nil, resp.Header, nil // a notification's answer
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, nil, errors.New("the server answered with " + resp.Status)
+		return nil, nil, &statusError{resp.StatusCode, resp.Status}
 	}
 	if coding := encoded(resp.Header); coding != "" {
 		return nil, nil, errors.New("the server's answer is encoded (" + coding + "), which was not asked for")
@@ -388,6 +577,14 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 		}
 	}
 }
+
+// A statusError is an answer of an HTTP status other than 200 to the proxy's request.
+type statusError struct {
+	code   int
+	status string
+}
+
+func (e *statusError) Error() string { return "the server answered with " + e.status }
 
 // ListTools lists the tools of the streamable HTTP MCP endpoint at url, every page, as a
 // client does (initialize, notifications/initialized, tools/list, and a DELETE of the
@@ -457,11 +654,14 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 
 // relay writes the upstream's answer to forward: status, headers, and the body, checked.
 // A body the proxy cannot read (encoded in a way it did not ask for, broken off, over the
-// limit) goes no further: the requests it answers are answered with errors instead.
-func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, forward, answer []byte) {
+// limit) goes no further: the requests it answers are answered with errors instead, but
+// for those of a stream broken off after an event with an id, which the client may
+// resume. last is the id of the last SSE event relayed that has one, "" when none did.
+func (f *front) relay(w http.ResponseWriter, resp *http.Response, x exchange, forward, answer []byte) (last string) {
+	s := x.s
 	if coding := encoded(resp.Header); coding != "" {
-		f.failed(w, s, forward, answer, "the upstream server's answer is encoded ("+coding+"), which the proxy did not ask for and cannot check")
-		return
+		f.failed(w, x, forward, answer, "the upstream server's answer is encoded ("+coding+"), which the proxy did not ask for and cannot check")
+		return ""
 	}
 	copyHeaders(w.Header(), resp.Header)
 	switch {
@@ -495,31 +695,38 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, fo
 			}
 			broken := err != nil && err != io.EOF && !errors.Is(err, context.Canceled)
 			if len(ev.raw) > 0 && (!broken || ev.over != nil) { // an event cut off goes no further
-				if b := ev.checked(f.p, s); b != nil && out.write(b) != nil {
-					return
+				b := ev.checked(f.p, x)
+				if b != nil && out.write(b) != nil {
+					return last
+				}
+				if id, ok := ev.id(); ok && b != nil {
+					last = id
 				}
 				if !events.hasEvent() { // else it goes with the next one
 					out.flush()
 				}
 			}
-			if broken {
-				f.streamBroke(out, s, forward, "the upstream server's stream broke off: "+err.Error())
+			switch why := "the upstream server's stream broke off: "; {
+			case broken && last != "": // the client may resume it from last
+				f.logFailed(s, why+err.Error())
+			case broken:
+				f.streamBroke(out, x, forward, why+err.Error())
 			}
 			if err != nil {
-				return
+				return last
 			}
 		}
 	case isJSON(resp.Header):
 		body, err := readAtMost(resp.Body, f.p.opts.maxMessage())
 		if err == errOverlong {
-			f.failed(w, s, forward, answer, strings.TrimPrefix(tooLong("the upstream server's answer", -1, f.p.opts.maxMessage()), "mcpvalidate proxy: "))
-			return
+			f.failed(w, x, forward, answer, strings.TrimPrefix(tooLong("the upstream server's answer", -1, f.p.opts.maxMessage()), "mcpvalidate proxy: "))
+			return ""
 		}
 		if err != nil {
-			f.failed(w, s, forward, answer, "the upstream server's answer could not be read: "+err.Error())
-			return
+			f.failed(w, x, forward, answer, "the upstream server's answer could not be read: "+err.Error())
+			return ""
 		}
-		out := f.p.fromServer(s, body)
+		out := f.p.fromServer(x, body)
 		if answer != nil {
 			out = batchOf([][]byte{out}, answer)
 		}
@@ -532,6 +739,7 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, s *session, fo
 		w.WriteHeader(resp.StatusCode)
 		_, _ = io.Copy(w, resp.Body)
 	}
+	return ""
 }
 
 // An eventWriter writes an SSE stream to the client: the status and headers go with the
@@ -685,14 +893,25 @@ func (ev *event) data() []byte {
 	return data
 }
 
+// id returns the event's id field, if it has one.
+func (ev *event) id() (string, bool) {
+	id, ok := "", false
+	for _, l := range ev.lines {
+		if field, value, _ := bytes.Cut(l, []byte(":")); string(field) == "id" {
+			id, ok = string(bytes.TrimPrefix(value, []byte(" "))), true
+		}
+	}
+	return id, ok
+}
+
 // checked returns the event as it goes to the client: its own bytes, or, when the
 // proxy replaces its message, its other fields and the new data; nil to drop it.
-func (ev *event) checked(p *Proxy, s *session) []byte {
+func (ev *event) checked(p *Proxy, x exchange) []byte {
 	data := ev.data()
 	if data == nil {
 		return ev.raw
 	}
-	out := p.fromServer(s, data)
+	out := p.fromServer(x, data)
 	switch {
 	case out == nil:
 		return nil
@@ -711,10 +930,10 @@ func (ev *event) checked(p *Proxy, s *session) []byte {
 
 // serverGoneAll answers the requests among msgs (a message or a batch) that the
 // session tracked, when they could not be sent.
-func serverGoneAll(s *session, msgs []byte, why string) [][]byte {
+func serverGoneAll(x exchange, msgs []byte, why string) [][]byte {
 	var answers [][]byte
 	each := func(b []byte) {
-		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() && s.answered(idKey(m.id)) != nil {
+		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() && x.s.answered(x.key(m.id)) != nil {
 			answers = append(answers, errorResponse(m.id, -32603, "mcpvalidate proxy: "+why))
 		}
 	}

@@ -381,7 +381,7 @@ func TestNotJSON(t *testing.T) {
 		{`"tools/call"`, "-32600"},
 		{` 42 `, "-32600"},
 	} {
-		forward, answer := p.fromClient(newSession(""), []byte(tc.line), nil, "")
+		forward, answer := p.fromClient(exchange{s: newSession("")}, []byte(tc.line), nil)
 		if forward != nil || !strings.Contains(string(answer), `"id":null,"error":{"code":`+tc.code+`,`) {
 			t.Fatalf("%.80s: sent on %.80s, answered %s", tc.line, forward, answer)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -34,9 +35,11 @@ type pending struct {
 	taskKey string
 }
 
-// A session is one MCP session: one stdio pair, or one Mcp-Session-Id over HTTP.
+// A session is one MCP session: one stdio pair, or one Mcp-Session-Id over HTTP (with the
+// credentials of the client that started it), or the clients of a server that issues no
+// Mcp-Session-Id that send the same credentials.
 type session struct {
-	id string // Mcp-Session-Id; "" over stdio
+	id string // Mcp-Session-Id; "" over stdio and without one
 
 	mu            sync.Mutex
 	list          *toolList // the tools as last listed; nil before
@@ -54,29 +57,56 @@ type session struct {
 	clientVersion string
 	version       string // the MCP protocol version negotiated, when known
 	tasks         tasks  // whose results are to be checked
+	// kept: the session outlives the request; false for an HTTP request's own, which
+	// cannot hold a task whose result is checked later.
+	kept bool
+	// broken: the exchanges whose SSE streams broke with requests unanswered, by the id
+	// of the last event relayed, for a stream resumed with Last-Event-ID to answer them.
+	broken map[string]string
 }
 
 func newSession(id string) *session {
 	return &session{id: id, pending: map[string]*pending{}, waiters: map[string]chan []byte{}}
 }
 
+// An exchange is where the answers to a client's requests come: over stdio, the pipes;
+// over HTTP, the answer to one POST (its JSON body or SSE stream, resumed or not) or a
+// GET stream. A response is correlated with a request of its session under its
+// exchange's tag, never by its id alone.
+type exchange struct {
+	s *session
+	// tag prefixes the keys of the exchange's requests in s.pending: "" where request
+	// ids are one client's, unique in flight (stdio, an MCP session); the exchange's own
+	// where the session's clients may share ids (a server that issues no Mcp-Session-Id).
+	tag string
+	// version is the protocol version the transport gives for the exchange's requests
+	// (HTTP's MCP-Protocol-Version header); "" when none.
+	version string
+}
+
+// key is the key of the request id in the exchange.
+func (x exchange) key(id []byte) string { return x.tag + idKey(id) }
+
+// maxPending bounds a session's requests in flight, those of broken streams awaiting
+// their resumption included: past it, a request is refused.
+const maxPending = 4096
+
 // A fetcher sends the proxy's own request req, of the id key key, to the server and
 // returns the server's answer to it.
 type fetcher func(key string, req []byte) ([]byte, error)
 
 // fromClient decides what becomes of b, one line or body from the client (a message, a
-// batch, or bytes that are not JSON), over a transport that gives the protocol version
-// given ("" when none): forward is what goes on to the server (b itself unless a refused
-// call is taken out of a batch), answer what the client gets from the proxy; either may
-// be nil.
-func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher, given string) (forward, answer []byte) {
+// batch, or bytes that are not JSON) in the exchange x: forward is what goes on to the
+// server (b itself unless a refused call is taken out of a batch), answer what the client
+// gets from the proxy; either may be nil.
+func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer []byte) {
 	if !valid(b) {
 		return nil, errorResponse([]byte("null"), -32700, "Parse error: the message is not JSON, so it was not sent on")
 	}
 	switch i := skipSpace(b, 0); b[i] {
 	case '[':
 	case '{':
-		ans, drop := p.clientMessage(s, b, fetch, given)
+		ans, drop := p.clientMessage(x, b, fetch)
 		switch {
 		case ans != nil:
 			return nil, ans
@@ -90,7 +120,7 @@ func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher, given string) (f
 	var kept, answers [][]byte
 	changed := false
 	elements(b, func(e []byte) {
-		ans, drop := p.clientMessage(s, e, fetch, given)
+		ans, drop := p.clientMessage(x, e, fetch)
 		switch {
 		case ans != nil:
 			answers, changed = append(answers, ans), true
@@ -109,12 +139,12 @@ func (p *Proxy) fromClient(s *session, b []byte, fetch fetcher, given string) (f
 // fromServer decides what becomes of b, one line or body from the server: out is what the
 // client gets, b itself unless a result is withheld; nil when the proxy keeps it (an
 // answer to its own request).
-func (p *Proxy) fromServer(s *session, b []byte) (out []byte) {
+func (p *Proxy) fromServer(x exchange, b []byte) (out []byte) {
 	if !valid(b) {
 		return b
 	}
 	if i := skipSpace(b, 0); b[i] != '[' {
-		if repl, own := p.serverMessage(s, b); own {
+		if repl, own := p.serverMessage(x, b); own {
 			return nil
 		} else if repl != nil {
 			return repl
@@ -124,7 +154,7 @@ func (p *Proxy) fromServer(s *session, b []byte) (out []byte) {
 	var kept [][]byte
 	changed := false
 	elements(b, func(e []byte) {
-		repl, own := p.serverMessage(s, e)
+		repl, own := p.serverMessage(x, e)
 		switch {
 		case own:
 			changed = true
@@ -150,7 +180,8 @@ func batch(msgs [][]byte) []byte {
 
 // clientMessage decides one message from the client: answer is the proxy's answer when it
 // keeps the message from the server; drop, a refused notification, which gets none.
-func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher, given string) (answer []byte, drop bool) {
+func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byte, drop bool) {
+	s := x.s
 	m, ok := parseMessage(b)
 	if !ok || !m.isRequest() && !m.ambiguous {
 		return nil, false // a response to the server's request, or not JSON-RPC
@@ -158,14 +189,17 @@ func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher, given string)
 	if gone := s.gone(); gone != "" && m.id != nil {
 		return serverGone(m.id, gone), false
 	}
+	if m.id != nil && s.inFlight(x.key(m.id)) {
+		return invalidRequest(m.id, idInFlight), false
+	}
 	if m.names("tools/call") {
-		return p.clientCall(s, &m, fetch, given)
+		return p.clientCall(x, &m, fetch)
 	}
 	if m.id == nil {
 		if m.method == "notifications/cancelled" {
 			// The server need not answer a cancelled request: forget it.
 			if id := member(m.params, "requestId"); id != nil {
-				s.answered(idKey(id))
+				s.answered(x.key(id))
 			}
 		}
 		return nil, false
@@ -181,16 +215,22 @@ func (p *Proxy) clientMessage(s *session, b []byte, fetch fetcher, given string)
 		s.initialized(member(m.params, "clientInfo"))
 	case "tasks/result":
 		q.taskKey = taskKey(member(m.params, "taskId"))
-		q.modern = p.guard.ChecksResults() && s.modern(member(m.params, "_meta"), given)
+		q.modern = p.guard.ChecksResults() && s.modern(member(m.params, "_meta"), x.version)
 	}
-	if !s.track(q) {
+	switch err := s.track(x.key(m.id), q); err {
+	case errGone:
 		return serverGone(m.id, s.gone()), false
+	case errInFlight:
+		return invalidRequest(m.id, idInFlight), false
+	case errBusy:
+		return errorResponse(m.id, -32603, busy), false
 	}
 	return nil, false
 }
 
 // clientCall decides a tools/call.
-func (p *Proxy) clientCall(s *session, m *message, fetch fetcher, given string) (answer []byte, drop bool) {
+func (p *Proxy) clientCall(x exchange, m *message, fetch fetcher) (answer []byte, drop bool) {
+	s := x.s
 	refuse := func(ans []byte) ([]byte, bool) {
 		if m.id == nil {
 			return nil, true
@@ -217,9 +257,9 @@ func (p *Proxy) clientCall(s *session, m *message, fetch fetcher, given string) 
 		if why := s.gone(); why != "" {
 			return refuse(serverGone(m.id, why))
 		}
-		return refuse(p.refusal(m.id, unlisted(c.name, listErr), nil, s.replyTo(&c, given)))
+		return refuse(p.refusal(m.id, unlisted(c.name, listErr), nil, s.replyTo(&c, x.version)))
 	}
-	if ans := p.checkCall(s, o, t, &c, m.id, given); ans != nil {
+	if ans := p.checkCall(s, o, t, &c, m.id, x.version); ans != nil {
 		o.refused()
 		return refuse(ans)
 	}
@@ -228,22 +268,33 @@ func (p *Proxy) clientCall(s *session, m *message, fetch fetcher, given string) 
 	}
 	q := &pending{id: bytes.Clone(m.id), method: "tools/call", name: c.name, tool: t, task: c.task != nil, obs: o}
 	if p.checksResults(t) {
-		q.modern = s.modern(c.meta, given)
+		q.modern = s.modern(c.meta, x.version)
 	}
-	switch tracked := s.trackCall(q, q.task && p.checksResults(t)); {
-	case tracked == errGone:
+	switch tracked := s.trackCall(x.key(m.id), q, q.task && p.checksResults(t)); tracked {
+	case nil:
+	case errGone:
 		o.refused()
 		return serverGone(m.id, s.gone()), false
-	case tracked != nil:
+	case errInFlight:
 		o.refused()
-		return p.refusal(m.id, tooManyTasks, nil, s.replyTo(&c, given)), false
+		return invalidRequest(m.id, idInFlight), false
+	case errBusy:
+		o.refused()
+		return errorResponse(m.id, -32603, busy), false
+	case errNotKept:
+		o.refused()
+		return p.refusal(m.id, notKept, nil, s.replyTo(&c, x.version)), false
+	default:
+		o.refused()
+		return p.refusal(m.id, tooManyTasks, nil, s.replyTo(&c, x.version)), false
 	}
 	return nil, false
 }
 
 // serverMessage decides one message from the server: repl replaces it; own, an answer to
 // the proxy's own request, goes no further.
-func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
+func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
+	s := x.s
 	m, ok := parseMessage(b)
 	if !ok {
 		return nil, false
@@ -265,7 +316,7 @@ func (p *Proxy) serverMessage(s *session, b []byte) (repl []byte, own bool) {
 		s.deliver(key, b)
 		return nil, true
 	}
-	q := s.taken(key)
+	q := s.taken(x.tag + key)
 	if q == nil || m.result == nil {
 		if q != nil {
 			s.freeSlot(q)
@@ -406,6 +457,9 @@ func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (tools map[strin
 		if m.result == nil {
 			return nil, pages + 1, errors.New("the server answered tools/list with " + string(clip(m.err)))
 		}
+		if !listsTools(m.result) {
+			return nil, pages + 1, errors.New("the server answered tools/list without a tools array")
+		}
 		next := addTools(tools, m.result)
 		if next == nil {
 			break
@@ -523,6 +577,9 @@ var (
 // session holds, unchanged, leaves it whole; else a first page starts the session's list
 // anew, and a later page adds to the list of the pages before it.
 func (s *session) learn(p *Proxy, result []byte, first bool, gen uint64) {
+	if !listsTools(result) {
+		return // not a list of tools: nothing is learned from it
+	}
 	page := map[string]*tool{}
 	next := addTools(page, result)
 	s.mu.Lock()
@@ -560,6 +617,12 @@ func contains(tools, page map[string]*tool) bool {
 		}
 	}
 	return true
+}
+
+// listsTools reports whether a tools/list result has the shape of one: a tools array.
+func listsTools(result []byte) bool {
+	v := member(result, "tools")
+	return len(v) > 0 && v[0] == '['
 }
 
 func (s *session) listChanged() {
@@ -607,30 +670,67 @@ func (s *session) initialized(info []byte) {
 	s.mu.Unlock()
 }
 
-// track records a request on its way to the server; false when the server is gone.
-func (s *session) track(q *pending) bool { return s.trackCall(q, false) == nil }
+// track records a request on its way to the server under key, as trackCall does.
+func (s *session) track(key string, q *pending) error { return s.trackCall(key, q, false) }
 
-// errGone and errNoSlot are why trackCall does not track a request.
+// The reasons trackCall does not track a request.
 var (
-	errGone   = errors.New("the server is gone")
-	errNoSlot = errors.New("no task slot is left")
+	errGone     = errors.New("the server is gone")
+	errNoSlot   = errors.New("no task slot is left")
+	errInFlight = errors.New("a request of the same id is in flight")
+	errBusy     = errors.New("too many requests are in flight")
+	errNotKept  = errors.New("the session is not kept")
 )
 
-// trackCall records a request on its way to the server, with a task slot when it takes
-// one; errGone when the server is gone, errNoSlot when no task slot is left.
-func (s *session) trackCall(q *pending, slot bool) error {
+// The texts of the refusals of requests trackCall does not track.
+var (
+	idInFlight = "a request of the same id is in flight in this MCP session; the mcpvalidate proxy sends on a request only under an id not in flight"
+	busy       = "mcpvalidate proxy: " + strconv.Itoa(maxPending) + " requests of this MCP session are in flight; the request was not sent on"
+	notKept    = "The mcpvalidate proxy keeps no state for this MCP session (the upstream server did not start it through the proxy, or the proxy holds as many sessions as it can), " +
+		"so it could not check the result of this task. Call the tool without a task, or start a new MCP session."
+)
+
+// trackCall records a request on its way to the server under key, with a task slot when
+// it takes one; errGone when the server is gone, errInFlight when a request of the key is
+// in flight, errBusy past maxPending, errNotKept for a task slot in a session not kept,
+// errNoSlot when no task slot is left.
+func (s *session) trackCall(key string, q *pending, slot bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed != "" {
+	switch {
+	case s.closed != "":
 		return errGone
-	}
-	if slot && !s.tasks.reserve(q) {
+	case s.pending[key] != nil:
+		return errInFlight
+	case len(s.pending) >= maxPending:
+		return errBusy
+	case slot && !s.kept:
+		return errNotKept
+	case slot && !s.tasks.reserve(q):
 		return errNoSlot
 	}
-	key := idKey(q.id)
-	s.tasks.free(s.pending[key]) // a request of the same id, answered or not, is replaced
 	s.pending[key] = q
 	return nil
+}
+
+// inFlight reports whether a request of key is in flight.
+func (s *session) inFlight(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending[key] != nil
+}
+
+// release lets the session go when it is idle (nothing in flight, and no task whose
+// result awaits its check): it is kept no more, so that a request that holds it still
+// makes no task in it; false when it is not idle.
+func (s *session) release() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) > 0 || len(s.waiters) > 0 || s.tasks.undelivered+s.tasks.calls > 0 {
+		return false
+	}
+	s.kept = false
+	return true
 }
 
 // answered removes the request the server answered under key, or that needs no answer
@@ -750,4 +850,46 @@ func clip(b []byte) []byte {
 		return b[:200]
 	}
 	return b
+}
+
+// isKept reports whether the session outlives the request.
+func (s *session) isKept() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.kept
+}
+
+// broke records that the SSE stream of the exchange tag ended with requests unanswered,
+// after the event last: a stream resumed from it answers them.
+func (s *session) broke(last, tag string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken == nil {
+		s.broken = map[string]string{}
+	}
+	if len(s.broken) < maxPending {
+		s.broken[last] = tag
+	}
+}
+
+// resumed returns the tag of the exchange whose stream a stream resumed from the event
+// last resumes.
+func (s *session) resumed(last string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tag, ok := s.broken[last]
+	delete(s.broken, last)
+	return tag, ok
+}
+
+// pendingUnder reports whether requests of the exchange tag are in flight.
+func (s *session) pendingUnder(tag string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key := range s.pending {
+		if strings.HasPrefix(key, tag) {
+			return true
+		}
+	}
+	return false
 }

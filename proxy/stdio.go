@@ -211,6 +211,7 @@ func (e *errorValue) Store(err error) {
 func (p *Proxy) newConn(client io.Writer, server io.WriteCloser) *conn {
 	s := newSession("")
 	s.hearsAll = true
+	s.kept = true
 	return &conn{p: p, s: s, client: bufio.NewWriterSize(client, 64<<10), server: server,
 		serverW: bufio.NewWriterSize(server, 64<<10), done: make(chan struct{})}
 }
@@ -256,7 +257,7 @@ func (c *conn) relay(line []byte, more bool) bool {
 	} else if ans != nil {
 		return c.toClient(ans, false, false) == nil
 	}
-	forward, answer := c.p.fromClient(c.s, line, c.fetch, "")
+	forward, answer := c.p.fromClient(exchange{s: c.s}, line, c.fetch)
 	if answer != nil && c.toClient(answer, false, false) != nil {
 		return false
 	}
@@ -312,7 +313,7 @@ func (c *conn) fromServer(r io.Reader) error {
 			}
 		}
 		if len(line) > 0 {
-			out := c.p.fromServer(c.s, line)
+			out := c.p.fromServer(exchange{s: c.s}, line)
 			if werr := c.toClient(out, sameBytes(out, line), lines.hasLine()); werr != nil {
 				// Keep reading, so that a server that writes on is not blocked.
 				_, _ = io.Copy(io.Discard, r)

@@ -153,6 +153,7 @@ func newTasksFixture(t *testing.T, opts Options) *tasksFixture {
 		t.Fatal(err)
 	}
 	s := newSession("")
+	s.kept = true
 	s.learn(p, []byte(toolsList), true, 0)
 	return &tasksFixture{t, p, s}
 }
@@ -161,7 +162,7 @@ func newTasksFixture(t *testing.T, opts Options) *tasksFixture {
 // nil when it went on to the server.
 func (f *tasksFixture) call(id string) []byte {
 	f.t.Helper()
-	forward, answer := f.p.fromClient(f.s, []byte(taskCall(id)), nil, "")
+	forward, answer := f.p.fromClient(exchange{s: f.s}, []byte(taskCall(id)), nil)
 	if (forward == nil) == (answer == nil) {
 		f.t.Fatalf("the call %s was forwarded as %.80s and answered %.80s", id, forward, answer)
 	}
@@ -175,7 +176,7 @@ func (f *tasksFixture) create(id, taskID string) {
 		f.t.Fatalf("the call %s was answered %.200s", id, answer)
 	}
 	line := []byte(taskCreated(id, taskID))
-	if out := f.p.fromServer(f.s, line); !sameBytes(out, line) {
+	if out := f.p.fromServer(exchange{s: f.s}, line); !sameBytes(out, line) {
 		f.t.Fatalf("the task %.40s was not passed on", taskID)
 	}
 }
@@ -184,13 +185,13 @@ func (f *tasksFixture) create(id, taskID string) {
 // whether the proxy refused it.
 func (f *tasksFixture) fetch(id, taskID string) bool {
 	f.t.Helper()
-	f.p.fromClient(f.s, []byte(taskFetch(id, taskID)), nil, "")
-	return resultRefused(string(f.p.fromServer(f.s, []byte(taskPayload(id, `"one"`)))), id)
+	f.p.fromClient(exchange{s: f.s}, []byte(taskFetch(id, taskID)), nil)
+	return resultRefused(string(f.p.fromServer(exchange{s: f.s}, []byte(taskPayload(id, `"one"`)))), id)
 }
 
 // cancelled has the server say the task taskID was cancelled.
 func (f *tasksFixture) cancelled(taskID string) {
-	f.p.fromServer(f.s, []byte(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":`+taskID+`,"status":"cancelled"}}`))
+	f.p.fromServer(exchange{s: f.s}, []byte(`{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":`+taskID+`,"status":"cancelled"}}`))
 }
 
 // tooMany reports whether answer is the proxy's refusal of a task-augmented call for want
@@ -217,15 +218,15 @@ func TestTasksAreBounded(t *testing.T) {
 	if answer := f.call(`"over"`); !tooMany(answer, `"over"`) {
 		t.Fatalf("a call past the bound (one in flight) was answered %.200s", answer)
 	}
-	f.p.fromServer(f.s, []byte(taskCreated(`"in-flight"`, task(maxTasks-1))))
+	f.p.fromServer(exchange{s: f.s}, []byte(taskCreated(`"in-flight"`, task(maxTasks-1))))
 	if answer := f.call(`"over"`); !tooMany(answer, `"over"`) {
 		t.Fatalf("a call past the bound was answered %.200s", answer)
 	}
 	// A tool whose results are not checked takes no slot, nor a call that is not a task.
-	if forward, _ := f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"weather","arguments":{"location":"x"},"task":{}}}`), nil, ""); forward == nil {
+	if forward, _ := f.p.fromClient(exchange{s: f.s}, []byte(`{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"weather","arguments":{"location":"x"},"task":{}}}`), nil); forward == nil {
 		t.Fatal("a task-augmented call of a tool without outputSchema was refused")
 	}
-	if forward, _ := f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"sum","arguments":{}}}`), nil, ""); forward == nil {
+	if forward, _ := f.p.fromClient(exchange{s: f.s}, []byte(`{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"sum","arguments":{}}}`), nil); forward == nil {
 		t.Fatal("a call that is not a task was refused")
 	}
 	// Every task kept is still checked; a delivered one makes room.
@@ -250,10 +251,10 @@ func TestTasksAreBounded(t *testing.T) {
 		if f.call(`"c"`) != nil {
 			t.Fatal("a cancelled task did not free its slot")
 		}
-		f.p.fromServer(f.s, []byte(answer))
+		f.p.fromServer(exchange{s: f.s}, []byte(answer))
 	}
 	f.call(`"c"`)
-	f.p.fromClient(f.s, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`), nil, "")
+	f.p.fromClient(exchange{s: f.s}, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`), nil)
 	f.create(`"c"`, `"c"`)
 	if !tooMany(f.call(`"over"`), `"over"`) || len(f.s.tasks.tools) != maxTasks || f.s.tasks.calls != 0 {
 		t.Fatalf("%d tasks kept, %d calls in flight", len(f.s.tasks.tools), f.s.tasks.calls)
@@ -295,8 +296,8 @@ func TestTasksAreBounded(t *testing.T) {
 	}
 	line := []byte(taskCreated("9", huge(9)))
 	allocated := allocatedBy(func() {
-		f.p.fromClient(f.s, []byte(taskCall("9")), nil, "")
-		f.p.fromServer(f.s, line)
+		f.p.fromClient(exchange{s: f.s}, []byte(taskCall("9")), nil)
+		f.p.fromServer(exchange{s: f.s}, line)
 	}, 10)
 	if allocated > 64<<10 {
 		t.Errorf("remembering a task of a 1 MB id allocates %d bytes", allocated)
@@ -347,6 +348,12 @@ func TestHTTPTaskResult(t *testing.T) {
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set(sessionHeader, r.Header.Get(sessionHeader))
+		if start := r.URL.Query().Get("start"); start != "" { // an initialize starts the session named
+			w.Header().Set(sessionHeader, start)
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":0,"result":{}}`)
+			return
+		}
 		switch b := string(body); {
 		case strings.Contains(b, `"tools/list"`):
 			w.Header().Set("Content-Type", "application/json")
@@ -379,6 +386,11 @@ func TestHTTPTaskResult(t *testing.T) {
 		return string(b)
 	}
 	for _, session := range []string{"a", "b"} {
+		resp, err := http.Post(endpoint+"?start="+session, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
 		post(session, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		if got := post(session, taskCall("2")); got != taskCreated("2", `"t-`+session+`"`) {
 			t.Fatalf("the task was answered %s", got)

@@ -1,0 +1,643 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// looseList is what a session-less upstream lists for the credentials "Bearer loose":
+// weather takes anything, sum declares no outputSchema.
+const looseList = `{"tools":[{"name":"weather","inputSchema":{"type":"object"}},{"name":"sum","inputSchema":{"type":"object"}}]}`
+
+// postJSON posts body to endpoint with the headers given as name, value pairs, and returns
+// the status and body of the answer.
+func postJSON(t testing.TB, endpoint, body string, header ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestHTTPSessionlessClientsApart: two clients of an upstream that issues no session ids,
+// with the same request ids and other credentials, each get their own tool list and the
+// checks of their own calls' results, though their calls are in flight at once.
+func TestHTTPSessionlessClientsApart(t *testing.T) {
+	strictArrived, strictRelease := make(chan struct{}), make(chan struct{})
+	var calls sync.Map // what reached the upstream: Authorization and body
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set("Content-Type", "application/json")
+		auth := r.Header.Get("Authorization")
+		switch m.method {
+		case "tools/list":
+			list := toolsList
+			if auth == "Bearer loose" {
+				list = looseList
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+list+`}`)
+		case "tools/call":
+			calls.Store(auth+" "+string(body), true)
+			if auth == "Bearer strict" && strings.Contains(string(body), `"sum"`) {
+				close(strictArrived)
+				<-strictRelease
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[],"structuredContent":{"n":"x"}}}`)
+		default:
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{}}`)
+		}
+	}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{Output: true})
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	sum := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{}}}`
+	postJSON(t, endpoint, list, "Authorization", "Bearer strict")
+	postJSON(t, endpoint, list, "Authorization", "Bearer loose")
+
+	strictGot := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(sum))
+		req.Header.Set("Authorization", "Bearer strict")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			strictGot <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		strictGot <- string(b)
+	}()
+	<-strictArrived
+	if _, got := postJSON(t, endpoint, sum, "Authorization", "Bearer loose"); got != `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":"x"}}}` {
+		t.Errorf("the loose client's result, which its sum does not check, became %.300s", got)
+	}
+	close(strictRelease)
+	if got := <-strictGot; !resultRefused(got, "2") {
+		t.Errorf("the strict client's result, which breaks its sum's outputSchema, came as %.300s", got)
+	}
+
+	// Each client's calls meet its own list, listed or not.
+	weather := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
+	for _, tc := range []struct {
+		auth    string
+		refused bool
+	}{{"Bearer strict", true}, {"Bearer loose", false}, {"Bearer unlisted", true}, {"", true}} {
+		_, got := postJSON(t, endpoint, weather, "Authorization", tc.auth)
+		refused := strings.Contains(got, "Invalid arguments: missing required property 'location'")
+		_, reached := calls.Load(tc.auth + " " + weather)
+		if refused != tc.refused || reached == tc.refused {
+			t.Errorf("%q: refused %v, reached the upstream %v: %.300s", tc.auth, refused, reached, got)
+		}
+	}
+}
+
+// authTransport adds an Authorization header to each request.
+type authTransport struct {
+	auth string
+	next http.RoundTripper
+}
+
+func (a authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", a.auth)
+	return a.next.RoundTrip(r)
+}
+
+// statelessServers returns go-sdk's stateless streamable HTTP handler, which serves the
+// tools weather and sum as the credentials "Bearer strict" list them (weatherSchema, and
+// an outputSchema on sum) or as "Bearer loose" do (neither). Each sum answers
+// {"n":"x"}, which breaks the strict outputSchema; the strict one calls gate first.
+func statelessServers(gate func()) http.Handler {
+	servers := map[string]*mcp.Server{}
+	for _, auth := range []string{"Bearer strict", "Bearer loose"} {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "stateless", Version: "1"}, nil)
+		in, out := json.RawMessage(weatherSchema), json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+		if auth == "Bearer loose" {
+			in, out = json.RawMessage(`{"type":"object"}`), nil
+		}
+		srv.AddTool(&mcp.Tool{Name: "weather", InputSchema: in}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+		})
+		tool := &mcp.Tool{Name: "sum", InputSchema: json.RawMessage(`{"type":"object"}`)}
+		if out != nil {
+			tool.OutputSchema = out
+		}
+		strict := auth == "Bearer strict"
+		srv.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if strict {
+				gate()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"n":"x"}`}},
+				StructuredContent: json.RawMessage(`{"n":"x"}`)}, nil
+		})
+		servers[auth] = srv
+	}
+	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		return servers[r.Header.Get("Authorization")]
+	}, &mcp.StreamableHTTPOptions{Stateless: true})
+}
+
+// TestHTTPGoSDKSessionlessClients: go-sdk's clients, through the proxy, of go-sdk's
+// stateless server, which serves other tools for other credentials: the two clients use
+// the same request ids, and each gets exactly its own checks.
+func TestHTTPGoSDKSessionlessClients(t *testing.T) {
+	strictArrived, strictRelease := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	upstream := httptest.NewServer(statelessServers(func() {
+		once.Do(func() { close(strictArrived) })
+		<-strictRelease
+	}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL, Options{Output: true})
+	connect := func(auth string) *mcp.ClientSession {
+		client := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1"}, nil)
+		cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: authTransport{auth, http.DefaultTransport}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	strict, loose := connect("Bearer strict"), connect("Bearer loose")
+
+	strictGot := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := strict.CallTool(context.Background(), &mcp.CallToolParams{Name: "sum", Arguments: map[string]any{}})
+		if err != nil {
+			res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+		}
+		strictGot <- res
+	}()
+	select {
+	case <-strictArrived:
+	case res := <-strictGot:
+		t.Fatalf("the strict client's call was answered before it reached the server: %v", res.Content[0].(*mcp.TextContent).Text)
+	}
+	res, err := loose.CallTool(context.Background(), &mcp.CallToolParams{Name: "sum", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Errorf("the loose client's result, which its sum does not check: %v %v", res, err)
+	}
+	close(strictRelease)
+	res = <-strictGot
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.HasPrefix(text, "The tool failed on the server's side") {
+		t.Errorf("the strict client's result, which breaks its sum's outputSchema: %v %q", res.IsError, text)
+	}
+	for _, tc := range []struct {
+		cs      *mcp.ClientSession
+		refused bool
+	}{{strict, true}, {loose, false}} {
+		res, err := tc.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "weather", Arguments: map[string]any{}})
+		if err != nil || res.IsError != tc.refused {
+			t.Errorf("weather {}: %v %v, want refused %v", res, err, tc.refused)
+		}
+	}
+}
+
+// handlerTransport serves each request with a handler in memory.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	return rec.Result(), nil
+}
+
+// sessionUpstream is a scripted upstream that starts an MCP session for each initialize,
+// answers 404 to a session id it did not issue, lists toolsList, answers a call of sum with
+// a task (taskCreated), and a task's result with an invalid payload.
+type sessionUpstream struct {
+	n     atomic.Int64
+	known sync.Map
+	calls atomic.Int64 // tools/call requests that reached it
+}
+
+func (u *sessionUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	m, _ := parseMessage(body)
+	sid := r.Header.Get(sessionHeader)
+	if m.method == "initialize" {
+		sid = "s-" + strconv.FormatInt(u.n.Add(1), 10)
+		u.known.Store(sid, true)
+		w.Header().Set(sessionHeader, sid)
+	} else if _, ok := u.known.Load(sid); !ok {
+		http.Error(w, "no such session", http.StatusNotFound)
+		return
+	}
+	if r.Method == http.MethodDelete {
+		u.known.Delete(sid)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	switch m.method {
+	case "initialize":
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"u","version":"1"}}}`)
+	case "tools/list":
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+	case "tools/call":
+		u.calls.Add(1)
+		io.WriteString(w, taskCreated(string(m.id), `"t-`+sid+`"`))
+	case "tasks/result":
+		io.WriteString(w, taskPayload(string(m.id), `"one"`))
+	default:
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{}}`)
+	}
+}
+
+// memoryFront returns a front for upstream, served in memory, and a function that sends it
+// a request and returns the answer.
+func memoryFront(t testing.TB, upstream http.Handler, opts Options) (*front, func(method, sid, body string) (*http.Response, string)) {
+	p, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := p.Handler("http://upstream.test/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := h.(*front)
+	f.client.Transport = handlerTransport{upstream}
+	return f, func(method, sid, body string) (*http.Response, string) {
+		req := localRequest(method, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set(sessionHeader, sid)
+		}
+		rec := httptest.NewRecorder()
+		f.ServeHTTP(rec, req)
+		resp := rec.Result()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+}
+
+// TestHTTPMadeUpSessionIDs: session ids the upstream never issued make no state in the
+// proxy, however many, and a call under one is never passed unchecked: the list fetched
+// for it is answered 404, as the call is then.
+func TestHTTPMadeUpSessionIDs(t *testing.T) {
+	u := &sessionUpstream{}
+	f, do := memoryFront(t, u, Options{})
+	const n = 2 * maxSessions
+	for i := range n {
+		sid := "made-up-" + strconv.Itoa(i)
+		switch i % 4 {
+		case 0:
+			resp, got := do("POST", sid, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`)
+			if resp.StatusCode != http.StatusNotFound {
+				t.Fatalf("a call under a made-up session id: %d %.300s", resp.StatusCode, got)
+			}
+		case 1:
+			do("POST", sid, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		case 2:
+			do("GET", sid, "")
+		case 3:
+			do("DELETE", sid, "")
+		}
+	}
+	if got := u.calls.Load(); got != 0 {
+		t.Errorf("%d calls reached the upstream", got)
+	}
+	f.mu.Lock()
+	kept := len(f.sessions)
+	f.mu.Unlock()
+	if kept != 0 {
+		t.Errorf("%d made-up session ids kept state", kept)
+	}
+}
+
+// TestHTTPSessionsWithChecksPendingKept: sessions whose tasks' results await their check
+// are never forgotten to make room: a new session is refused, saying so, and every task's
+// result is still checked.
+func TestHTTPSessionsWithChecksPendingKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes 10,000 MCP sessions")
+	}
+	u := &sessionUpstream{}
+	_, do := memoryFront(t, u, Options{Output: true})
+	const initialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	for i := range maxSessions {
+		resp, _ := do("POST", "", initialize)
+		sid := resp.Header.Get(sessionHeader)
+		if got, _ := do("POST", sid, taskCall("2")); got.StatusCode != 200 {
+			t.Fatalf("session %d: %d", i, got.StatusCode)
+		}
+	}
+	resp, got := do("POST", "", initialize)
+	if resp.Header.Get(sessionHeader) != "" || !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":0,"error":{`) || !strings.Contains(got, "sessions") {
+		t.Fatalf("a session past the bound: %v %.300s", resp.Header, got)
+	}
+	for i := 1; i <= maxSessions; i++ {
+		if _, got := do("POST", "s-"+strconv.Itoa(i), taskFetch("3", `"t-s-`+strconv.Itoa(i)+`"`)); !resultRefused(got, "3") {
+			t.Fatalf("session %d's task result came unchecked: %.300s", i, got)
+		}
+	}
+}
+
+// TestHTTPResumedStreamChecked: a result that comes on a stream resumed with Last-Event-ID
+// is checked as on the stream it resumes, in a session and without one; a client with
+// other credentials resuming it is not given the check.
+func TestHTTPResumedStreamChecked(t *testing.T) {
+	for _, sessions := range []bool{true, false} {
+		t.Run("sessions "+strconv.FormatBool(sessions), func(t *testing.T) {
+			upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				m, _ := parseMessage(body)
+				if sessions {
+					w.Header().Set(sessionHeader, "s-1")
+				}
+				switch {
+				case r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") == "e1":
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, "id: e2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[],\"structuredContent\":{\"n\":\"x\"}}}\n\n")
+				case m.method == "tools/call":
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, "id: e1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n")
+				case m.method == "tools/list":
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+				default:
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"protocolVersion":"2025-11-25"}}`)
+				}
+			}))
+			defer upstream.Close()
+			endpoint := startFront(t, upstream.URL+"/mcp", Options{Output: true})
+			header := []string{"Authorization", "Bearer a"}
+			if sessions {
+				postJSON(t, endpoint, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, header...)
+				header = append(header, sessionHeader, "s-1")
+			}
+			postJSON(t, endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, header...)
+			if _, got := postJSON(t, endpoint, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{}}}`, header...); !strings.HasPrefix(got, "id: e1\n") {
+				t.Fatalf("the call's stream: %q", got)
+			}
+			resume := func(header ...string) string {
+				req, _ := http.NewRequest("GET", endpoint, nil)
+				req.Header.Set("Accept", "text/event-stream")
+				req.Header.Set("Last-Event-ID", "e1")
+				for i := 0; i+1 < len(header); i += 2 {
+					req.Header.Set(header[i], header[i+1])
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return string(b)
+			}
+			other := append([]string{}, header...)
+			other[1] = "Bearer b"
+			if got := resume(other...); strings.Contains(got, "The tool failed") {
+				t.Errorf("another client's resumed stream took the check: %q", got)
+			}
+			got := resume(header...)
+			if !strings.HasPrefix(got, "id: e2\ndata: ") || !resultRefused(strings.TrimPrefix(got, "id: e2\ndata: "), "2") {
+				t.Errorf("the resumed stream: %q", got)
+			}
+		})
+	}
+}
+
+// TestHTTPIDInFlight: in an MCP session, a request under the id of one in flight is
+// answered with an error and never sent on, and a ping's answer is never the tool list.
+func TestHTTPIDInFlight(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var lists atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set(sessionHeader, "s-1")
+		w.Header().Set("Content-Type", "application/json")
+		switch m.method {
+		case "ping":
+			close(arrived)
+			<-release
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{}}`)
+		case "tools/list":
+			lists.Add(1)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+		default:
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{}}`)
+		}
+	}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+	postJSON(t, endpoint, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	pinged := make(chan string, 1)
+	go func() {
+		_, got := postJSON(t, endpoint, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, sessionHeader, "s-1")
+		pinged <- got
+	}()
+	<-arrived
+	if _, got := postJSON(t, endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, sessionHeader, "s-1"); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,`) {
+		t.Errorf("a tools/list under the ping's id: %.300s", got)
+	}
+	close(release)
+	if got := <-pinged; got != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Errorf("the ping: %s", got)
+	}
+	if n := lists.Load(); n != 0 {
+		t.Errorf("the upstream got %d tools/list", n)
+	}
+	if _, got := postJSON(t, endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`, sessionHeader, "s-1"); !strings.Contains(got, "Invalid arguments: ") {
+		t.Errorf("the call after the ping: %.300s", got)
+	}
+}
+
+// tsClients is a script for node: two clients of the TypeScript SDK, of the credentials
+// "Bearer strict" and "Bearer loose", list the tools at the endpoint argv[2], call sum at
+// once and weather with {} each, and print what they got as JSON.
+const tsClients = `
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+async function connect(auth) {
+  const c = new Client({ name: 'ts', version: '1' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(process.argv[2]), { requestInit: { headers: { Authorization: auth } } }));
+  return c;
+}
+(async () => {
+  const strict = await connect('Bearer strict'), loose = await connect('Bearer loose');
+  await strict.listTools();
+  await loose.listTools();
+  const [strictSum, looseSum] = await Promise.all([strict.callTool({ name: 'sum', arguments: {} }), loose.callTool({ name: 'sum', arguments: {} })]);
+  const strictWeather = await strict.callTool({ name: 'weather', arguments: {} });
+  const looseWeather = await loose.callTool({ name: 'weather', arguments: {} });
+  console.log(JSON.stringify({ strictSum, looseSum, strictWeather, looseWeather }));
+  await strict.close();
+  await loose.close();
+})().catch((e) => { console.log(JSON.stringify({ error: String(e) })); process.exit(1); });
+`
+
+// TestHTTPTypeScriptSessionlessClients: the TypeScript SDK's clients, through the proxy,
+// of go-sdk's stateless server, which serves other tools for other credentials: each gets
+// exactly its own checks, though both use the same request ids.
+func TestHTTPTypeScriptSessionlessClients(t *testing.T) {
+	modules := os.Getenv(nodeModules)
+	if modules == "" {
+		t.Skip("set " + nodeModules + " to e2e/proxy's node_modules (e2e/proxy/run.sh does)")
+	}
+	upstream := httptest.NewServer(statelessServers(func() {}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL, Options{Output: true})
+	script := filepath.Join(t.TempDir(), "clients.cjs")
+	if err := os.WriteFile(script, []byte(tsClients), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", script, endpoint)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	type result struct {
+		IsError bool `json:"isError"`
+		Content []struct{ Text string }
+	}
+	var got struct{ StrictSum, LooseSum, StrictWeather, LooseWeather result }
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, tc := range []struct {
+		name    string
+		r       result
+		refused string // the refusal's text begins so; "": not refused
+	}{
+		{"the strict client's sum", got.StrictSum, "The tool failed on the server's side"},
+		{"the loose client's sum", got.LooseSum, ""},
+		{"the strict client's weather", got.StrictWeather, "Invalid arguments: missing required property 'location'"},
+		{"the loose client's weather", got.LooseWeather, ""},
+	} {
+		if tc.r.IsError != (tc.refused != "") || tc.refused != "" && (len(tc.r.Content) == 0 || !strings.HasPrefix(tc.r.Content[0].Text, tc.refused)) {
+			t.Errorf("%s: %+v, want refused %q", tc.name, tc.r, tc.refused)
+		}
+	}
+}
+
+// TestHTTPUnknownSessionChecked: under a session id the proxy keeps no state for, of an
+// upstream that takes any id, a call is checked against a list fetched for it alone, a
+// task-augmented call whose result would be checked later is refused, and nothing is
+// kept.
+func TestHTTPUnknownSessionChecked(t *testing.T) {
+	var calls atomic.Int64
+	lenient := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set("Content-Type", "application/json")
+		switch m.method {
+		case "tools/list":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+		case "tools/call":
+			calls.Add(1)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
+		}
+	})
+	f, do := memoryFront(t, lenient, Options{Output: true})
+	for i := range 100 {
+		sid := "unknown-" + strconv.Itoa(i)
+		if _, got := do("POST", sid, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`); !strings.Contains(got, "Invalid arguments: missing required property 'location'") {
+			t.Fatalf("an invalid call: %.300s", got)
+		}
+		if _, got := do("POST", sid, taskCall("2")); !strings.Contains(got, "keeps no state for this MCP session") {
+			t.Fatalf("a task-augmented call: %.300s", got)
+		}
+		if _, got := do("POST", sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`); got != `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}` {
+			t.Fatalf("a valid call: %.300s", got)
+		}
+	}
+	if n := calls.Load(); n != 100 {
+		t.Errorf("%d calls reached the upstream, want the 100 valid ones", n)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.sessions) != 0 {
+		t.Errorf("%d sessions kept", len(f.sessions))
+	}
+}
+
+// TestHTTPGoSDKResumedResult: go-sdk's client, through the proxy, of go-sdk's server with
+// an event store, whose answer stream breaks after its first event: the client resumes it
+// with Last-Event-ID, and the result replayed there, which breaks the tool's
+// outputSchema, is withheld as on the stream itself.
+func TestHTTPGoSDKResumedResult(t *testing.T) {
+	ready, broken := make(chan struct{}), make(chan struct{})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "resumable", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "sum", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{Message: "started"})
+			close(ready)
+			<-broken
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"n":"x"}`}},
+				StructuredContent: json.RawMessage(`{"n":"x"}`)}, nil
+		})
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}))
+	defer upstream.Close()
+	target, _ := url.Parse(upstream.URL)
+	relay := httputil.NewSingleHostReverseProxy(target)
+	relay.FlushInterval = -1
+	middle := httptest.NewServer(relay) // between the proxy and the server: its connections break
+	defer middle.Close()
+	endpoint := startFront(t, middle.URL, Options{Output: true})
+	progressed := make(chan struct{}, 1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progressed <- struct{}{} },
+	})
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sum", Arguments: map[string]any{},
+			Meta: mcp.Meta{"progressToken": "p"}})
+		if err != nil {
+			res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+		}
+		got <- res
+	}()
+	select {
+	case <-progressed: // the client got the stream's first event, through the proxy
+	case res := <-got:
+		t.Fatalf("the call was answered before it ran: %v", res.Content[0].(*mcp.TextContent).Text)
+	}
+	<-ready
+	middle.CloseClientConnections()
+	close(broken)
+	res := <-got
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.HasPrefix(text, "The tool failed on the server's side") {
+		t.Errorf("the result replayed on the resumed stream: %v %q", res.IsError, text)
+	}
+}
