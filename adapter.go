@@ -405,7 +405,10 @@ func (g *Guard) outputSchemaFor(t *mcp.Tool) *core.Schema {
 }
 
 // declaresOutput reports whether tools/list advertises an outputSchema for t.
-func declaresOutput(t *mcp.Tool) bool { return t.RawOutputSchema != nil || t.OutputSchema.Type != "" }
+func declaresOutput(t *mcp.Tool) bool {
+	return t.RawOutputSchema != nil || t.OutputSchema.Type != "" ||
+		schemaFields.types.strings((*mcp.ToolInputSchema)(&t.OutputSchema)) != nil
+}
 
 func outputSchemaOf(t *mcp.Tool) ([]byte, error) {
 	if t.RawOutputSchema != nil {
@@ -459,8 +462,9 @@ func schemaOf(t *mcp.Tool) ([]byte, error) {
 	if len(t.RawInputSchema) > 0 {
 		return t.RawInputSchema, nil
 	}
-	s := t.InputSchema
-	if s.Type == "" && len(s.Properties) == 0 && len(s.Required) == 0 && s.AdditionalProperties == nil && len(s.Defs) == 0 {
+	s, at := t.InputSchema, &schemaFields
+	if s.Type == "" && len(s.Properties) == 0 && len(s.Required) == 0 && s.AdditionalProperties == nil && len(s.Defs) == 0 &&
+		at.types.strings(&s) == nil && len(at.additionalFields(&s)) == 0 {
 		return []byte(`{"type":"object"}`), nil
 	}
 	return json.Marshal(s)
