@@ -1,6 +1,7 @@
 package mcpvalidate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -462,13 +463,20 @@ func schemaOf(t *mcp.Tool) ([]byte, error) {
 	if len(t.RawInputSchema) > 0 {
 		return t.RawInputSchema, nil
 	}
-	s, at := t.InputSchema, &schemaFields
-	if s.Type == "" && len(s.Properties) == 0 && len(s.Required) == 0 && s.AdditionalProperties == nil && len(s.Defs) == 0 &&
-		at.types.strings(&s) == nil && len(at.additionalFields(&s)) == 0 {
+	s := t.InputSchema
+	if len(s.Defs) == 0 {
+		s.Defs = nil // an empty $defs declares nothing
+	}
+	text, err := json.Marshal(s)
+	if err == nil && bytes.Equal(text, emptySchema) {
 		return []byte(`{"type":"object"}`), nil
 	}
-	return json.Marshal(s)
+	return text, err
 }
+
+// emptySchema is the text mcp-go makes of a schema with no field set, whatever fields its
+// release has.
+var emptySchema, _ = json.Marshal(mcp.ToolInputSchema{})
 
 // CheckServer compiles the inputSchema of every tool registered on srv (and, under
 // [WithOutputValidation], every outputSchema) into the guard's cache, and returns every

@@ -997,3 +997,18 @@ func TestSchemaOfLaterFieldsOnly(t *testing.T) {
 		}
 	})
 }
+
+// TestSchemaOfNothingSet: a tool built with no schema field set, or only an empty $defs,
+// takes any object, though tools/list shows its type as "": it declares nothing.
+func TestSchemaOfNothingSet(t *testing.T) {
+	for _, tool := range []mcp.Tool{{Name: "t"}, {Name: "t", InputSchema: mcp.ToolInputSchema{Defs: map[string]any{}, Properties: map[string]any{}}}} {
+		srv := server.NewMCPServer("t", "1", server.WithToolHandlerMiddleware(New().Middleware()))
+		srv.AddTool(tool, looseHandler)
+		if text, refused := invoke(t, srv, nil, "t", map[string]any{"a": 1}); refused {
+			t.Errorf("%+v refused an object: %s", tool.InputSchema, text)
+		}
+		if text, refused := invoke(t, srv, nil, "t", []int{1}); !refused {
+			t.Errorf("%+v accepted an array: %s", tool.InputSchema, text)
+		}
+	}
+}
