@@ -153,9 +153,10 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *
 }
 
 // structuredContent is the JSON text mcp-go sends as a result's structuredContent: the raw
-// bytes when it has them, else the value marshalled; nil when the result has none.
+// bytes when it has them, else the value marshalled; nil when the result has none. Blank
+// raw bytes are none, and null ones give way to a value where the release sends it then.
 func structuredContent(raw json.RawMessage, value any) ([]byte, error) {
-	if len(raw) > 0 {
+	if text := bytes.TrimSpace(raw); len(text) > 0 && !(value != nil && rawNullGivesWay && string(text) == "null") {
 		return raw, nil
 	}
 	if value == nil {
@@ -167,6 +168,13 @@ func structuredContent(raw json.RawMessage, value any) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// rawNullGivesWay reports whether this mcp-go release sends a result's StructuredContent
+// in place of a RawStructuredContent that is null, as releases from v1.0.0 do.
+var rawNullGivesWay = func() bool {
+	b, err := json.Marshal(mcp.CallToolResult{RawStructuredContent: json.RawMessage("null"), StructuredContent: 1})
+	return err == nil && bytes.Contains(b, []byte(`"structuredContent":1`))
+}()
 
 // refusal is the tool result that answers a refused call: isError, the verdict's text, and
 // its violations as data in _meta.
