@@ -31,14 +31,14 @@ import (
 // handler is [Guard.Handler] for the guard g.
 func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 	h = recovering(t.Name, h)
-	in := newSchemaRef(g, t.InputSchema)
-	var out *schemaRef
+	in, out := newSchemaRef(g, t.InputSchema), &schemaRef{}
 	if g.ChecksResults() && t.OutputSchema != nil {
 		out = newSchemaRef(g, t.OutputSchema)
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		call := callOf(g, req)
-		call.ChecksResult = out != nil
+		outSchema := t.OutputSchema
+		call.ChecksResult = g.ChecksResults() && outSchema != nil
 		call.Context = ctx
 		defer func() { g.Ended(&call, err != nil || res == nil || res.IsError) }()
 		var args []byte
@@ -49,10 +49,10 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 			forgetWhenEnded(g, req.Session)
 			return refusal(vd), nil
 		}
-		if out == nil {
+		if !call.ChecksResult {
 			return h(ctx, req)
 		}
-		v, vd := g.ResultValidator(&call, out.schema(g, t.OutputSchema))
+		v, vd := g.ResultValidator(&call, out.schema(g, outSchema))
 		switch {
 		case vd.Refused():
 			return refusal(vd), nil
@@ -202,7 +202,7 @@ func newSchemaRef(g *core.Guard, schema any) *schemaRef {
 // schema returns the compilation of schema, the field's value now.
 func (r *schemaRef) schema(g *core.Guard, schema any) *core.Schema {
 	b := r.Load()
-	if !b.holds(schema) {
+	if b == nil || !b.holds(schema) {
 		b = bind(g, schema)
 		r.Store(b)
 	}

@@ -714,19 +714,24 @@ func TestSchemaChangedAfterRegistration(t *testing.T) {
 		})
 	}
 
-	t.Run("outputSchema", func(t *testing.T) {
-		srv := newServer()
-		tool := &mcp.Tool{Name: "n", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object"}`)}
-		srv.AddTool(tool, New(WithOutputValidation()).Handler(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{StructuredContent: map[string]any{"n": "x"}, Content: []mcp.Content{&mcp.TextContent{Text: "{}"}}}, nil
-		}))
-		cs := connect(t, srv)
-		if res := call(t, cs, "n", `{}`); res.IsError {
-			t.Fatalf("withheld before the change: %s", text(res))
-		}
-		tool.OutputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
-		if res := call(t, cs, "n", `{}`); !res.IsError {
-			t.Errorf("the result reached the client against the outputSchema listed now: %s", mustJSON(t, res))
-		}
-	})
+	for name, first := range map[string]any{"outputSchema replaced": json.RawMessage(`{"type":"object"}`), "outputSchema added": nil} {
+		t.Run(name, func(t *testing.T) {
+			srv := newServer()
+			tool := &mcp.Tool{Name: "n", InputSchema: json.RawMessage(`{"type":"object"}`)}
+			if first != nil {
+				tool.OutputSchema = first
+			}
+			srv.AddTool(tool, New(WithOutputValidation()).Handler(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{StructuredContent: map[string]any{"n": "x"}, Content: []mcp.Content{&mcp.TextContent{Text: "{}"}}}, nil
+			}))
+			cs := connect(t, srv)
+			if res := call(t, cs, "n", `{}`); res.IsError {
+				t.Fatalf("withheld before the change: %s", text(res))
+			}
+			tool.OutputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
+			if res := call(t, cs, "n", `{}`); !res.IsError {
+				t.Errorf("the result reached the client against the outputSchema listed now: %s", mustJSON(t, res))
+			}
+		})
+	}
 }
