@@ -1,6 +1,7 @@
 package mcpvalidate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -152,9 +153,10 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *
 }
 
 // structuredContent is the JSON text mcp-go sends as a result's structuredContent: the raw
-// bytes when it has them, else the value marshalled; nil when the result has none.
+// bytes when it has them, else the value marshalled; nil when the result has none. Blank
+// raw bytes are none, and null ones give way to a value where the release sends it then.
 func structuredContent(raw json.RawMessage, value any) ([]byte, error) {
-	if len(raw) > 0 {
+	if text := bytes.TrimSpace(raw); len(text) > 0 && !(value != nil && rawNullGivesWay && string(text) == "null") {
 		return raw, nil
 	}
 	if value == nil {
@@ -166,6 +168,13 @@ func structuredContent(raw json.RawMessage, value any) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// rawNullGivesWay reports whether this mcp-go release sends a result's StructuredContent
+// in place of a RawStructuredContent that is null, as releases from v1.0.0 do.
+var rawNullGivesWay = func() bool {
+	b, err := json.Marshal(mcp.CallToolResult{RawStructuredContent: json.RawMessage("null"), StructuredContent: 1})
+	return err == nil && bytes.Contains(b, []byte(`"structuredContent":1`))
+}()
 
 // refusal is the tool result that answers a refused call: isError, the verdict's text, and
 // its violations as data in _meta.
@@ -405,7 +414,10 @@ func (g *Guard) outputSchemaFor(t *mcp.Tool) *core.Schema {
 }
 
 // declaresOutput reports whether tools/list advertises an outputSchema for t.
-func declaresOutput(t *mcp.Tool) bool { return t.RawOutputSchema != nil || t.OutputSchema.Type != "" }
+func declaresOutput(t *mcp.Tool) bool {
+	return t.RawOutputSchema != nil || t.OutputSchema.Type != "" ||
+		schemaFields.types.strings((*mcp.ToolInputSchema)(&t.OutputSchema)) != nil
+}
 
 func outputSchemaOf(t *mcp.Tool) ([]byte, error) {
 	if t.RawOutputSchema != nil {
@@ -460,11 +472,19 @@ func schemaOf(t *mcp.Tool) ([]byte, error) {
 		return t.RawInputSchema, nil
 	}
 	s := t.InputSchema
-	if s.Type == "" && len(s.Properties) == 0 && len(s.Required) == 0 && s.AdditionalProperties == nil && len(s.Defs) == 0 {
+	if len(s.Defs) == 0 {
+		s.Defs = nil // an empty $defs declares nothing
+	}
+	text, err := json.Marshal(s)
+	if err == nil && bytes.Equal(text, emptySchema) {
 		return []byte(`{"type":"object"}`), nil
 	}
-	return json.Marshal(s)
+	return text, err
 }
+
+// emptySchema is the text mcp-go makes of a schema with no field set, whatever fields its
+// release has.
+var emptySchema, _ = json.Marshal(mcp.ToolInputSchema{})
 
 // CheckServer compiles the inputSchema of every tool registered on srv (and, under
 // [WithOutputValidation], every outputSchema) into the guard's cache, and returns every

@@ -938,3 +938,77 @@ func TestTaskRefusalShape(t *testing.T) {
 		t.Errorf("the handler ran %d times", ran.Load())
 	}
 }
+
+// TestSchemaOfLaterFieldsOnly: a schema made only of fields that later mcp-go releases
+// added (Types, AdditionalFields), with no Type, properties, required names or $defs, is
+// listed by tools/list as those fields make it, inputSchema and outputSchema alike: calls
+// and results are checked against that text, never against an empty object schema, and
+// an outputSchema given as Types alone is one, its results checked.
+func TestSchemaOfLaterFieldsOnly(t *testing.T) {
+	set := func(s any, field string, v any) bool {
+		f := reflect.ValueOf(s).Elem().FieldByName(field)
+		if f.IsValid() {
+			f.Set(reflect.ValueOf(v))
+		}
+		return f.IsValid()
+	}
+	tests := []struct {
+		name   string
+		fields map[string]any
+		args   string // arguments the listed schema refuses
+	}{
+		{"Types and AdditionalFields", map[string]any{"Types": []string{"object"}, "AdditionalFields": map[string]any{"maxProperties": 0}}, `{"a":1}`},
+		{"AdditionalFields", map[string]any{"AdditionalFields": map[string]any{"maxProperties": 0}}, `{"a":1}`},
+		{"Types", map[string]any{"Types": []string{"object"}, "AdditionalFields": map[string]any{"propertyNames": map[string]any{"maxLength": 1}}}, `{"ab":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := mcp.Tool{Name: "t"}
+			for field, v := range tt.fields {
+				if !set(&tool.InputSchema, field, v) {
+					t.Skipf("this mcp-go has no ToolInputSchema.%s", field)
+				}
+			}
+			listed, err := json.Marshal(tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := server.NewMCPServer("t", "1", server.WithToolHandlerMiddleware(New().Middleware()))
+			srv.AddTool(tool, looseHandler)
+			if text, refused := invoke(t, srv, nil, "t", json.RawMessage(tt.args)); !refused {
+				t.Errorf("listed as %s, the tool ran on %s: %s", listed, tt.args, text)
+			}
+		})
+	}
+
+	t.Run("outputSchema of Types", func(t *testing.T) {
+		tool := mcp.Tool{Name: "t", InputSchema: mcp.ToolInputSchema{Type: "object"}}
+		tool.OutputSchema.Properties = map[string]any{"n": map[string]any{"type": "integer"}}
+		if !set(&tool.OutputSchema, "Types", []string{"object"}) {
+			t.Skip("this mcp-go has no ToolOutputSchema.Types")
+		}
+		listed, _ := json.Marshal(tool)
+		srv := server.NewMCPServer("t", "1", server.WithToolHandlerMiddleware(New(WithOutputValidation()).Middleware()))
+		srv.AddTool(tool, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultStructuredOnly(map[string]any{"n": "not a number"}), nil
+		})
+		if text, refused := invoke(t, srv, nil, "t", map[string]any{}); !refused {
+			t.Errorf("listed as %s, the tool's result reached the client: %s", listed, text)
+		}
+	})
+}
+
+// TestSchemaOfNothingSet: a tool built with no schema field set, or only an empty $defs,
+// takes any object, though tools/list shows its type as "": it declares nothing.
+func TestSchemaOfNothingSet(t *testing.T) {
+	for _, tool := range []mcp.Tool{{Name: "t"}, {Name: "t", InputSchema: mcp.ToolInputSchema{Defs: map[string]any{}, Properties: map[string]any{}}}} {
+		srv := server.NewMCPServer("t", "1", server.WithToolHandlerMiddleware(New().Middleware()))
+		srv.AddTool(tool, looseHandler)
+		if text, refused := invoke(t, srv, nil, "t", map[string]any{"a": 1}); refused {
+			t.Errorf("%+v refused an object: %s", tool.InputSchema, text)
+		}
+		if text, refused := invoke(t, srv, nil, "t", []int{1}); !refused {
+			t.Errorf("%+v accepted an array: %s", tool.InputSchema, text)
+		}
+	}
+}

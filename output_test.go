@@ -562,3 +562,56 @@ func BenchmarkResultCheck(b *testing.B) {
 		}
 	}
 }
+
+// TestCheckedContentIsSentContent: a result with both raw and decoded structuredContent is
+// checked on the one mcp-go sends; from v1.0.0 mcp-go sends the decoded value in place of
+// raw bytes that are null or blank. The client never reads a structuredContent that does
+// not match the outputSchema, and a matching one is not withheld.
+func TestCheckedContentIsSentContent(t *testing.T) {
+	const schema = `{"type":["object","null"],"properties":{"n":{"type":"integer"}}}`
+	v, err := Compile([]byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		raw   string
+		value any
+	}{
+		{"null", map[string]any{"n": "x"}},
+		{" null ", map[string]any{"n": "x"}},
+		{"  ", map[string]any{"n": 1}},
+		{`{"n":1}`, map[string]any{"n": "x"}},
+		{`{"n":"x"}`, map[string]any{"n": 1}},
+		{"null", nil},
+	}
+	for _, tt := range tests {
+		srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(WithOutputValidation()).Middleware()))
+		srv.AddTool(mcp.NewTool("t", mcp.WithRawOutputSchema(json.RawMessage(schema))), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			r := mcp.NewToolResultText("done")
+			r.RawStructuredContent, r.StructuredContent = json.RawMessage(tt.raw), tt.value
+			return r, nil
+		})
+		out := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}`))
+		b, err := json.Marshal(out)
+		if err != nil {
+			continue // mcp-go cannot send it: nothing reaches the client
+		}
+		var resp struct {
+			Result *struct {
+				IsError           bool            `json:"isError"`
+				StructuredContent json.RawMessage `json:"structuredContent"`
+			}
+		}
+		if err := json.Unmarshal(b, &resp); err != nil || resp.Result == nil || resp.Result.IsError {
+			sentRaw, _ := json.Marshal(tt.value)
+			if tt.raw != "  " || v.Validate(sentRaw) != nil {
+				continue // refused, and rightly: the content mcp-go would send breaks the schema
+			}
+			t.Errorf("raw %q, value %v: a matching result withheld: %s", tt.raw, tt.value, b)
+			continue
+		}
+		if sent := resp.Result.StructuredContent; sent != nil && v.Validate(sent) != nil {
+			t.Errorf("raw %q, value %v: the client reads structuredContent %s, which the outputSchema refuses", tt.raw, tt.value, sent)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package gosdk
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,33 +26,33 @@ import (
 // looks its tool up, and the server gives no way to look a tool up: a middleware would
 // have to find the schema elsewhere, and a tool registered again between that and the
 // call would run its new handler unchecked. A handler bound at registration checks the
-// schema it was registered with, whatever happens to the server's tools meanwhile.
+// schema its tool holds, whatever happens to the server's other registrations meanwhile.
 
 // handler is [Guard.Handler] for the guard g.
 func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 	h = recovering(t.Name, h)
-	in := bind(g, t.InputSchema)
-	var out *binding
+	in, out := newSchemaRef(g, t.InputSchema), &schemaRef{}
 	if g.ChecksResults() && t.OutputSchema != nil {
-		out = bind(g, t.OutputSchema)
+		out = newSchemaRef(g, t.OutputSchema)
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		call := callOf(g, req)
-		call.ChecksResult = out != nil
+		outSchema := t.OutputSchema
+		call.ChecksResult = g.ChecksResults() && outSchema != nil
 		call.Context = ctx
 		defer func() { g.Ended(&call, err != nil || res == nil || res.IsError) }()
 		var args []byte
 		if req.Params != nil {
 			args = req.Params.Arguments
 		}
-		if vd := g.Check(&call, in.schema(g), args, nil); vd.Refused() {
+		if vd := g.Check(&call, in.schema(g, t.InputSchema), args, nil); vd.Refused() {
 			forgetWhenEnded(g, req.Session)
 			return refusal(vd), nil
 		}
-		if out == nil {
+		if !call.ChecksResult {
 			return h(ctx, req)
 		}
-		v, vd := g.ResultValidator(&call, out.schema(g))
+		v, vd := g.ResultValidator(&call, out.schema(g, outSchema))
 		switch {
 		case vd.Refused():
 			return refusal(vd), nil
@@ -146,23 +149,64 @@ func checkTools(g *core.Guard, tools ...*mcp.Tool) error {
 var errNoInputSchema = errors.New("the tool has no inputSchema; the schemas AddTool infers are checked once AddTool has registered the tool")
 
 // binding is one registration's schema: its key in the guard's cache, and its text, to
-// bind it again after the cache has evicted it.
+// bind it again after the cache has evicted it; and the value it was made from.
 type binding struct {
-	key  *byte // unique to the registration
-	text []byte
-	err  error
+	key   *byte // unique to the binding
+	text  []byte
+	err   error
+	value any
 }
 
 func bind(g *core.Guard, schema any) *binding {
-	b := &binding{key: new(byte)}
+	b := &binding{key: new(byte), value: schema}
 	switch s := schema.(type) {
 	case json.RawMessage:
-		b.text = s
+		b.text = bytes.Clone(s)
 	default:
 		b.text, b.err = json.Marshal(s)
 	}
 	g.Bind(b.key, nil, b.text, b.err)
 	return b
+}
+
+// holds reports whether schema is the value b was made from and, raw JSON, still has its
+// bytes. A value changed inside (a map's entries, a *jsonschema.Schema's fields) is not
+// seen.
+func (b *binding) holds(schema any) bool {
+	if raw, ok := schema.(json.RawMessage); ok {
+		return bytes.Equal(raw, b.text)
+	}
+	return interfaceWords(schema) == interfaceWords(b.value)
+}
+
+// interfaceWords returns v's type and value words. The build fails where an interface value
+// is not two words.
+func interfaceWords(v any) [2]unsafe.Pointer { return *(*[2]unsafe.Pointer)(unsafe.Pointer(&v)) }
+
+var (
+	_ [unsafe.Sizeof(any(nil)) - 2*unsafe.Sizeof(unsafe.Pointer(nil))]struct{}
+	_ [2*unsafe.Sizeof(unsafe.Pointer(nil)) - unsafe.Sizeof(any(nil))]struct{}
+)
+
+// A schemaRef is the binding of a tool's schema field as the tool holds it now: go-sdk
+// lists the tool given to it, so a schema put in the field, or raw bytes rewritten, after
+// registration is what tools/list shows.
+type schemaRef struct{ atomic.Pointer[binding] }
+
+func newSchemaRef(g *core.Guard, schema any) *schemaRef {
+	r := &schemaRef{}
+	r.Store(bind(g, schema))
+	return r
+}
+
+// schema returns the compilation of schema, the field's value now.
+func (r *schemaRef) schema(g *core.Guard, schema any) *core.Schema {
+	b := r.Load()
+	if b == nil || !b.holds(schema) {
+		b = bind(g, schema)
+		r.Store(b)
+	}
+	return b.schema(g)
 }
 
 func (b *binding) schema(g *core.Guard) *core.Schema {

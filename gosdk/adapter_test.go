@@ -669,3 +669,69 @@ func TestRefusalResultType(t *testing.T) {
 		ss.Wait()
 	}
 }
+
+// TestSchemaChangedAfterRegistration: go-sdk lists the very tool given to AddTool, so a
+// server that changes that tool's inputSchema or outputSchema afterwards (its raw bytes
+// rewritten in place, or another schema put in the field) has tools/list show the new
+// schema at once: calls and results are checked against that one, never the schema the
+// tool held when it was registered.
+func TestSchemaChangedAfterRegistration(t *testing.T) {
+	const loose, strict = `{"type":"object","properties":{"n":{"maximum":999999}}}`, `{"type":"object","properties":{"n":{"maximum":9     }}}`
+	tests := []struct {
+		name   string
+		schema func() any
+		change func(tool *mcp.Tool)
+	}{
+		{"raw bytes rewritten", func() any { return json.RawMessage(loose) },
+			func(tool *mcp.Tool) { copy(tool.InputSchema.(json.RawMessage), strict) }},
+		{"raw bytes replaced", func() any { return json.RawMessage(loose) },
+			func(tool *mcp.Tool) { tool.InputSchema = json.RawMessage(strict) }},
+		{"a map replaced", func() any { return map[string]any{"type": "object"} },
+			func(tool *mcp.Tool) { tool.InputSchema = json.RawMessage(strict) }},
+		{"a schema replaced", func() any { return &jsonschema.Schema{Type: "object"} },
+			func(tool *mcp.Tool) {
+				tool.InputSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"n": {Maximum: jsonschema.Ptr(9.0)}}}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ran atomic.Int64
+			srv := newServer()
+			tool := &mcp.Tool{Name: "pay", InputSchema: tt.schema()}
+			srv.AddTool(tool, New().Handler(tool, forecast(&ran)))
+			cs := connect(t, srv)
+			if res := call(t, cs, "pay", `{"n":1000}`); res.IsError {
+				t.Fatalf("refused before the change: %s", text(res))
+			}
+			tt.change(tool)
+			listed, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := call(t, cs, "pay", `{"n":1000}`); !res.IsError {
+				t.Errorf("listed as %s, the tool ran on {\"n\":1000}", mustJSON(t, listed.Tools[0].InputSchema))
+			}
+		})
+	}
+
+	for name, first := range map[string]any{"outputSchema replaced": json.RawMessage(`{"type":"object"}`), "outputSchema added": nil} {
+		t.Run(name, func(t *testing.T) {
+			srv := newServer()
+			tool := &mcp.Tool{Name: "n", InputSchema: json.RawMessage(`{"type":"object"}`)}
+			if first != nil {
+				tool.OutputSchema = first
+			}
+			srv.AddTool(tool, New(WithOutputValidation()).Handler(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{StructuredContent: map[string]any{"n": "x"}, Content: []mcp.Content{&mcp.TextContent{Text: "{}"}}}, nil
+			}))
+			cs := connect(t, srv)
+			if res := call(t, cs, "n", `{}`); res.IsError {
+				t.Fatalf("withheld before the change: %s", text(res))
+			}
+			tool.OutputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
+			if res := call(t, cs, "n", `{}`); !res.IsError {
+				t.Errorf("the result reached the client against the outputSchema listed now: %s", mustJSON(t, res))
+			}
+		})
+	}
+}

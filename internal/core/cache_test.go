@@ -210,3 +210,58 @@ func TestCacheBoundedWhenTextsRepeat(t *testing.T) {
 		})
 	}
 }
+
+// TestValuesCountedAtWhatTheyHold: schemas whose const and enum values are objects and
+// arrays of many members, compiled, are counted at no less than the heap they hold, and at
+// no more than twice it.
+func TestValuesCountedAtWhatTheyHold(t *testing.T) {
+	members := func(i, n int, member string) string {
+		var m []string
+		for j := range n {
+			m = append(m, fmt.Sprintf(member, j, i))
+		}
+		return strings.Join(m, ",")
+	}
+	tests := []struct {
+		name string
+		text func(i int) string
+	}{
+		{"const object", func(i int) string {
+			return `{"properties":{"c":{"const":{` + members(i, 1500, `"k%d":[%d,{"z":null}]`) + `}}}}`
+		}},
+		{"enum of objects", func(i int) string {
+			return `{"properties":{"e":{"enum":[` + members(i, 1500, `{"k%d":%d}`) + `]}}}`
+		}},
+		{"enum of arrays", func(i int) string {
+			return `{"properties":{"e":{"enum":[` + members(i, 1500, `[%d,%d,true]`) + `]}}}`
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			const n = 40
+			texts := make([][]byte, n)
+			for i := range n {
+				texts[i] = []byte(tt.text(i))
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			g := New(WithCacheBudget(1 << 40))
+			for i := range n {
+				if _, err := g.Compiled(g.Bind(i, nil, texts[i], nil)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			retained := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+			st := g.CacheStats()
+			t.Logf("%d schemas: %d bytes counted, %d retained, %.2f", n, st.Held, retained, float64(st.Held)/float64(retained))
+			if st.Held < retained || st.Held > 2*retained {
+				t.Errorf("counted at %d bytes, %.2f times the %d they hold: want 1 to 2", st.Held, float64(st.Held)/float64(retained), retained)
+			}
+			runtime.KeepAlive(g)
+			runtime.KeepAlive(texts)
+		})
+	}
+}

@@ -97,12 +97,12 @@ func (t canonTable) id(key []byte) uint32 {
 	return id
 }
 
-// size is about the bytes t holds: per entry its key, the key's header, the id and the
-// map's own share.
+// size is about the bytes t holds: per entry its key, an allocation of its own, and the
+// entry with its share of the map's spare room.
 func (t canonTable) size() int64 {
 	n := int64(48)
 	for k := range t {
-		n += int64(len(k)) + 40
+		n += mapEntryCost + stringSize(k)
 	}
 	return n
 }
