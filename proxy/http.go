@@ -44,7 +44,9 @@ import (
 // A request is served only when its Host names the proxy (a loopback name on a loopback
 // connection, or one of Options.AllowHosts) and its Origin, if any, is allowed likewise
 // (Options.AllowOrigins), or it gets 403 Forbidden; a method other than POST, GET or
-// DELETE gets 405 Method Not Allowed. Neither reaches the upstream.
+// DELETE gets 405 Method Not Allowed, and one that gives Mcp-Session-Id,
+// MCP-Protocol-Version or Last-Event-ID twice, or named with '_' for '-', 400 Bad
+// Request. None reaches the upstream.
 func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {

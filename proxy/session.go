@@ -186,6 +186,9 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	if !ok || !m.isRequest() && !m.ambiguous {
 		return nil, false // a response to the server's request, or not JSON-RPC
 	}
+	if m.id != nil && !readableID(m.id) {
+		return invalidRequest(m.id, unreadableID), false
+	}
 	if gone := s.gone(); gone != "" && m.id != nil {
 		return serverGone(m.id, gone), false
 	}
@@ -684,9 +687,10 @@ var (
 
 // The texts of the refusals of requests trackCall does not track.
 var (
-	idInFlight = "a request of the same id is in flight in this MCP session; the mcpvalidate proxy sends on a request only under an id not in flight"
-	busy       = "mcpvalidate proxy: " + strconv.Itoa(maxPending) + " requests of this MCP session are in flight; the request was not sent on"
-	notKept    = "The mcpvalidate proxy keeps no state for this MCP session (the upstream server did not start it through the proxy, or the proxy holds as many sessions as it can), " +
+	unreadableID = "the id is not a string, nor an integer below 2^53, so the server might answer it under another id; the mcpvalidate proxy sends on only requests whose ids every server reads alike"
+	idInFlight   = "a request of the same id is in flight in this MCP session; the mcpvalidate proxy sends on a request only under an id not in flight"
+	busy         = "mcpvalidate proxy: " + strconv.Itoa(maxPending) + " requests of this MCP session are in flight; the request was not sent on"
+	notKept      = "The mcpvalidate proxy keeps no state for this MCP session (the upstream server did not start it through the proxy, or the proxy holds as many sessions as it can), " +
 		"so it could not check the result of this task. Call the tool without a task, or start a new MCP session."
 )
 

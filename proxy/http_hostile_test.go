@@ -1,0 +1,123 @@
+package proxy
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// decodingUpstream is a scripted session-less upstream that reads each message as the
+// SDKs do (encoding/json into any, or JSON.parse: a number id is a float, written back
+// as the integer it equals), lists toolsList, and answers a call of sum with
+// {"n":"x"}, which breaks its outputSchema. It counts the calls that reach it.
+type decodingUpstream struct{ calls atomic.Int64 }
+
+func (u *decodingUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var m struct {
+		ID     any    `json:"id"`
+		Method string `json:"method"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	if json.Unmarshal(body, &m) != nil {
+		http.Error(w, "not JSON", http.StatusBadRequest)
+		return
+	}
+	if f, ok := m.ID.(float64); ok && f == float64(int64(f)) {
+		m.ID = int64(f)
+	}
+	id, _ := json.Marshal(m.ID)
+	w.Header().Set("Content-Type", "application/json")
+	switch m.Method {
+	case "tools/list":
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+toolsList+`}`)
+	case "tools/call":
+		u.calls.Add(1)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[],"structuredContent":{"n":"x"}}}`)
+	default:
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{}}`)
+	}
+}
+
+// TestHTTPNumberIDsAsServersReadThem: a number id is the number servers read, however it
+// is spelled: a call under 1.0 is answered under 1, and its result is checked; an id that
+// servers read as another number (a fraction, beyond 2^53) or that is neither a string
+// nor a number is refused and never sent on.
+func TestHTTPNumberIDsAsServersReadThem(t *testing.T) {
+	call := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"sum","arguments":{}}}`
+	}
+	for _, id := range []string{"1.0", "1e0", "10E-1", "-0", "0.0e5", "1.000000000000000000001"} {
+		t.Run("checked "+id, func(t *testing.T) {
+			u := &decodingUpstream{}
+			_, do := memoryFront(t, u, Options{Output: true})
+			_, got := do("POST", "", call(id))
+			if strings.Contains(got, `"n":"x"`) || !strings.Contains(got, "The tool failed on the server's side") {
+				t.Errorf("the result of a call under the id %s: %.300s", id, got)
+			}
+		})
+	}
+	for _, id := range []string{"1.5", "-2.25", "9007199254740993", "1e400", "null", "true", "{}", `{"a":1}`, "[1]"} {
+		t.Run("refused "+id, func(t *testing.T) {
+			u := &decodingUpstream{}
+			_, do := memoryFront(t, u, Options{Output: true})
+			_, got := do("POST", "", call(id))
+			if !strings.Contains(got, `"code":-32600`) {
+				t.Errorf("a call under the id %s: %.300s", id, got)
+			}
+			if n := u.calls.Load(); n != 0 {
+				t.Errorf("a call under the id %s reached the upstream", id)
+			}
+		})
+	}
+}
+
+// TestHTTPHeadersReadTwoWays: a request that gives a header the proxy decides on
+// (Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID) twice, or under a name servers
+// may read as it ('_' for '-', as CGI does), is answered 400 and never reaches the
+// upstream: the proxy would decide on one value and the upstream might read another.
+func TestHTTPHeadersReadTwoWays(t *testing.T) {
+	var reached atomic.Int64
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	})
+	f, _ := memoryFront(t, upstream, Options{})
+	for _, tc := range []struct {
+		name   string
+		method string
+		header http.Header
+		want   int
+	}{
+		{"one of each", "POST", http.Header{"Mcp-Session-Id": {"a"}, "Mcp-Protocol-Version": {"2025-11-25"}}, 200},
+		{"two session ids", "POST", http.Header{"Mcp-Session-Id": {"a", "b"}}, 400},
+		{"two session ids, on GET", "GET", http.Header{"Mcp-Session-Id": {"a", "b"}}, 400},
+		{"two session ids, on DELETE", "DELETE", http.Header{"Mcp-Session-Id": {"a", "b"}}, 400},
+		{"two protocol versions", "POST", http.Header{"Mcp-Protocol-Version": {"2025-11-25", "2026-07-28"}}, 400},
+		{"two last event ids", "GET", http.Header{"Last-Event-Id": {"1", "2"}}, 400},
+		{"a session id with underscores", "POST", http.Header{"Mcp_session_id": {"b"}}, 400},
+		{"both spellings", "POST", http.Header{"Mcp-Session-Id": {"a"}, "Mcp_Session_Id": {"b"}}, 400},
+		{"a protocol version with underscores", "POST", http.Header{"MCP_PROTOCOL_VERSION": {"2026-07-28"}}, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := reached.Load()
+			req := localRequest(tc.method, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			req.Header.Set("Content-Type", "application/json")
+			for k, v := range tc.header {
+				req.Header[k] = v
+			}
+			rec := httptest.NewRecorder()
+			f.ServeHTTP(rec, req)
+			if rec.Code != tc.want {
+				t.Errorf("got %d %.200s, want %d", rec.Code, rec.Body.String(), tc.want)
+			}
+			if got := reached.Load() - before; tc.want != 200 && got != 0 {
+				t.Errorf("%d requests reached the upstream", got)
+			}
+		})
+	}
+}
