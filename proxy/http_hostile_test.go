@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 )
 
 // decodingUpstream is a scripted session-less upstream that reads each message as the
@@ -119,5 +120,76 @@ func TestHTTPHeadersReadTwoWays(t *testing.T) {
 				t.Errorf("%d requests reached the upstream", got)
 			}
 		})
+	}
+}
+
+// TestHTTPEventFraming: a result that breaks its outputSchema never reaches the client
+// unchecked, however the upstream frames its SSE event: line ends of CR LF or a lone CR
+// (which SSE allows, and clients read), data without a space, a message over several
+// data lines, comments, an id with a NUL.
+func TestHTTPEventFraming(t *testing.T) {
+	const bad = `{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":"x"}}}`
+	for _, tc := range []struct{ name, stream string }{
+		{"LF", "event: message\ndata: " + bad + "\n\n"},
+		{"CR LF", "event: message\r\ndata: " + bad + "\r\n\r\n"},
+		{"CR", "event: message\rdata: " + bad + "\r\r"},
+		{"CR within", "event: message\ndata: " + bad + "\r\r\n"},
+		{"CR then LF", "data: {}\r\rdata: " + bad + "\n\n"},
+		{"data without a space", "data:" + bad + "\n\n"},
+		{"several data lines", "data: " + bad[:24] + "\ndata: " + bad[24:] + "\n\n"},
+		{"a comment", ": hello\ndata: " + bad + "\n\n"},
+		{"an id with a NUL", "id: 1\x00\ndata: " + bad + "\n\n"},
+		{"a BOM", "\xef\xbb\xbfdata: " + bad + "\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				m, _ := parseMessage(body)
+				if m.method == "tools/list" {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, tc.stream)
+			})
+			_, do := memoryFront(t, upstream, Options{Output: true})
+			_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{}}}`)
+			if strings.Contains(got, `"structuredContent":{"n":"x"}`) {
+				t.Errorf("the client got the result unchecked: %q", got)
+			}
+		})
+	}
+}
+
+// TestSSEReader: the stream a line reader gets has an LF after each CR, CR LF once, and
+// no opening BOM, however the upstream's bytes come and however small the reads.
+func TestSSEReader(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"data: a\r\n\r\n", "data: a\r\n\r\n"},
+		{"data: a\n\n", "data: a\n\n"},
+		{"data: a\rdata: b\r\r", "data: a\r\ndata: b\r\n\r\n"},
+		{"\xef\xbb\xbfdata: a\n\n", "data: a\n\n"},
+		{"\xef\xbb\xbf", ""},
+		{"\xef\xbbdata\r", "\xef\xbbdata\r\n"},
+		{"a\r", "a\r\n"},
+		{"\r\r\n\r", "\r\n\r\n\r\n"},
+		{"", ""},
+	} {
+		for _, size := range []int{1, 2, 3, 4096} {
+			r := &sseReader{r: iotest.OneByteReader(strings.NewReader(tc.in))}
+			var got []byte
+			buf := make([]byte, size)
+			for range 100 {
+				n, err := r.Read(buf)
+				got = append(got, buf[:n]...)
+				if err != nil {
+					break
+				}
+			}
+			if string(got) != tc.want {
+				t.Errorf("%q, reads of %d: got %q, want %q", tc.in, size, got, tc.want)
+			}
+		}
 	}
 }
