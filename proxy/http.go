@@ -26,7 +26,8 @@ import (
 // Handler returns an http.Handler that fronts the streamable HTTP MCP server at upstream
 // (its endpoint's URL, such as http://127.0.0.1:8080/mcp), wherever it is mounted. POST,
 // GET and DELETE pass with their headers (Authorization, Mcp-Session-Id,
-// MCP-Protocol-Version, Last-Event-ID and the rest, but the hop-by-hop ones) and bodies;
+// MCP-Protocol-Version, Last-Event-ID and the rest, but the hop-by-hop ones), a POST
+// with its body (a GET's or a DELETE's is not passed on);
 // answers come back with the upstream's status and headers, JSON bodies whole and SSE
 // streams event by event, each event's bytes unchanged unless the proxy withholds a
 // result in it (but for a line ended by a lone CR, which gets an LF after it, and a BOM
@@ -211,7 +212,7 @@ func (f *front) forget(key, id string) {
 }
 
 // ServeHTTP refuses the requests the front does not serve, decides a POST's messages and
-// passes them on, or answers them; GET and DELETE pass as they are.
+// passes them on, or answers them; GET and DELETE pass without their bodies.
 func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &timedWriter{ResponseWriter: rw, rc: http.NewResponseController(rw), timeout: f.p.opts.writeTimeout()}
 	_ = w.rc.SetWriteDeadline(time.Time{}) // the one the connection's last answer left
@@ -278,7 +279,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		f.post(w, r, x, key, init, forward, answer)
 		return
 	}
-	resp, err := f.send(r, r.Body)
+	resp, err := f.send(r, http.NoBody) // a GET's or a DELETE's body is not MCP's, nor checked
 	if err != nil {
 		http.Error(w, "mcpvalidate proxy: the upstream server: "+err.Error(), http.StatusBadGateway)
 		return
@@ -504,9 +505,6 @@ func (f *front) send(r *http.Request, body io.Reader) (*http.Response, error) {
 	}
 	copyHeaders(out.Header, r.Header)
 	out.Header.Del("Accept-Encoding") // the transport asks for gzip, and decodes it
-	if r.Method != http.MethodPost {
-		out.ContentLength = r.ContentLength
-	}
 	return f.client.Do(out)
 }
 

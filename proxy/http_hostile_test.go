@@ -193,3 +193,28 @@ func TestSSEReader(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPBodiesOnlyOnPost: the body of a GET or a DELETE, which the proxy does not
+// check, never reaches the upstream.
+func TestHTTPBodiesOnlyOnPost(t *testing.T) {
+	var got atomic.Int64
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got.Add(int64(len(b)))
+		w.WriteHeader(http.StatusNoContent)
+	})
+	f, _ := memoryFront(t, upstream, Options{})
+	for _, method := range []string{"GET", "DELETE"} {
+		for _, chunked := range []bool{false, true} {
+			req := localRequest(method, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`))
+			if chunked {
+				req.ContentLength = -1
+				req.TransferEncoding = []string{"chunked"}
+			}
+			f.ServeHTTP(httptest.NewRecorder(), req)
+		}
+	}
+	if n := got.Load(); n != 0 {
+		t.Errorf("the upstream got %d bytes of bodies", n)
+	}
+}
