@@ -218,3 +218,62 @@ func TestHTTPBodiesOnlyOnPost(t *testing.T) {
 		t.Errorf("the upstream got %d bytes of bodies", n)
 	}
 }
+
+// TestTaskResultShapes: a result that carries a CallToolResult is checked, whatever else
+// it carries (a task, a status), as the answer to a task-augmented call or to
+// tasks/result; a task or a status alone passes.
+func TestTaskResultShapes(t *testing.T) {
+	created := func(id, more string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"task":{"taskId":"t1","status":"completed",` +
+			`"createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":60000}` + more + `}}`
+	}
+	for _, tc := range []struct {
+		name   string
+		script []taskStep
+	}{
+		{"a task and a complete result", []taskStep{
+			{'c', taskCall("2"), false}, {'s', created("2", `,"resultType":"complete","content":[],"structuredContent":{"n":"one"}`), true},
+		}},
+		{"a task and a result", []taskStep{
+			{'c', taskCall("2"), false}, {'s', created("2", `,"content":[],"structuredContent":{"n":"one"}`), true},
+		}},
+		{"a task and a result without content", []taskStep{
+			{'c', taskCall("2"), false}, {'s', created("2", `,"structuredContent":{"n":"one"}`), true},
+		}},
+		{"a result with a status", []taskStep{
+			{'c', taskCall("2"), false}, {'s', taskCreated("2", `"t1"`), false},
+			{'c', taskFetch("3", `"t1"`), false},
+			{'s', `{"jsonrpc":"2.0","id":3,"result":{"status":"completed","content":[],"structuredContent":{"n":"one"}}}`, true},
+		}},
+		{"a result with a task", []taskStep{
+			{'c', taskCall("2"), false}, {'s', taskCreated("2", `"t1"`), false},
+			{'c', taskFetch("3", `"t1"`), false},
+			{'s', `{"jsonrpc":"2.0","id":3,"result":{"task":{"taskId":"t1"},"content":[],"structuredContent":{"n":"one"}}}`, true},
+		}},
+		{"a status alone, then the result", []taskStep{
+			{'c', taskCall("2"), false}, {'s', taskCreated("2", `"t1"`), false},
+			{'c', taskFetch("3", `"t1"`), false},
+			{'s', `{"jsonrpc":"2.0","id":3,"result":{"taskId":"t1","status":"working","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:31:00Z","ttl":60000}}`, false},
+			{'c', taskFetch("4", `"t1"`), false}, {'s', taskPayload("4", `"one"`), true},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Options{Output: true})
+			h.listed()
+			for _, st := range tc.script {
+				switch {
+				case st.from == 'c':
+					h.clientPasses(st.line)
+				case st.refused:
+					h.server(st.line)
+					id := st.line[len(`{"jsonrpc":"2.0","id":`):strings.Index(st.line, `,"result"`)]
+					if got := h.clientGets(); !resultRefused(got, id) {
+						t.Fatalf("the client got %s, want the refusal of %s", got, st.line)
+					}
+				default:
+					h.serverPasses(st.line)
+				}
+			}
+		})
+	}
+}

@@ -333,10 +333,13 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 	case "tools/list":
 		s.learn(p, m.result, !q.cursor, q.gen)
 	case "tools/call":
-		if task := member(m.result, "task"); q.task && task != nil {
+		task := member(m.result, "task")
+		if q.task && task != nil {
 			s.taskMade(q, task)
 		} else {
 			s.freeSlot(q)
+		}
+		if !q.task || task == nil || callResult(m.result) {
 			repl = p.checkResult(s, q.tool, q.name, q.obs, m.id, m.result, q.modern)
 		}
 		q.obs.answered(m.result, repl != nil)
