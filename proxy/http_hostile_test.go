@@ -277,3 +277,74 @@ func TestTaskResultShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPUnmatchedResults: under Options.Output, a result that answers no request in
+// flight of its exchange (replayed on a stream resumed after it was delivered, sent on a
+// GET stream, or sent twice) is not passed unchecked: the proxy cannot tell which check
+// it needs.
+func TestHTTPUnmatchedResults(t *testing.T) {
+	const bad = `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":"x"}}}`
+	const good = `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":1}}}`
+	for _, tc := range []struct {
+		name     string
+		sessions bool
+		call     string // the call's SSE stream
+		get      string // a GET's SSE stream
+		resume   bool   // the GET resumes from e1
+	}{
+		{"replayed after it was delivered", true, "id: e1\ndata: {}\n\nid: e2\ndata: " + bad + "\n\n", "id: e2\ndata: " + bad + "\n\n", true},
+		{"replayed after it was delivered, without sessions", false, "id: e1\ndata: {}\n\nid: e2\ndata: " + bad + "\n\n", "id: e2\ndata: " + bad + "\n\n", true},
+		{"on a GET stream, without sessions", false, "id: e1\ndata: {}\n\n", "data: " + bad + "\n\n", false},
+		{"sent twice", true, "data: " + good + "\n\ndata: " + bad + "\n\n", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				m, _ := parseMessage(body)
+				if tc.sessions {
+					w.Header().Set(sessionHeader, "s-1")
+				}
+				switch {
+				case r.Method == http.MethodGet:
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, tc.get)
+				case m.method == "tools/call":
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, tc.call)
+				case m.method == "tools/list":
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+				default:
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"protocolVersion":"2025-11-25"}}`)
+				}
+			})
+			f, do := memoryFront(t, upstream, Options{Output: true})
+			sid := ""
+			if tc.sessions {
+				do("POST", "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+				sid = "s-1"
+			}
+			do("POST", sid, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			if _, got := do("POST", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{}}}`); strings.Contains(got, `{"n":"x"}`) {
+				t.Errorf("the call's stream: %q", got)
+			}
+			if tc.get == "" {
+				return
+			}
+			req := localRequest("GET", nil)
+			req.Header.Set("Accept", "text/event-stream")
+			if sid != "" {
+				req.Header.Set(sessionHeader, sid)
+			}
+			if tc.resume {
+				req.Header.Set("Last-Event-ID", "e1")
+			}
+			rec := httptest.NewRecorder()
+			f.ServeHTTP(rec, req)
+			if got := rec.Body.String(); strings.Contains(got, `{"n":"x"}`) {
+				t.Errorf("the GET stream: %q", got)
+			}
+		})
+	}
+}

@@ -320,6 +320,9 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 		return nil, true
 	}
 	q := s.taken(x.tag + key)
+	if q == nil && m.result != nil && p.guard.ChecksResults() {
+		return errorResponse(m.id, -32603, unmatched), false
+	}
 	if q == nil || m.result == nil {
 		if q != nil {
 			s.freeSlot(q)
@@ -690,6 +693,7 @@ var (
 
 // The texts of the refusals of requests trackCall does not track.
 var (
+	unmatched    = "mcpvalidate proxy: the server's result answers no request of this exchange in flight (it was answered already, or asked elsewhere), so it could not be checked, and was withheld"
 	unreadableID = "the id is not a string, nor an integer below 2^53, so the server might answer it under another id; the mcpvalidate proxy sends on only requests whose ids every server reads alike"
 	idInFlight   = "a request of the same id is in flight in this MCP session; the mcpvalidate proxy sends on a request only under an id not in flight"
 	busy         = "mcpvalidate proxy: " + strconv.Itoa(maxPending) + " requests of this MCP session are in flight; the request was not sent on"
