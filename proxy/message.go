@@ -114,14 +114,15 @@ func parseCallParams(b []byte) (p callParams, ok bool) {
 				p.ambiguous = true
 			}
 			p.arguments = v
-		case "task":
-			if string(v) != "null" {
-				p.task = v
-			}
 		case "_meta":
 			p.meta = v
 		default:
-			if strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments") {
+			switch {
+			case strings.EqualFold(name, "task"): // Go's servers read "Task" as it
+				if string(v) != "null" {
+					p.task = v
+				}
+			case strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments"):
 				p.ambiguous = true
 			}
 		}

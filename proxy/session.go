@@ -210,7 +210,9 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	q := &pending{id: bytes.Clone(m.id), method: m.method}
 	switch m.method {
 	case "tools/list":
-		q.cursor = member(m.params, "cursor") != nil
+		members(m.params, func(name string, _ []byte) { // Go's servers read "Cursor" as it
+			q.cursor = q.cursor || strings.EqualFold(name, "cursor")
+		})
 		s.mu.Lock()
 		q.gen = s.gen
 		s.mu.Unlock()
