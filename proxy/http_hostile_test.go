@@ -375,3 +375,22 @@ func TestParamsInOtherCase(t *testing.T) {
 		}
 	})
 }
+
+// TestTaskIDInOtherCase: a tasks/result naming its task under "TaskId", which Go's
+// servers read as taskId, has its result checked; one naming it twice is refused.
+func TestTaskIDInOtherCase(t *testing.T) {
+	h := newHarness(t, Options{Output: true})
+	h.listed()
+	h.clientPasses(taskCall("2"))
+	h.serverPasses(taskCreated("2", `"t1"`))
+	h.clientPasses(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"TaskId":"t1"}}`)
+	h.server(taskPayload("3", `"one"`))
+	if got := h.clientGets(); !resultRefused(got, "3") {
+		t.Errorf("the task's result: %s", got)
+	}
+	u := &decodingUpstream{}
+	_, do := memoryFront(t, u, Options{Output: true})
+	if _, got := do("POST", "", `{"jsonrpc":"2.0","id":4,"method":"tasks/result","params":{"taskId":"t2","TASKID":"t1"}}`); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":4,"error":{"code":-32600,`) {
+		t.Errorf("a tasks/result naming two tasks: %s", got)
+	}
+}

@@ -141,6 +141,18 @@ func member(b []byte, name string) []byte {
 	return found
 }
 
+// memberFold returns the value of the member of the object b named name in any case, as
+// Go's encoding/json reads it; twice when more than one member is so named.
+func memberFold(b []byte, name string) (v []byte, twice bool) {
+	members(b, func(n string, value []byte) {
+		if strings.EqualFold(n, name) {
+			twice = twice || v != nil
+			v = value
+		}
+	})
+	return v, twice
+}
+
 // members calls fn with each member of the JSON object b, a valid JSON value, in order,
 // its name decoded; it returns false when b is not an object.
 func members(b []byte, fn func(name string, value []byte)) bool {

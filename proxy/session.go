@@ -219,7 +219,11 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	case "initialize":
 		s.initialized(member(m.params, "clientInfo"))
 	case "tasks/result":
-		q.taskKey = taskKey(member(m.params, "taskId"))
+		id, twice := memberFold(m.params, "taskId") // as Go's servers read it
+		if twice {
+			return invalidRequest(m.id, "params names the task twice, or in two cases, so the server might fetch another task's result than the one checked"), false
+		}
+		q.taskKey = taskKey(id)
 		q.modern = p.guard.ChecksResults() && s.modern(member(m.params, "_meta"), x.version)
 	}
 	switch err := s.track(x.key(m.id), q); err {
