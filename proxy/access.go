@@ -55,9 +55,29 @@ func (a *access) refused(r *http.Request) (why string, status int) {
 	}
 	switch r.Method {
 	case http.MethodPost, http.MethodGet, http.MethodDelete:
-		return "", 0
+	default:
+		return "mcpvalidate proxy: the method " + quote(r.Method) + " is not one of MCP's", http.StatusMethodNotAllowed
 	}
-	return "mcpvalidate proxy: the method " + quote(r.Method) + " is not one of MCP's", http.StatusMethodNotAllowed
+	if name := twoWays(r.Header); name != "" {
+		return "mcpvalidate proxy: the header " + quote(name) + " comes twice, or spelled two ways, so the server might read another value than the proxy", http.StatusBadRequest
+	}
+	return "", 0
+}
+
+// decided are the headers whose value the proxy decides on, canonical.
+var decided = map[string]bool{"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true}
+
+// twoWays returns the name of a header of h that the proxy decides on and that servers
+// may read otherwise: one with two values, or named with '_' for '-' (which CGI-style
+// servers read as the same); "" when there is none.
+func twoWays(h http.Header) string {
+	for name, vs := range h {
+		canon := http.CanonicalHeaderKey(strings.ReplaceAll(name, "_", "-"))
+		if decided[canon] && (len(vs) > 1 || name != canon) {
+			return name
+		}
+	}
+	return ""
 }
 
 // onLoopback reports whether r came on a connection to a loopback address.

@@ -26,10 +26,12 @@ import (
 // Handler returns an http.Handler that fronts the streamable HTTP MCP server at upstream
 // (its endpoint's URL, such as http://127.0.0.1:8080/mcp), wherever it is mounted. POST,
 // GET and DELETE pass with their headers (Authorization, Mcp-Session-Id,
-// MCP-Protocol-Version, Last-Event-ID and the rest, but the hop-by-hop ones) and bodies;
+// MCP-Protocol-Version, Last-Event-ID and the rest, but the hop-by-hop ones), a POST
+// with its body (a GET's or a DELETE's is not passed on);
 // answers come back with the upstream's status and headers, JSON bodies whole and SSE
 // streams event by event, each event's bytes unchanged unless the proxy withholds a
-// result in it. A POST whose only message is a refused call is answered by the proxy
+// result in it (but for a line ended by a lone CR, which gets an LF after it, and a BOM
+// opening the stream, dropped: the proxy reads events as clients do). A POST whose only message is a refused call is answered by the proxy
 // (200, application/json) and never reaches the upstream. Tools are kept per MCP session
 // the upstream started (the Mcp-Session-Id of its answer to an initialize) and the
 // credentials of its client, for as long as the upstream keeps it (until a DELETE, or a
@@ -44,7 +46,9 @@ import (
 // A request is served only when its Host names the proxy (a loopback name on a loopback
 // connection, or one of Options.AllowHosts) and its Origin, if any, is allowed likewise
 // (Options.AllowOrigins), or it gets 403 Forbidden; a method other than POST, GET or
-// DELETE gets 405 Method Not Allowed. Neither reaches the upstream.
+// DELETE gets 405 Method Not Allowed, and one that gives Mcp-Session-Id,
+// MCP-Protocol-Version or Last-Event-ID twice, or named with '_' for '-', 400 Bad
+// Request. None reaches the upstream.
 func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
@@ -208,7 +212,7 @@ func (f *front) forget(key, id string) {
 }
 
 // ServeHTTP refuses the requests the front does not serve, decides a POST's messages and
-// passes them on, or answers them; GET and DELETE pass as they are.
+// passes them on, or answers them; GET and DELETE pass without their bodies.
 func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &timedWriter{ResponseWriter: rw, rc: http.NewResponseController(rw), timeout: f.p.opts.writeTimeout()}
 	_ = w.rc.SetWriteDeadline(time.Time{}) // the one the connection's last answer left
@@ -275,7 +279,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		f.post(w, r, x, key, init, forward, answer)
 		return
 	}
-	resp, err := f.send(r, r.Body)
+	resp, err := f.send(r, http.NoBody) // a GET's or a DELETE's body is not MCP's, nor checked
 	if err != nil {
 		http.Error(w, "mcpvalidate proxy: the upstream server: "+err.Error(), http.StatusBadGateway)
 		return
@@ -501,9 +505,6 @@ func (f *front) send(r *http.Request, body io.Reader) (*http.Response, error) {
 	}
 	copyHeaders(out.Header, r.Header)
 	out.Header.Del("Accept-Encoding") // the transport asks for gzip, and decodes it
-	if r.Method != http.MethodPost {
-		out.ContentLength = r.ContentLength
-	}
 	return f.client.Do(out)
 }
 
@@ -803,7 +804,7 @@ var eventReaders = sync.Pool{New: func() any { return newLineReaderSize(nil, 4<<
 
 func getEventReader(r io.Reader, max int64) *lineReader {
 	l := eventReaders.Get().(*lineReader)
-	l.r.Reset(r)
+	l.r.Reset(&sseReader{r: r})
 	l.max, l.sse = max, true
 	return l
 }
@@ -815,6 +816,85 @@ func putEventReader(l *lineReader) {
 		l.buf = nil
 	}
 	eventReaders.Put(l)
+}
+
+// An sseReader reads an SSE stream as clients do, for a line reader that ends lines at
+// LF alone: SSE ends them at CR LF, LF or a lone CR, which it follows with an LF, and
+// clients skip a BOM that opens the stream, which it drops. CR LF and LF pass as they
+// are.
+type sseReader struct {
+	r     io.Reader
+	head  [3]byte // the stream's first bytes, which may be a BOM
+	nhead int     // of head, yet to be read
+	begun bool    // head was read
+	err   error   // of reading head, once it is read
+	skip  bool    // an LF was put after the CR read last: an LF that comes next is it
+	lf    bool    // an LF is due before the next bytes, for want of room
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+func (c *sseReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if !c.begun {
+		c.begun = true
+		for c.nhead < len(c.head) && c.err == nil {
+			var n int
+			n, c.err = c.r.Read(c.head[c.nhead:])
+			c.nhead += n
+		}
+		if bytes.Equal(c.head[:c.nhead], bom) {
+			c.nhead = 0
+		}
+	}
+	if c.lf {
+		c.lf = false
+		p[0] = '\n'
+		return 1, nil
+	}
+	// Read into p's second half, and write it out from the start: each byte takes two
+	// at most.
+	start := len(p) - max(len(p)/2, 1)
+	var n int
+	var err error
+	switch {
+	case c.nhead > 0:
+		n = copy(p[start:], c.head[:c.nhead])
+		c.nhead = copy(c.head[:], c.head[n:c.nhead])
+		if c.nhead == 0 {
+			err = c.err
+		}
+	case c.err != nil:
+		err = c.err
+	default:
+		n, err = c.r.Read(p[start:])
+	}
+	w := 0
+	for _, b := range p[start : start+n] {
+		if c.skip {
+			c.skip = false
+			if b == '\n' {
+				continue
+			}
+		}
+		p[w] = b
+		w++
+		if b == '\r' {
+			c.skip = true
+			if w < len(p) {
+				p[w] = '\n'
+				w++
+			} else {
+				c.lf = true
+			}
+		}
+	}
+	if c.lf && err != nil {
+		return w, nil // the LF, then err again
+	}
+	return w, err
 }
 
 // An event is one server-sent event: its bytes as read, up to and with the blank line

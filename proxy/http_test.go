@@ -145,7 +145,7 @@ func TestHTTPPassesThrough(t *testing.T) {
 			io.WriteString(w, "id: 2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[],\"structuredContent\":{\"n\":\"x\"}}}\n\n")
 		default:
 			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":0,"result":{"content":[]}}`)
 		}
 	}))
 	defer upstream.Close()
@@ -171,7 +171,7 @@ func TestHTTPPassesThrough(t *testing.T) {
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`
 	resp, body := do("POST", initialize)
-	if body != `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}` || resp.Header.Get(sessionHeader) != "s-1" || resp.Header.Get("X-Upstream") != "yes" {
+	if body != `{"jsonrpc":"2.0","id":0,"result":{"content":[]}}` || resp.Header.Get(sessionHeader) != "s-1" || resp.Header.Get("X-Upstream") != "yes" {
 		t.Fatalf("initialize: %v %s", resp.Header, body)
 	}
 	if _, body = do("POST", list, sessionHeader, "s-1", "MCP-Protocol-Version", "2025-06-18"); body != `{"jsonrpc":"2.0","id":1,"result":`+toolsList+`}` {

@@ -3,6 +3,8 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -112,14 +114,15 @@ func parseCallParams(b []byte) (p callParams, ok bool) {
 				p.ambiguous = true
 			}
 			p.arguments = v
-		case "task":
-			if string(v) != "null" {
-				p.task = v
-			}
 		case "_meta":
 			p.meta = v
 		default:
-			if strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments") {
+			switch {
+			case strings.EqualFold(name, "task"): // Go's servers read "Task" as it
+				if string(v) != "null" {
+					p.task = v
+				}
+			case strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments"):
 				p.ambiguous = true
 			}
 		}
@@ -136,6 +139,18 @@ func member(b []byte, name string) []byte {
 		}
 	})
 	return found
+}
+
+// memberFold returns the value of the member of the object b named name in any case, as
+// Go's encoding/json reads it; twice when more than one member is so named.
+func memberFold(b []byte, name string) (v []byte, twice bool) {
+	members(b, func(n string, value []byte) {
+		if strings.EqualFold(n, name) {
+			twice = twice || v != nil
+			v = value
+		}
+	})
+	return v, twice
 }
 
 // members calls fn with each member of the JSON object b, a valid JSON value, in order,
@@ -253,12 +268,58 @@ func stringValue(v []byte) (string, bool) {
 }
 
 // idKey is the key of a JSON-RPC id in the proxy's tables: a string id and a number id
-// with the same digits differ.
+// with the same digits differ, and a number is the integer servers read (1.0 and 1e0
+// are 1, and answered so).
 func idKey(id []byte) string {
 	if s, ok := stringValue(id); ok {
 		return `"` + s
 	}
-	return string(bytes.TrimSpace(id))
+	id = bytes.TrimSpace(id)
+	if !plainInteger(id) {
+		if n, ok := numberID(id); ok {
+			return strconv.FormatInt(n, 10)
+		}
+	}
+	return string(id)
+}
+
+// maxID bounds the number ids the proxy passes on: from 2^53, a float64 (JavaScript's
+// numbers, Go's any) holds no longer every integer, and servers read another id.
+const maxID = 1 << 53
+
+// numberID returns the integer the number id equals; false when id is not a number, or
+// one servers read as another (a fraction, which go-sdk truncates, or from maxID on).
+func numberID(id []byte) (int64, bool) {
+	f, err := strconv.ParseFloat(string(id), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= maxID {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// plainInteger reports whether id is an integer written as idKey keys it: digits,
+// perhaps after a minus, without a leading zero, at most 15 (below maxID).
+func plainInteger(id []byte) bool {
+	d := bytes.TrimPrefix(id, []byte("-"))
+	if len(d) == 0 || len(d) > 15 || d[0] == '0' && (len(d) > 1 || len(d) < len(id)) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// readableID reports whether id, a request's, is one every server reads as the proxy
+// does: a string, or a number that is an integer below maxID.
+func readableID(id []byte) bool {
+	if _, ok := stringValue(id); ok {
+		return true
+	}
+	_, ok := numberID(bytes.TrimSpace(id))
+	return ok
 }
 
 // isTrue reports whether v is the JSON literal true.

@@ -186,6 +186,9 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	if !ok || !m.isRequest() && !m.ambiguous {
 		return nil, false // a response to the server's request, or not JSON-RPC
 	}
+	if m.id != nil && !readableID(m.id) {
+		return invalidRequest(m.id, unreadableID), false
+	}
 	if gone := s.gone(); gone != "" && m.id != nil {
 		return serverGone(m.id, gone), false
 	}
@@ -207,14 +210,20 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	q := &pending{id: bytes.Clone(m.id), method: m.method}
 	switch m.method {
 	case "tools/list":
-		q.cursor = member(m.params, "cursor") != nil
+		members(m.params, func(name string, _ []byte) { // Go's servers read "Cursor" as it
+			q.cursor = q.cursor || strings.EqualFold(name, "cursor")
+		})
 		s.mu.Lock()
 		q.gen = s.gen
 		s.mu.Unlock()
 	case "initialize":
 		s.initialized(member(m.params, "clientInfo"))
 	case "tasks/result":
-		q.taskKey = taskKey(member(m.params, "taskId"))
+		id, twice := memberFold(m.params, "taskId") // as Go's servers read it
+		if twice {
+			return invalidRequest(m.id, "params names the task twice, or in two cases, so the server might fetch another task's result than the one checked"), false
+		}
+		q.taskKey = taskKey(id)
 		q.modern = p.guard.ChecksResults() && s.modern(member(m.params, "_meta"), x.version)
 	}
 	switch err := s.track(x.key(m.id), q); err {
@@ -317,6 +326,9 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 		return nil, true
 	}
 	q := s.taken(x.tag + key)
+	if q == nil && m.result != nil && p.guard.ChecksResults() {
+		return errorResponse(m.id, -32603, unmatched), false
+	}
 	if q == nil || m.result == nil {
 		if q != nil {
 			s.freeSlot(q)
@@ -330,10 +342,13 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 	case "tools/list":
 		s.learn(p, m.result, !q.cursor, q.gen)
 	case "tools/call":
-		if task := member(m.result, "task"); q.task && task != nil {
+		task := member(m.result, "task")
+		if q.task && task != nil {
 			s.taskMade(q, task)
 		} else {
 			s.freeSlot(q)
+		}
+		if !q.task || task == nil || callResult(m.result) {
 			repl = p.checkResult(s, q.tool, q.name, q.obs, m.id, m.result, q.modern)
 		}
 		q.obs.answered(m.result, repl != nil)
@@ -684,9 +699,11 @@ var (
 
 // The texts of the refusals of requests trackCall does not track.
 var (
-	idInFlight = "a request of the same id is in flight in this MCP session; the mcpvalidate proxy sends on a request only under an id not in flight"
-	busy       = "mcpvalidate proxy: " + strconv.Itoa(maxPending) + " requests of this MCP session are in flight; the request was not sent on"
-	notKept    = "The mcpvalidate proxy keeps no state for this MCP session (the upstream server did not start it through the proxy, or the proxy holds as many sessions as it can), " +
+	unmatched    = "mcpvalidate proxy: the server's result answers no request of this exchange in flight (it was answered already, or asked elsewhere), so it could not be checked, and was withheld"
+	unreadableID = "the id is not a string, nor an integer below 2^53, so the server might answer it under another id; the mcpvalidate proxy sends on only requests whose ids every server reads alike"
+	idInFlight   = "a request of the same id is in flight in this MCP session; the mcpvalidate proxy sends on a request only under an id not in flight"
+	busy         = "mcpvalidate proxy: " + strconv.Itoa(maxPending) + " requests of this MCP session are in flight; the request was not sent on"
+	notKept      = "The mcpvalidate proxy keeps no state for this MCP session (the upstream server did not start it through the proxy, or the proxy holds as many sessions as it can), " +
 		"so it could not check the result of this task. Call the tool without a task, or start a new MCP session."
 )
 

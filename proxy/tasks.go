@@ -192,7 +192,7 @@ func (s *session) taskMade(q *pending, task []byte) {
 // fetched).
 func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
 	tt, ok := s.taskTool(q.taskKey)
-	if !ok || q.taskKey == "" || member(result, "task") != nil || member(result, "status") != nil {
+	if !ok || q.taskKey == "" || !callResult(result) && (member(result, "task") != nil || member(result, "status") != nil) {
 		return nil
 	}
 	repl := p.checkResult(s, tt.tool, tt.name, nil, id, result, q.modern)
@@ -200,6 +200,15 @@ func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
 	s.tasks.deliver(q.taskKey)
 	s.mu.Unlock()
 	return repl
+}
+
+// callResult reports whether result carries a CallToolResult, which clients read as
+// one, whatever else it carries (a task, a status): content, structuredContent, isError,
+// or a resultType of "complete".
+func callResult(result []byte) bool {
+	kind, _ := stringValue(member(result, "resultType"))
+	return kind == "complete" || member(result, "content") != nil || member(result, "structuredContent") != nil ||
+		member(result, "isError") != nil
 }
 
 // taskStatus takes a task's status, from notifications/tasks/status or the answer to

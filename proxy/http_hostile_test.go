@@ -1,0 +1,396 @@
+package proxy
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/iotest"
+)
+
+// decodingUpstream is a scripted session-less upstream that reads each message as the
+// SDKs do (encoding/json into any, or JSON.parse: a number id is a float, written back
+// as the integer it equals), lists toolsList, and answers a call of sum with
+// {"n":"x"}, which breaks its outputSchema. It counts the calls that reach it.
+type decodingUpstream struct{ calls atomic.Int64 }
+
+func (u *decodingUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var m struct {
+		ID     any    `json:"id"`
+		Method string `json:"method"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	if json.Unmarshal(body, &m) != nil {
+		http.Error(w, "not JSON", http.StatusBadRequest)
+		return
+	}
+	if f, ok := m.ID.(float64); ok && f == float64(int64(f)) {
+		m.ID = int64(f)
+	}
+	id, _ := json.Marshal(m.ID)
+	w.Header().Set("Content-Type", "application/json")
+	switch m.Method {
+	case "tools/list":
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+toolsList+`}`)
+	case "tools/call":
+		u.calls.Add(1)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[],"structuredContent":{"n":"x"}}}`)
+	default:
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{}}`)
+	}
+}
+
+// TestHTTPNumberIDsAsServersReadThem: a number id is the number servers read, however it
+// is spelled: a call under 1.0 is answered under 1, and its result is checked; an id that
+// servers read as another number (a fraction, beyond 2^53) or that is neither a string
+// nor a number is refused and never sent on.
+func TestHTTPNumberIDsAsServersReadThem(t *testing.T) {
+	call := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"sum","arguments":{}}}`
+	}
+	for _, id := range []string{"1.0", "1e0", "10E-1", "-0", "0.0e5", "1.000000000000000000001"} {
+		t.Run("checked "+id, func(t *testing.T) {
+			u := &decodingUpstream{}
+			_, do := memoryFront(t, u, Options{Output: true})
+			_, got := do("POST", "", call(id))
+			if strings.Contains(got, `"n":"x"`) || !strings.Contains(got, "The tool failed on the server's side") {
+				t.Errorf("the result of a call under the id %s: %.300s", id, got)
+			}
+		})
+	}
+	for _, id := range []string{"1.5", "-2.25", "9007199254740993", "1e400", "null", "true", "{}", `{"a":1}`, "[1]"} {
+		t.Run("refused "+id, func(t *testing.T) {
+			u := &decodingUpstream{}
+			_, do := memoryFront(t, u, Options{Output: true})
+			_, got := do("POST", "", call(id))
+			if !strings.Contains(got, `"code":-32600`) {
+				t.Errorf("a call under the id %s: %.300s", id, got)
+			}
+			if n := u.calls.Load(); n != 0 {
+				t.Errorf("a call under the id %s reached the upstream", id)
+			}
+		})
+	}
+}
+
+// TestHTTPHeadersReadTwoWays: a request that gives a header the proxy decides on
+// (Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID) twice, or under a name servers
+// may read as it ('_' for '-', as CGI does), is answered 400 and never reaches the
+// upstream: the proxy would decide on one value and the upstream might read another.
+func TestHTTPHeadersReadTwoWays(t *testing.T) {
+	var reached atomic.Int64
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	})
+	f, _ := memoryFront(t, upstream, Options{})
+	for _, tc := range []struct {
+		name   string
+		method string
+		header http.Header
+		want   int
+	}{
+		{"one of each", "POST", http.Header{"Mcp-Session-Id": {"a"}, "Mcp-Protocol-Version": {"2025-11-25"}}, 200},
+		{"two session ids", "POST", http.Header{"Mcp-Session-Id": {"a", "b"}}, 400},
+		{"two session ids, on GET", "GET", http.Header{"Mcp-Session-Id": {"a", "b"}}, 400},
+		{"two session ids, on DELETE", "DELETE", http.Header{"Mcp-Session-Id": {"a", "b"}}, 400},
+		{"two protocol versions", "POST", http.Header{"Mcp-Protocol-Version": {"2025-11-25", "2026-07-28"}}, 400},
+		{"two last event ids", "GET", http.Header{"Last-Event-Id": {"1", "2"}}, 400},
+		{"a session id with underscores", "POST", http.Header{"Mcp_session_id": {"b"}}, 400},
+		{"both spellings", "POST", http.Header{"Mcp-Session-Id": {"a"}, "Mcp_Session_Id": {"b"}}, 400},
+		{"a protocol version with underscores", "POST", http.Header{"MCP_PROTOCOL_VERSION": {"2026-07-28"}}, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := reached.Load()
+			req := localRequest(tc.method, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			req.Header.Set("Content-Type", "application/json")
+			for k, v := range tc.header {
+				req.Header[k] = v
+			}
+			rec := httptest.NewRecorder()
+			f.ServeHTTP(rec, req)
+			if rec.Code != tc.want {
+				t.Errorf("got %d %.200s, want %d", rec.Code, rec.Body.String(), tc.want)
+			}
+			if got := reached.Load() - before; tc.want != 200 && got != 0 {
+				t.Errorf("%d requests reached the upstream", got)
+			}
+		})
+	}
+}
+
+// TestHTTPEventFraming: a result that breaks its outputSchema never reaches the client
+// unchecked, however the upstream frames its SSE event: line ends of CR LF or a lone CR
+// (which SSE allows, and clients read), data without a space, a message over several
+// data lines, comments, an id with a NUL.
+func TestHTTPEventFraming(t *testing.T) {
+	const bad = `{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":"x"}}}`
+	for _, tc := range []struct{ name, stream string }{
+		{"LF", "event: message\ndata: " + bad + "\n\n"},
+		{"CR LF", "event: message\r\ndata: " + bad + "\r\n\r\n"},
+		{"CR", "event: message\rdata: " + bad + "\r\r"},
+		{"CR within", "event: message\ndata: " + bad + "\r\r\n"},
+		{"CR then LF", "data: {}\r\rdata: " + bad + "\n\n"},
+		{"data without a space", "data:" + bad + "\n\n"},
+		{"several data lines", "data: " + bad[:24] + "\ndata: " + bad[24:] + "\n\n"},
+		{"a comment", ": hello\ndata: " + bad + "\n\n"},
+		{"an id with a NUL", "id: 1\x00\ndata: " + bad + "\n\n"},
+		{"a BOM", "\xef\xbb\xbfdata: " + bad + "\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				m, _ := parseMessage(body)
+				if m.method == "tools/list" {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, tc.stream)
+			})
+			_, do := memoryFront(t, upstream, Options{Output: true})
+			_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{}}}`)
+			if strings.Contains(got, `"structuredContent":{"n":"x"}`) {
+				t.Errorf("the client got the result unchecked: %q", got)
+			}
+		})
+	}
+}
+
+// TestSSEReader: the stream a line reader gets has an LF after each CR, CR LF once, and
+// no opening BOM, however the upstream's bytes come and however small the reads.
+func TestSSEReader(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"data: a\r\n\r\n", "data: a\r\n\r\n"},
+		{"data: a\n\n", "data: a\n\n"},
+		{"data: a\rdata: b\r\r", "data: a\r\ndata: b\r\n\r\n"},
+		{"\xef\xbb\xbfdata: a\n\n", "data: a\n\n"},
+		{"\xef\xbb\xbf", ""},
+		{"\xef\xbbdata\r", "\xef\xbbdata\r\n"},
+		{"a\r", "a\r\n"},
+		{"\r\r\n\r", "\r\n\r\n\r\n"},
+		{"", ""},
+	} {
+		for _, size := range []int{1, 2, 3, 4096} {
+			r := &sseReader{r: iotest.OneByteReader(strings.NewReader(tc.in))}
+			var got []byte
+			buf := make([]byte, size)
+			for range 100 {
+				n, err := r.Read(buf)
+				got = append(got, buf[:n]...)
+				if err != nil {
+					break
+				}
+			}
+			if string(got) != tc.want {
+				t.Errorf("%q, reads of %d: got %q, want %q", tc.in, size, got, tc.want)
+			}
+		}
+	}
+}
+
+// TestHTTPBodiesOnlyOnPost: the body of a GET or a DELETE, which the proxy does not
+// check, never reaches the upstream.
+func TestHTTPBodiesOnlyOnPost(t *testing.T) {
+	var got atomic.Int64
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got.Add(int64(len(b)))
+		w.WriteHeader(http.StatusNoContent)
+	})
+	f, _ := memoryFront(t, upstream, Options{})
+	for _, method := range []string{"GET", "DELETE"} {
+		for _, chunked := range []bool{false, true} {
+			req := localRequest(method, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`))
+			if chunked {
+				req.ContentLength = -1
+				req.TransferEncoding = []string{"chunked"}
+			}
+			f.ServeHTTP(httptest.NewRecorder(), req)
+		}
+	}
+	if n := got.Load(); n != 0 {
+		t.Errorf("the upstream got %d bytes of bodies", n)
+	}
+}
+
+// TestTaskResultShapes: a result that carries a CallToolResult is checked, whatever else
+// it carries (a task, a status), as the answer to a task-augmented call or to
+// tasks/result; a task or a status alone passes.
+func TestTaskResultShapes(t *testing.T) {
+	created := func(id, more string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"task":{"taskId":"t1","status":"completed",` +
+			`"createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:30:00Z","ttl":60000}` + more + `}}`
+	}
+	for _, tc := range []struct {
+		name   string
+		script []taskStep
+	}{
+		{"a task and a complete result", []taskStep{
+			{'c', taskCall("2"), false}, {'s', created("2", `,"resultType":"complete","content":[],"structuredContent":{"n":"one"}`), true},
+		}},
+		{"a task and a result", []taskStep{
+			{'c', taskCall("2"), false}, {'s', created("2", `,"content":[],"structuredContent":{"n":"one"}`), true},
+		}},
+		{"a task and a result without content", []taskStep{
+			{'c', taskCall("2"), false}, {'s', created("2", `,"structuredContent":{"n":"one"}`), true},
+		}},
+		{"a result with a status", []taskStep{
+			{'c', taskCall("2"), false}, {'s', taskCreated("2", `"t1"`), false},
+			{'c', taskFetch("3", `"t1"`), false},
+			{'s', `{"jsonrpc":"2.0","id":3,"result":{"status":"completed","content":[],"structuredContent":{"n":"one"}}}`, true},
+		}},
+		{"a result with a task", []taskStep{
+			{'c', taskCall("2"), false}, {'s', taskCreated("2", `"t1"`), false},
+			{'c', taskFetch("3", `"t1"`), false},
+			{'s', `{"jsonrpc":"2.0","id":3,"result":{"task":{"taskId":"t1"},"content":[],"structuredContent":{"n":"one"}}}`, true},
+		}},
+		{"a status alone, then the result", []taskStep{
+			{'c', taskCall("2"), false}, {'s', taskCreated("2", `"t1"`), false},
+			{'c', taskFetch("3", `"t1"`), false},
+			{'s', `{"jsonrpc":"2.0","id":3,"result":{"taskId":"t1","status":"working","createdAt":"2025-11-25T10:30:00Z","lastUpdatedAt":"2025-11-25T10:31:00Z","ttl":60000}}`, false},
+			{'c', taskFetch("4", `"t1"`), false}, {'s', taskPayload("4", `"one"`), true},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Options{Output: true})
+			h.listed()
+			for _, st := range tc.script {
+				switch {
+				case st.from == 'c':
+					h.clientPasses(st.line)
+				case st.refused:
+					h.server(st.line)
+					id := st.line[len(`{"jsonrpc":"2.0","id":`):strings.Index(st.line, `,"result"`)]
+					if got := h.clientGets(); !resultRefused(got, id) {
+						t.Fatalf("the client got %s, want the refusal of %s", got, st.line)
+					}
+				default:
+					h.serverPasses(st.line)
+				}
+			}
+		})
+	}
+}
+
+// TestHTTPUnmatchedResults: under Options.Output, a result that answers no request in
+// flight of its exchange (replayed on a stream resumed after it was delivered, sent on a
+// GET stream, or sent twice) is not passed unchecked: the proxy cannot tell which check
+// it needs.
+func TestHTTPUnmatchedResults(t *testing.T) {
+	const bad = `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":"x"}}}`
+	const good = `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":1}}}`
+	for _, tc := range []struct {
+		name     string
+		sessions bool
+		call     string // the call's SSE stream
+		get      string // a GET's SSE stream
+		resume   bool   // the GET resumes from e1
+	}{
+		{"replayed after it was delivered", true, "id: e1\ndata: {}\n\nid: e2\ndata: " + bad + "\n\n", "id: e2\ndata: " + bad + "\n\n", true},
+		{"replayed after it was delivered, without sessions", false, "id: e1\ndata: {}\n\nid: e2\ndata: " + bad + "\n\n", "id: e2\ndata: " + bad + "\n\n", true},
+		{"on a GET stream, without sessions", false, "id: e1\ndata: {}\n\n", "data: " + bad + "\n\n", false},
+		{"sent twice", true, "data: " + good + "\n\ndata: " + bad + "\n\n", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				m, _ := parseMessage(body)
+				if tc.sessions {
+					w.Header().Set(sessionHeader, "s-1")
+				}
+				switch {
+				case r.Method == http.MethodGet:
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, tc.get)
+				case m.method == "tools/call":
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, tc.call)
+				case m.method == "tools/list":
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+				default:
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"protocolVersion":"2025-11-25"}}`)
+				}
+			})
+			f, do := memoryFront(t, upstream, Options{Output: true})
+			sid := ""
+			if tc.sessions {
+				do("POST", "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+				sid = "s-1"
+			}
+			do("POST", sid, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			if _, got := do("POST", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{}}}`); strings.Contains(got, `{"n":"x"}`) {
+				t.Errorf("the call's stream: %q", got)
+			}
+			if tc.get == "" {
+				return
+			}
+			req := localRequest("GET", nil)
+			req.Header.Set("Accept", "text/event-stream")
+			if sid != "" {
+				req.Header.Set(sessionHeader, sid)
+			}
+			if tc.resume {
+				req.Header.Set("Last-Event-ID", "e1")
+			}
+			rec := httptest.NewRecorder()
+			f.ServeHTTP(rec, req)
+			if got := rec.Body.String(); strings.Contains(got, `{"n":"x"}`) {
+				t.Errorf("the GET stream: %q", got)
+			}
+		})
+	}
+}
+
+// TestParamsInOtherCase: members of params that servers decoding with Go's
+// encoding/json read whatever their case are read so by the proxy: a tools/list under
+// "Cursor" asks for a later page, never the first, and a call with "Task" is
+// task-augmented.
+func TestParamsInOtherCase(t *testing.T) {
+	t.Run("Cursor", func(t *testing.T) {
+		h := newHarness(t, Options{Unknown: PassUnknown})
+		h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"Cursor":"2"}}`)
+		h.serverPasses(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"sum","inputSchema":{"type":"object"}}]}}`)
+		h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{}}}`)
+		if got := h.serverGets(); !strings.Contains(got, `"tools/list"`) {
+			t.Errorf("the server got %s, want the proxy's tools/list: page 2 is not the whole list", got)
+		}
+	})
+	t.Run("Task", func(t *testing.T) {
+		h := newHarness(t, Options{Output: true})
+		h.listed()
+		h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{},"Task":{"ttl":60000}}}`)
+		h.serverPasses(taskCreated("2", `"t1"`))
+		h.clientPasses(taskFetch("3", `"t1"`))
+		h.server(taskPayload("3", `"one"`))
+		if got := h.clientGets(); !resultRefused(got, "3") {
+			t.Errorf("the task's result: %s", got)
+		}
+	})
+}
+
+// TestTaskIDInOtherCase: a tasks/result naming its task under "TaskId", which Go's
+// servers read as taskId, has its result checked; one naming it twice is refused.
+func TestTaskIDInOtherCase(t *testing.T) {
+	h := newHarness(t, Options{Output: true})
+	h.listed()
+	h.clientPasses(taskCall("2"))
+	h.serverPasses(taskCreated("2", `"t1"`))
+	h.clientPasses(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"TaskId":"t1"}}`)
+	h.server(taskPayload("3", `"one"`))
+	if got := h.clientGets(); !resultRefused(got, "3") {
+		t.Errorf("the task's result: %s", got)
+	}
+	u := &decodingUpstream{}
+	_, do := memoryFront(t, u, Options{Output: true})
+	if _, got := do("POST", "", `{"jsonrpc":"2.0","id":4,"method":"tasks/result","params":{"taskId":"t2","TASKID":"t1"}}`); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":4,"error":{"code":-32600,`) {
+		t.Errorf("a tasks/result naming two tasks: %s", got)
+	}
+}
