@@ -3,6 +3,8 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -253,12 +255,59 @@ func stringValue(v []byte) (string, bool) {
 }
 
 // idKey is the key of a JSON-RPC id in the proxy's tables: a string id and a number id
-// with the same digits differ.
+// with the same digits differ; a number id is the integer it spells (1.0 and 1e0 are 1),
+// as servers decode it.
 func idKey(id []byte) string {
 	if s, ok := stringValue(id); ok {
 		return `"` + s
 	}
-	return string(bytes.TrimSpace(id))
+	id = bytes.TrimSpace(id)
+	if bytes.ContainsAny(id, ".eE") || bytes.HasPrefix(id, []byte("-0")) {
+		if n, ok := safeInteger(id); ok {
+			return strconv.FormatInt(n, 10)
+		}
+	}
+	return string(id)
+}
+
+// plainID reports whether id, valid JSON, is not a number, or is an integer below 2^53
+// in magnitude: one that servers decoding ids as float64, as int64 (truncating), or as
+// JavaScript numbers all read as the same.
+func plainID(id []byte) bool {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 || id[0] != '-' && (id[0] < '0' || id[0] > '9') {
+		return true
+	}
+	_, ok := safeInteger(id)
+	return ok
+}
+
+// safeInteger returns the integer the JSON number b spells, when it is one below 2^53
+// in magnitude.
+func safeInteger(b []byte) (int64, bool) {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// ambiguousIn reports whether the object b has a member named one of names twice, or
+// under a name that differs from it only in case.
+func ambiguousIn(b []byte, names ...string) bool {
+	seen := 0
+	ambiguous := false
+	members(b, func(n string, _ []byte) {
+		for i, name := range names {
+			if strings.EqualFold(n, name) {
+				if n != name || seen&(1<<i) != 0 {
+					ambiguous = true
+				}
+				seen |= 1 << i
+			}
+		}
+	})
+	return ambiguous
 }
 
 // isTrue reports whether v is the JSON literal true.

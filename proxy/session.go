@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // This file is what both fronts share: an MCP session's tools as its server lists them,
@@ -100,7 +101,7 @@ type fetcher func(key string, req []byte) ([]byte, error)
 // server (b itself unless a refused call is taken out of a batch), answer what the client
 // gets from the proxy; either may be nil.
 func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer []byte) {
-	if !valid(b) {
+	if !valid(b) || !utf8.Valid(b) {
 		return nil, errorResponse([]byte("null"), -32700, "Parse error: the message is not JSON, so it was not sent on")
 	}
 	switch i := skipSpace(b, 0); b[i] {
@@ -188,6 +189,9 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	}
 	if gone := s.gone(); gone != "" && m.id != nil {
 		return serverGone(m.id, gone), false
+	}
+	if m.id != nil && !plainID(m.id) {
+		return invalidRequest(m.id, "a number id must be an integer below 2^53 in magnitude, which every server reads as the same"), false
 	}
 	if m.id != nil && s.inFlight(x.key(m.id)) {
 		return invalidRequest(m.id, idInFlight), false
@@ -308,8 +312,12 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 		}
 		return nil, false
 	}
+	// Under Options.Output, a response the proxy cannot tie to one request, while a
+	// result it checks is awaited, goes no further: a client may match it to that call
+	// (reading 2.0 or "2" as 2, "Result" as result); one the client may read otherwise
+	// (a member twice or in two cases) is withheld.
 	if m.id == nil {
-		return nil, false
+		return nil, m.ambiguous && p.awaitsCheck(s)
 	}
 	key := idKey(m.id)
 	if p.ownKey(key) {
@@ -317,6 +325,14 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 		return nil, true
 	}
 	q := s.taken(x.tag + key)
+	if q == nil && p.awaitsCheck(s) {
+		return nil, true
+	}
+	if q != nil && m.ambiguous && p.guard.ChecksResults() {
+		s.freeSlot(q)
+		q.obs.answered(nil, false)
+		return errorResponse(q.id, -32603, "mcpvalidate proxy: the server's answer names a member twice or in two cases, so the client might read another answer than the one checked; it was withheld"), false
+	}
 	if q == nil || m.result == nil {
 		if q != nil {
 			s.freeSlot(q)
@@ -344,6 +360,21 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 		s.taskStatus(m.result)
 	}
 	return nil, false
+}
+
+// awaitsCheck reports whether a result the proxy checks is awaited in s.
+func (p *Proxy) awaitsCheck(s *session) bool {
+	if !p.guard.ChecksResults() {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, q := range s.pending {
+		if q.taskKey != "" || q.method == "tools/call" && p.checksResults(q.tool) {
+			return true
+		}
+	}
+	return false
 }
 
 // lookup returns the tool name as the server lists it, asking the server for its list

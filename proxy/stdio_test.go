@@ -77,6 +77,13 @@ func TestStdioFraming(t *testing.T) {
 		{"a lenient parser's JSON", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list",}`}, parseError},
 		{"a string", []string{`"tools/call"`}, invalidRequest},
 		{"a number", []string{`5`}, invalidRequest},
+		// Python's, Java's and .NET's line readers end a line at a lone CR, too.
+		{"a call between lone CRs", []string{`{"x":` + "\r" + call + "\r}"}, parseError},
+		{"two split by a lone CR", []string{`{"jsonrpc":"2.0","method":"x"}` + "\r" + call}, parseError},
+		{"a lone CR before the line end", []string{call + "\r\r"}, parseError},
+		{"invalid UTF-8", []string{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"weather","arguments":{"location":"` + "\xff" + `"}}}`}, parseError},
+		{"a byte order mark", []string{"\xef\xbb\xbf" + call}, parseError},
+		{"a NUL byte", []string{call + "\x00"}, parseError},
 		{"blank lines", []string{"", "  \t", "\r"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
