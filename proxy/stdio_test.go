@@ -151,3 +151,22 @@ func TestStdioFramingSDK(t *testing.T) {
 		t.Fatalf("the server's handlers ran: %s", line)
 	}
 }
+
+// TestStdioListChangedUnreadable: a server line the proxy cannot read as one message
+// may hold a list_changed that a client reading a stream of JSON values hears: the proxy
+// lists the tools again before the next call.
+func TestStdioListChangedUnreadable(t *testing.T) {
+	for _, lines := range [][]string{
+		{`{"jsonrpc":"2.0",`, `"method":"notifications/tools/list_changed"}`},
+		{`{"jsonrpc":"2.0","method":"notifications/tools/list\u005fchanged"}` + "\r" + `{}`},
+	} {
+		h := newHarness(t, Options{})
+		h.listed()
+		for _, l := range lines {
+			h.serverPasses(l)
+		}
+		h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`)
+		h.ownListAnswered(toolsList)
+		h.serverGets()
+	}
+}
