@@ -97,7 +97,7 @@ type callParams struct {
 }
 
 func parseCallParams(b []byte) (p callParams, ok bool) {
-	named := false
+	named, tasked := false, false
 	ok = members(b, func(name string, v []byte) {
 		switch name {
 		case "name":
@@ -115,13 +115,17 @@ func parseCallParams(b []byte) (p callParams, ok bool) {
 			}
 			p.arguments = v
 		case "task":
+			if tasked {
+				p.ambiguous = true
+			}
+			tasked = true
 			if string(v) != "null" {
 				p.task = v
 			}
 		case "_meta":
 			p.meta = v
 		default:
-			if strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments") {
+			if strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments") || strings.EqualFold(name, "task") {
 				p.ambiguous = true
 			}
 		}

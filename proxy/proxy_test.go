@@ -101,6 +101,8 @@ func TestCalls(t *testing.T) {
 		{"name twice", Options{}, `{"name":"sum","name":"weather","arguments":{}}`, `"code":-32600`},
 		{"name in another case", Options{}, `{"name":"sum","Name":"weather","arguments":{}}`, `"code":-32600`},
 		{"arguments in another case", Options{}, `{"name":"weather","arguments":{"location":"x"},"Arguments":{}}`, `"code":-32600`},
+		{"task in another case", Options{}, `{"name":"weather","arguments":{"location":"x"},"Task":{"ttl":1000}}`, `"code":-32600`},
+		{"task twice", Options{}, `{"name":"weather","arguments":{"location":"x"},"task":{"ttl":1000},"task":null}`, `"code":-32600`},
 		{"params in another case", Options{}, `{"name":"weather","arguments":{"location":"x"}},"PARAMS":{"name":"sum"}`, `"code":-32600`},
 		{"name escaped", Options{}, `{"n\u0061me":"weather","arguments":{}}`, `missing required property 'location'`},
 		{"tool name escaped", Options{}, `{"name":"w\u0065ather","arguments":{}}`, `missing required property 'location'`},

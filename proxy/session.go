@@ -249,7 +249,7 @@ func (p *Proxy) clientCall(x exchange, m *message, fetch fetcher) (answer []byte
 	}
 	c, ok := parseCallParams(m.params)
 	if c.ambiguous {
-		return refuse(invalidRequest(m.id, "params names the tool or its arguments twice, in two cases, or not as a string"))
+		return refuse(invalidRequest(m.id, "params names the tool, its arguments or its task twice, in two cases, or the tool not as a string"))
 	}
 	if !ok {
 		return nil, false // no name: the server answers
