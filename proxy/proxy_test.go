@@ -470,3 +470,24 @@ func TestIDSpellings(t *testing.T) {
 		t.Fatalf("id 0 while -0 is in flight: the client got %.300s", got)
 	}
 }
+
+// TestAmbiguousRequests: a request whose id, or a tools/list whose method or cursor, a
+// server may read otherwise than the proxy (twice, or in another case, which Go's
+// encoding/json reads as the same member) is refused: the proxy could not tell which
+// request the server answers, nor which page of the list.
+func TestAmbiguousRequests(t *testing.T) {
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":5,"ID":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":5,"id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"ping","Method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list","METHOD":"ping"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"Cursor":"p2"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"p2","cursor":null}}`,
+	} {
+		h := newHarness(t, Options{})
+		h.client(line)
+		if got := h.clientGets(); !strings.Contains(got, `,"error":{"code":-32600,`) {
+			t.Fatalf("%s: the client got %.300s", line, got)
+		}
+	}
+}

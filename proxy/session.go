@@ -199,6 +199,12 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	if m.names("tools/call") {
 		return p.clientCall(x, &m, fetch)
 	}
+	if m.ambiguous && (m.names("tools/list") || ambiguousIn(b, "id")) || m.method == "tools/list" && ambiguousIn(m.params, "cursor") {
+		if m.id == nil {
+			return nil, true
+		}
+		return invalidRequest(m.id, "the id, the method or the cursor of the request appears twice or in two cases, so the proxy could not tell what the server answers"), false
+	}
 	if m.id == nil {
 		if m.method == "notifications/cancelled" {
 			// The server need not answer a cancelled request: forget it.
