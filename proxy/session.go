@@ -309,11 +309,11 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 	if !ok {
 		return nil, false
 	}
+	if m.names("notifications/tools/list_changed") { // in any case a client may read
+		s.listChanged()
+	}
 	if m.isRequest() {
-		switch m.method {
-		case "notifications/tools/list_changed":
-			s.listChanged()
-		case "notifications/tasks/status":
+		if m.method == "notifications/tasks/status" {
 			s.taskStatus(m.params)
 		}
 		return nil, false

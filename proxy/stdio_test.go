@@ -153,12 +153,15 @@ func TestStdioFramingSDK(t *testing.T) {
 }
 
 // TestStdioListChangedUnreadable: a server line the proxy cannot read as one message
-// may hold a list_changed that a client reading a stream of JSON values hears: the proxy
-// lists the tools again before the next call.
+// may hold a list_changed that a client reading a stream of JSON values hears, and a
+// method in another case is one Go's encoding/json reads: the proxy lists the tools
+// again before the next call.
 func TestStdioListChangedUnreadable(t *testing.T) {
 	for _, lines := range [][]string{
 		{`{"jsonrpc":"2.0",`, `"method":"notifications/tools/list_changed"}`},
 		{`{"jsonrpc":"2.0","method":"notifications/tools/list\u005fchanged"}` + "\r" + `{}`},
+		{`{"jsonrpc":"2.0","Method":"notifications/tools/list_changed"}`},
+		{`{"jsonrpc":"2.0","method":"x","METHOD":"notifications/tools/list_changed"}`},
 	} {
 		h := newHarness(t, Options{})
 		h.listed()
