@@ -190,6 +190,13 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	if gone := s.gone(); gone != "" && m.id != nil {
 		return serverGone(m.id, gone), false
 	}
+	if m.id != nil && (len(m.id) > maxIDLen || len(m.method) > maxIDLen) {
+		id := m.id
+		if len(id) > maxIDLen {
+			id = nil
+		}
+		return invalidRequest(id, "the request's id or method is longer than "+strconv.Itoa(maxIDLen)+" bytes, more than the proxy holds for a request in flight"), false
+	}
 	if m.id != nil && !plainID(m.id) {
 		return invalidRequest(m.id, "a number id must be an integer below 2^53 in magnitude, which every server reads as the same"), false
 	}
