@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"strconv"
+	"strings"
 )
 
 // This file checks a task's result (MCP 2025-11-25) under Options.Output: a
@@ -185,14 +186,15 @@ func (s *session) taskMade(q *pending, task []byte) {
 
 // taskResult checks the server's answer to tasks/result for the task q.task, and returns
 // the answer that replaces it, or nil. A result that is a task's status (a task not
-// done, in a server that answers so) rather than a CallToolResult passes, and the task
+// done, in a server that answers so: a task or status member, and no content or
+// structuredContent in any case) rather than a CallToolResult passes, and the task
 // stays remembered. A CallToolResult, checked, marks the task delivered: fetched again,
 // it is checked again while the session remembers it, but it may be forgotten to make
 // room for new tasks, and its result then passes unchecked (it was checked when first
 // fetched).
 func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
 	tt, ok := s.taskTool(q.taskKey)
-	if !ok || q.taskKey == "" || member(result, "task") != nil || member(result, "status") != nil {
+	if !ok || q.taskKey == "" || (member(result, "task") != nil || member(result, "status") != nil) && !holdsContent(result) {
 		return nil
 	}
 	repl := p.checkResult(s, tt.tool, tt.name, nil, id, result, q.modern)
@@ -200,6 +202,16 @@ func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
 	s.tasks.deliver(q.taskKey)
 	s.mu.Unlock()
 	return repl
+}
+
+// holdsContent reports whether a result has a member a client reads as a CallToolResult's
+// content or structuredContent, in any case.
+func holdsContent(result []byte) bool {
+	holds := false
+	members(result, func(name string, _ []byte) {
+		holds = holds || strings.EqualFold(name, "content") || strings.EqualFold(name, "structuredContent")
+	})
+	return holds
 }
 
 // taskStatus takes a task's status, from notifications/tasks/status or the answer to
