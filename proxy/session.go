@@ -359,7 +359,7 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 	case "tools/list":
 		s.learn(p, m.result, !q.cursor, q.gen)
 	case "tools/call":
-		if task := member(m.result, "task"); q.task && task != nil {
+		if task := member(m.result, "task"); q.task && task != nil && !holdsContent(m.result) {
 			s.taskMade(q, task)
 		} else {
 			s.freeSlot(q)

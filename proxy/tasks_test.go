@@ -108,6 +108,10 @@ func TestTaskResults(t *testing.T) {
 			{'c', taskFetch("4", `"t1"`), false},
 			{'s', `{"jsonrpc":"2.0","id":4,"result":{"task":{"taskId":"t1","status":"completed"},"structuredContent":{"n":"one"}}}`, true},
 		}},
+		{"a task holding content is a result", Options{Output: true}, []taskStep{
+			{'c', taskCall("2"), false},
+			{'s', `{"jsonrpc":"2.0","id":2,"result":{"task":{"taskId":"t1","status":"working"},"resultType":"complete","content":[],"structuredContent":{"n":"one"}}}`, true},
+		}},
 		{"a server that runs the call at once", Options{Output: true}, []taskStep{
 			{'c', taskCall("2"), false}, {'s', taskPayload("2", `"one"`), true},
 		}},
