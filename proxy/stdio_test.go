@@ -173,3 +173,21 @@ func TestStdioListChangedUnreadable(t *testing.T) {
 		h.serverGets()
 	}
 }
+
+// TestStdioListChangedOverlong: a server's notification over the limit, dropped, may be
+// a list_changed: the proxy lists the tools again before the next call.
+func TestStdioListChangedOverlong(t *testing.T) {
+	h := newHarness(t, Options{MaxMessage: 4 << 10})
+	h.listed()
+	pad := strings.Repeat("x", 8<<10)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"pad":"` + pad + `"}}`,
+		`{"jsonrpc":"2.0","Method":"notifications/tools/list_changed","params":{"pad":"` + pad + `"}}`,
+	} {
+		h.server(line)
+		h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`)
+		h.ownListAnswered(toolsList)
+		h.serverGets()
+		h.serverPasses(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`)
+	}
+}
