@@ -124,7 +124,13 @@ func shownName(name string) string { return core.ShownName(name) }
 // Options.Output, and returns the answer that replaces the server's, or nil; modern: the
 // request's protocol has results carry resultType.
 func (p *Proxy) checkResult(s *session, t *tool, name string, o *observed, id, result []byte, modern bool) []byte {
-	if t == nil || t.out == nil || !p.guard.ChecksResults() || isTrue(member(result, "isError")) {
+	if t == nil || t.out == nil || !p.guard.ChecksResults() {
+		return nil
+	}
+	if ambiguousIn(result, "isError", "structuredContent") {
+		return p.resultRefusal(id, "The tool failed on the server's side: its result names isError or structuredContent twice or in two cases, so the client might read another result than the one checked; it was withheld.", nil, modern)
+	}
+	if isTrue(member(result, "isError")) {
 		return nil
 	}
 	var local core.Call

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 )
 
 // This file speaks the contract of Docker's MCP Gateway's "before" interceptors
@@ -52,9 +53,15 @@ func (i *Interceptor) Intercept(msg []byte) ([]byte, error) {
 	if !valid(msg) {
 		return nil, errors.New("proxy: the intercepted call is not JSON")
 	}
-	params := member(msg, "Params")
-	if params == nil {
-		params = member(msg, "params")
+	var params []byte
+	seen := 0
+	members(msg, func(name string, v []byte) {
+		if strings.EqualFold(name, "params") {
+			params, seen = v, seen+1
+		}
+	})
+	if seen > 1 {
+		return nil, errors.New("proxy: the intercepted call holds its params twice, or in two cases")
 	}
 	if params == nil {
 		params = msg

@@ -234,10 +234,14 @@ func readAtMost(r io.Reader, max int64) ([]byte, error) {
 // response becomes an error response to its request, returned for the caller to pass
 // through fromServer as the server's message, so that the request is answered as any
 // other is; a request of the server's is answered with an error through toServer, when
-// there is one; nothing else is answered.
+// there is one; nothing else is answered. A request, or a message whose id was not
+// found, may have been a list_changed: the list is stale.
 func (p *Proxy) serverOverlong(s *session, o *overlong, toServer func([]byte) error) []byte {
 	limit := p.opts.maxMessage()
 	p.logOverlong("the MCP server", s, o, limit)
+	if o.method || o.id == nil {
+		s.listChanged()
+	}
 	switch {
 	case o.id != nil && !o.method:
 		return errorResponse(o.id, -32603, tooLong("the MCP server's response", o.size, limit))

@@ -97,7 +97,7 @@ type callParams struct {
 }
 
 func parseCallParams(b []byte) (p callParams, ok bool) {
-	named := false
+	named, tasked := false, false
 	ok = members(b, func(name string, v []byte) {
 		switch name {
 		case "name":
@@ -114,15 +114,18 @@ func parseCallParams(b []byte) (p callParams, ok bool) {
 				p.ambiguous = true
 			}
 			p.arguments = v
+		case "task":
+			if tasked {
+				p.ambiguous = true
+			}
+			tasked = true
+			if string(v) != "null" {
+				p.task = v
+			}
 		case "_meta":
 			p.meta = v
 		default:
-			switch {
-			case strings.EqualFold(name, "task"): // Go's servers read "Task" as it
-				if string(v) != "null" {
-					p.task = v
-				}
-			case strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments"):
+			if strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments") || strings.EqualFold(name, "task") {
 				p.ambiguous = true
 			}
 		}
@@ -324,3 +327,21 @@ func readableID(id []byte) bool {
 
 // isTrue reports whether v is the JSON literal true.
 func isTrue(v []byte) bool { return string(bytes.TrimSpace(v)) == "true" }
+
+// ambiguousIn reports whether the object b has a member named one of names twice, or
+// under a name that differs from it only in case.
+func ambiguousIn(b []byte, names ...string) bool {
+	seen := 0
+	ambiguous := false
+	members(b, func(n string, _ []byte) {
+		for i, name := range names {
+			if strings.EqualFold(n, name) {
+				if n != name || seen&(1<<i) != 0 {
+					ambiguous = true
+				}
+				seen |= 1 << i
+			}
+		}
+	})
+	return ambiguous
+}

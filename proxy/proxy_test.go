@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -100,6 +101,8 @@ func TestCalls(t *testing.T) {
 		{"name twice", Options{}, `{"name":"sum","name":"weather","arguments":{}}`, `"code":-32600`},
 		{"name in another case", Options{}, `{"name":"sum","Name":"weather","arguments":{}}`, `"code":-32600`},
 		{"arguments in another case", Options{}, `{"name":"weather","arguments":{"location":"x"},"Arguments":{}}`, `"code":-32600`},
+		{"task in another case", Options{}, `{"name":"weather","arguments":{"location":"x"},"Task":{"ttl":1000}}`, `"code":-32600`},
+		{"task twice", Options{}, `{"name":"weather","arguments":{"location":"x"},"task":{"ttl":1000},"task":null}`, `"code":-32600`},
 		{"params in another case", Options{}, `{"name":"weather","arguments":{"location":"x"}},"PARAMS":{"name":"sum"}`, `"code":-32600`},
 		{"name escaped", Options{}, `{"n\u0061me":"weather","arguments":{}}`, `missing required property 'location'`},
 		{"tool name escaped", Options{}, `{"name":"w\u0065ather","arguments":{}}`, `missing required property 'location'`},
@@ -393,5 +396,98 @@ func TestNotJSON(t *testing.T) {
 	h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"days":` + deep + `}}}`)
 	if got := h.clientGets(); !strings.Contains(got, `"id":2,"result":{"content":[{"type":"text","text":"Invalid arguments: `) {
 		t.Fatalf("the client got %.200s", got)
+	}
+}
+
+// TestOutputNotWalkedAround: under Options.Output, a result that breaks its tool's
+// outputSchema never reaches the client in a form the proxy did not check: under an id
+// spelled otherwise (a client may match "2", 2.0 or 2e0 to its request 2), as a
+// member in another case or twice (Go's encoding/json reads "Result" as result), split
+// over lines (go-sdk's client reads a stream of JSON values), or between lone CRs
+// (Python's and Java's clients end a line there).
+func TestOutputNotWalkedAround(t *testing.T) {
+	const bad = `{"content":[],"structuredContent":{"n":"one"}}`
+	for _, tc := range []struct{ name, line string }{
+		{"id as a string", `{"jsonrpc":"2.0","id":"2","result":` + bad + `}`},
+		{"id 2.0", `{"jsonrpc":"2.0","id":2.0,"result":` + bad + `}`},
+		{"id 2e0", `{"jsonrpc":"2.0","id":2e0,"result":` + bad + `}`},
+		{"id null", `{"jsonrpc":"2.0","id":null,"result":` + bad + `}`},
+		{"Result", `{"jsonrpc":"2.0","id":2,"Result":` + bad + `}`},
+		{"result twice, in two cases", `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":1}},"RESULT":` + bad + `}`},
+		{"ID", `{"jsonrpc":"2.0","id":7,"ID":2,"result":` + bad + `}`},
+		{"IsError", `{"jsonrpc":"2.0","id":2,"result":{"isError":true,"IsError":false,"content":[],"structuredContent":{"n":"one"}}}`},
+		{"StructuredContent", `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":1},"StructuredContent":{"n":"one"}}}`},
+		{"split over lines", "{\"jsonrpc\":\"2.0\",\"id\":2,\n\"result\":" + bad + "}"},
+		{"two on a line", `{"jsonrpc":"2.0","method":"x"} {"jsonrpc":"2.0","id":2,"result":` + bad + `}`},
+		{"between lone CRs", `{"x":` + "\r" + `{"jsonrpc":"2.0","id":2,"result":` + bad + `}` + "\r}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Options{Output: true})
+			h.listed()
+			h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{}}}`)
+			const marker = `{"jsonrpc":"2.0","method":"notifications/marker"}`
+			go io.WriteString(h.serverSend, tc.line+"\n"+marker+"\n")
+			for {
+				got := h.clientGets()
+				if got == marker {
+					break
+				}
+				if strings.Contains(got, `"one"`) {
+					t.Fatalf("the client got the unchecked result %.300q", got)
+				}
+			}
+		})
+	}
+}
+
+// TestIDSpellings: a number id is the number it spells, as servers decode it: a request
+// may not take 1.0 or 1e0 while 1 is in flight, a number id that is not an integer a
+// server can hold is refused, and a server's answer under another spelling of the id
+// answers the request.
+func TestIDSpellings(t *testing.T) {
+	h := newHarness(t, Options{Output: true})
+	h.listed()
+	h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{}}}`)
+	for _, id := range []string{"2.0", "2e0", "20e-1", "2.000", "0.2e1"} {
+		h.client(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`)
+		if got := h.clientGets(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32600,`) {
+			t.Fatalf("id %s while 2 is in flight: the client got %.300s", id, got)
+		}
+	}
+	for _, id := range []string{"2.5", "1e400", "-1e400", "9007199254740993", "1e20"} {
+		h.client(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if got := h.clientGets(); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32600,`) {
+			t.Fatalf("id %s: the client got %.300s", id, got)
+		}
+	}
+	h.server(`{"jsonrpc":"2.0","id":2.0,"result":{"content":[],"structuredContent":{"n":"one"}}}`)
+	if got := h.clientGets(); !strings.Contains(got, `"isError":true`) || strings.Contains(got, `"one"`) {
+		t.Fatalf("the client got %.300s", got)
+	}
+	h.clientPasses(`{"jsonrpc":"2.0","id":-0,"method":"ping"}`)
+	h.client(`{"jsonrpc":"2.0","id":0,"method":"ping"}`)
+	if got := h.clientGets(); !strings.Contains(got, `"code":-32600`) {
+		t.Fatalf("id 0 while -0 is in flight: the client got %.300s", got)
+	}
+}
+
+// TestAmbiguousRequests: a request whose id, or a tools/list whose method or cursor, a
+// server may read otherwise than the proxy (twice, or in another case, which Go's
+// encoding/json reads as the same member) is refused: the proxy could not tell which
+// request the server answers, nor which page of the list.
+func TestAmbiguousRequests(t *testing.T) {
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":5,"ID":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":5,"id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"ping","Method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list","METHOD":"ping"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"Cursor":"p2"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"p2","cursor":null}}`,
+	} {
+		h := newHarness(t, Options{})
+		h.client(line)
+		if got := h.clientGets(); !strings.Contains(got, `,"error":{"code":-32600,`) {
+			t.Fatalf("%s: the client got %.300s", line, got)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // This file is what both fronts share: an MCP session's tools as its server lists them,
@@ -100,7 +101,7 @@ type fetcher func(key string, req []byte) ([]byte, error)
 // server (b itself unless a refused call is taken out of a batch), answer what the client
 // gets from the proxy; either may be nil.
 func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer []byte) {
-	if !valid(b) {
+	if !valid(b) || !utf8.Valid(b) {
 		return nil, errorResponse([]byte("null"), -32700, "Parse error: the message is not JSON, so it was not sent on")
 	}
 	switch i := skipSpace(b, 0); b[i] {
@@ -192,11 +193,24 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	if gone := s.gone(); gone != "" && m.id != nil {
 		return serverGone(m.id, gone), false
 	}
+	if m.id != nil && (len(m.id) > maxIDLen || len(m.method) > maxIDLen) {
+		id := m.id
+		if len(id) > maxIDLen {
+			id = nil
+		}
+		return invalidRequest(id, "the request's id or method is longer than "+strconv.Itoa(maxIDLen)+" bytes, more than the proxy holds for a request in flight"), false
+	}
 	if m.id != nil && s.inFlight(x.key(m.id)) {
 		return invalidRequest(m.id, idInFlight), false
 	}
 	if m.names("tools/call") {
 		return p.clientCall(x, &m, fetch)
+	}
+	if m.ambiguous && (m.names("tools/list") || ambiguousIn(b, "id")) || m.method == "tools/list" && ambiguousIn(m.params, "cursor") {
+		if m.id == nil {
+			return nil, true
+		}
+		return invalidRequest(m.id, "the id, the method or the cursor of the request appears twice or in two cases, so the proxy could not tell what the server answers"), false
 	}
 	if m.id == nil {
 		if m.method == "notifications/cancelled" {
@@ -254,7 +268,7 @@ func (p *Proxy) clientCall(x exchange, m *message, fetch fetcher) (answer []byte
 	}
 	c, ok := parseCallParams(m.params)
 	if c.ambiguous {
-		return refuse(invalidRequest(m.id, "params names the tool or its arguments twice, in two cases, or not as a string"))
+		return refuse(invalidRequest(m.id, "params names the tool, its arguments or its task twice, in two cases, or the tool not as a string"))
 	}
 	if !ok {
 		return nil, false // no name: the server answers
@@ -308,17 +322,21 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 	if !ok {
 		return nil, false
 	}
+	if m.names("notifications/tools/list_changed") { // in any case a client may read
+		s.listChanged()
+	}
 	if m.isRequest() {
-		switch m.method {
-		case "notifications/tools/list_changed":
-			s.listChanged()
-		case "notifications/tasks/status":
+		if m.method == "notifications/tasks/status" {
 			s.taskStatus(m.params)
 		}
 		return nil, false
 	}
+	// Under Options.Output, a response the proxy cannot tie to one request, while a
+	// result it checks is awaited, goes no further: a client may match it to that call
+	// (reading 2.0 or "2" as 2, "Result" as result); one the client may read otherwise
+	// (a member twice or in two cases) is withheld.
 	if m.id == nil {
-		return nil, false
+		return nil, m.ambiguous && p.awaitsCheck(s)
 	}
 	key := idKey(m.id)
 	if p.ownKey(key) {
@@ -326,8 +344,16 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 		return nil, true
 	}
 	q := s.taken(x.tag + key)
-	if q == nil && m.result != nil && p.guard.ChecksResults() {
+	if q == nil && (m.result != nil || m.ambiguous) && p.guard.ChecksResults() {
 		return errorResponse(m.id, -32603, unmatched), false
+	}
+	if q == nil && p.awaitsCheck(s) {
+		return nil, true
+	}
+	if q != nil && m.ambiguous && p.guard.ChecksResults() {
+		s.freeSlot(q)
+		q.obs.answered(nil, false)
+		return errorResponse(q.id, -32603, "mcpvalidate proxy: the server's answer names a member twice or in two cases, so the client might read another answer than the one checked; it was withheld"), false
 	}
 	if q == nil || m.result == nil {
 		if q != nil {
@@ -359,6 +385,21 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 		s.taskStatus(m.result)
 	}
 	return nil, false
+}
+
+// awaitsCheck reports whether a result the proxy checks is awaited in s.
+func (p *Proxy) awaitsCheck(s *session) bool {
+	if !p.guard.ChecksResults() {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, q := range s.pending {
+		if q.taskKey != "" || q.method == "tools/call" && p.checksResults(q.tool) {
+			return true
+		}
+	}
+	return false
 }
 
 // lookup returns the tool name as the server lists it, asking the server for its list

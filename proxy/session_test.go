@@ -706,3 +706,23 @@ func TestPendingBound(t *testing.T) {
 		t.Fatalf("a request once one was answered: %s", answer)
 	}
 }
+
+// TestPendingHeldBounded: what a request in flight holds is bounded, whatever its id or
+// method: a session holds at most maxPending of them, each a few hundred bytes, not a
+// message's worth, so that a request with a long id or method is refused.
+func TestPendingHeldBounded(t *testing.T) {
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 1<<20)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":"` + long + `","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"` + long + `"}`,
+	} {
+		x := exchange{s: newSession("")}
+		if forward, answer := p.fromClient(x, []byte(line), nil); forward != nil || !strings.Contains(string(answer), `"code":-32600`) || len(answer) > 2<<10 {
+			t.Errorf("%.60s...: forward %.60s, answer %.200s", line, forward, answer)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // This file is the stdio front: newline-delimited JSON-RPC between a client's pipes and
@@ -272,10 +273,17 @@ func unframed(line []byte) (answer []byte, skip bool) {
 	switch {
 	case skipSpace(line, 0) == len(line):
 		return nil, true
-	case !valid(line):
+	case !valid(line) || !utf8.Valid(line) || loneCR(line):
 		return errorResponse([]byte("null"), -32700, "Parse error: the line is not one JSON message; over stdio each message is a line of its own, so it was not sent on"), false
 	}
 	return nil, false
+}
+
+// loneCR reports whether the line holds a CR other than its line end's: a line end to
+// the line readers of Python's, Java's and .NET's SDKs, so that what one JSON value spans
+// there is two lines, or more.
+func loneCR(line []byte) bool {
+	return bytes.IndexByte(line[:len(line)-lineEnd(line)], '\r') >= 0
 }
 
 // clientOverlong answers for a client's line over the limit, which was dropped: a
@@ -312,6 +320,9 @@ func (c *conn) fromServer(r io.Reader) error {
 				line = append(line, '\n')
 			}
 		}
+		if len(line) > 0 && c.unreadable(line) {
+			line = nil
+		}
 		if len(line) > 0 {
 			out := c.p.fromServer(exchange{s: c.s}, line)
 			if werr := c.toClient(out, sameBytes(out, line), lines.hasLine()); werr != nil {
@@ -327,6 +338,21 @@ func (c *conn) fromServer(r io.Reader) error {
 			return nil // the server's output is broken: it is as gone as at its end
 		}
 	}
+}
+
+// unreadable reports whether a line of the server's, not blank, is not one JSON value
+// on a line of its own, which the client may read otherwise than the proxy: a client
+// reading a stream of JSON values, or ending lines at a lone CR. Such a line may hide a
+// list_changed: the list is stale. Under Options.Output it may hide a result, which the
+// proxy could not check: it is dropped.
+func (c *conn) unreadable(line []byte) bool {
+	if skipSpace(line, 0) == len(line) || valid(line) && !loneCR(line) {
+		return false
+	}
+	if bytes.Contains(line, []byte("list_changed")) || bytes.IndexByte(line, '\\') >= 0 {
+		c.s.listChanged()
+	}
+	return c.p.guard.ChecksResults()
 }
 
 // finish answers the client requests in flight when the server is gone, and waits for

@@ -77,6 +77,13 @@ func TestStdioFraming(t *testing.T) {
 		{"a lenient parser's JSON", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list",}`}, parseError},
 		{"a string", []string{`"tools/call"`}, invalidRequest},
 		{"a number", []string{`5`}, invalidRequest},
+		// Python's, Java's and .NET's line readers end a line at a lone CR, too.
+		{"a call between lone CRs", []string{`{"x":` + "\r" + call + "\r}"}, parseError},
+		{"two split by a lone CR", []string{`{"jsonrpc":"2.0","method":"x"}` + "\r" + call}, parseError},
+		{"a lone CR before the line end", []string{call + "\r\r"}, parseError},
+		{"invalid UTF-8", []string{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"weather","arguments":{"location":"` + "\xff" + `"}}}`}, parseError},
+		{"a byte order mark", []string{"\xef\xbb\xbf" + call}, parseError},
+		{"a NUL byte", []string{call + "\x00"}, parseError},
 		{"blank lines", []string{"", "  \t", "\r"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,5 +149,45 @@ func TestStdioFramingSDK(t *testing.T) {
 	io.WriteString(in, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"calls","arguments":{}}}`+"\n")
 	if line := until("3"); !strings.Contains(line, `"text":"0"`) {
 		t.Fatalf("the server's handlers ran: %s", line)
+	}
+}
+
+// TestStdioListChangedUnreadable: a server line the proxy cannot read as one message
+// may hold a list_changed that a client reading a stream of JSON values hears, and a
+// method in another case is one Go's encoding/json reads: the proxy lists the tools
+// again before the next call.
+func TestStdioListChangedUnreadable(t *testing.T) {
+	for _, lines := range [][]string{
+		{`{"jsonrpc":"2.0",`, `"method":"notifications/tools/list_changed"}`},
+		{`{"jsonrpc":"2.0","method":"notifications/tools/list\u005fchanged"}` + "\r" + `{}`},
+		{`{"jsonrpc":"2.0","Method":"notifications/tools/list_changed"}`},
+		{`{"jsonrpc":"2.0","method":"x","METHOD":"notifications/tools/list_changed"}`},
+	} {
+		h := newHarness(t, Options{})
+		h.listed()
+		for _, l := range lines {
+			h.serverPasses(l)
+		}
+		h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`)
+		h.ownListAnswered(toolsList)
+		h.serverGets()
+	}
+}
+
+// TestStdioListChangedOverlong: a server's notification over the limit, dropped, may be
+// a list_changed: the proxy lists the tools again before the next call.
+func TestStdioListChangedOverlong(t *testing.T) {
+	h := newHarness(t, Options{MaxMessage: 4 << 10})
+	h.listed()
+	pad := strings.Repeat("x", 8<<10)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"pad":"` + pad + `"}}`,
+		`{"jsonrpc":"2.0","Method":"notifications/tools/list_changed","params":{"pad":"` + pad + `"}}`,
+	} {
+		h.server(line)
+		h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`)
+		h.ownListAnswered(toolsList)
+		h.serverGets()
+		h.serverPasses(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`)
 	}
 }

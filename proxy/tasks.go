@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"strconv"
+	"strings"
 )
 
 // This file checks a task's result (MCP 2025-11-25) under Options.Output: a
@@ -185,7 +186,8 @@ func (s *session) taskMade(q *pending, task []byte) {
 
 // taskResult checks the server's answer to tasks/result for the task q.task, and returns
 // the answer that replaces it, or nil. A result that is a task's status (a task not
-// done, in a server that answers so) rather than a CallToolResult passes, and the task
+// done, in a server that answers so: a task or status member, and no content or
+// structuredContent in any case) rather than a CallToolResult passes, and the task
 // stays remembered. A CallToolResult, checked, marks the task delivered: fetched again,
 // it is checked again while the session remembers it, but it may be forgotten to make
 // room for new tasks, and its result then passes unchecked (it was checked when first
@@ -203,12 +205,16 @@ func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
 }
 
 // callResult reports whether result carries a CallToolResult, which clients read as
-// one, whatever else it carries (a task, a status): content, structuredContent, isError,
-// or a resultType of "complete".
+// one, whatever else it carries (a task, a status): content, structuredContent or isError,
+// in any case, or a resultType of "complete".
 func callResult(result []byte) bool {
 	kind, _ := stringValue(member(result, "resultType"))
-	return kind == "complete" || member(result, "content") != nil || member(result, "structuredContent") != nil ||
-		member(result, "isError") != nil
+	holds := kind == "complete"
+	members(result, func(name string, _ []byte) {
+		holds = holds || strings.EqualFold(name, "content") || strings.EqualFold(name, "structuredContent") ||
+			strings.EqualFold(name, "isError")
+	})
+	return holds
 }
 
 // taskStatus takes a task's status, from notifications/tasks/status or the answer to

@@ -101,6 +101,17 @@ func TestTaskResults(t *testing.T) {
 			{'c', taskFetch("5", `"t1"`), false}, {'s', taskPayload("5", `"one"`), false},
 			{'c', taskFetch("6", `"t2"`), false}, {'s', taskPayload("6", `"one"`), false},
 		}},
+		{"a result with a status or a task member is a result", Options{Output: true}, []taskStep{
+			{'c', taskCall("2"), false}, {'s', taskCreated("2", `"t1"`), false},
+			{'c', taskFetch("3", `"t1"`), false},
+			{'s', `{"jsonrpc":"2.0","id":3,"result":{"status":"completed","content":[],"structuredContent":{"n":"one"}}}`, true},
+			{'c', taskFetch("4", `"t1"`), false},
+			{'s', `{"jsonrpc":"2.0","id":4,"result":{"task":{"taskId":"t1","status":"completed"},"structuredContent":{"n":"one"}}}`, true},
+		}},
+		{"a task holding content is a result", Options{Output: true}, []taskStep{
+			{'c', taskCall("2"), false},
+			{'s', `{"jsonrpc":"2.0","id":2,"result":{"task":{"taskId":"t1","status":"working"},"resultType":"complete","content":[],"structuredContent":{"n":"one"}}}`, true},
+		}},
 		{"a server that runs the call at once", Options{Output: true}, []taskStep{
 			{'c', taskCall("2"), false}, {'s', taskPayload("2", `"one"`), true},
 		}},

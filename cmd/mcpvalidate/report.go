@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -318,7 +319,7 @@ func (rd *reader) line(b []byte) {
 		if kind == lineWouldRefuse {
 			s.ReportOnly++
 		}
-		s.NotListed += l.More
+		s.NotListed = addSat(s.NotListed, l.More)
 		for i, k := range l.Kinds {
 			path := ""
 			if i < len(l.Paths) {
@@ -343,12 +344,20 @@ func (rd *reader) line(b []byte) {
 		}
 	case lineRepaired:
 		s.Repaired++
-		s.Retries += l.Retries
+		s.Retries = addSat(s.Retries, l.Retries)
 		s.Accepted++
 	case lineAccepted:
 		rd.r.AcceptedLogged = true
 		s.Accepted++
 	}
+}
+
+// addSat returns a+b, or the largest count when that wraps around.
+func addSat(a, b uint64) uint64 {
+	if a+b < a {
+		return math.MaxUint64
+	}
+	return a + b
 }
 
 // tool returns the counts of the tool name, or of the other tools past the cap.

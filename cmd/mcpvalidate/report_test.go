@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -421,5 +422,22 @@ func TestProxyLogFeedsReport(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := run([]string{"proxy", "-log-enum-values", "--", "x"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "need -log") {
 		t.Errorf("-log-enum-values without -log: exit %d, %s", code, errOut.String())
+	}
+}
+
+// TestReportSaturates: counts a log line gives (more, retries) are summed without
+// wrapping around, whatever a line forged by whoever shares the log claims.
+func TestReportSaturates(t *testing.T) {
+	line := func(msg, field string) string {
+		return `{"msg":"` + msg + `","tool":"t","kinds":["type"],"paths":["/a"],"` + field + `":18446744073709551615}` + "\n"
+	}
+	log := strings.Repeat(line("mcpvalidate: tool call refused", "more"), 2) +
+		strings.Repeat(line("mcpvalidate: tool call repaired", "retries"), 2)
+	r, err := readLog(strings.NewReader(log), reportOptions{top: 10, share: 0.2, least: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tools) != 1 || r.Tools[0].NotListed != math.MaxUint64 || r.Tools[0].Retries != math.MaxUint64 {
+		t.Fatalf("%+v", r.Tools)
 	}
 }
