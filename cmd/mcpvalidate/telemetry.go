@@ -123,7 +123,7 @@ func (f *telemetryFlags) start(stderr io.Writer, command string) (*telemetry, er
 			return nil, err
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		mux.Handle("/metrics", byAddress(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 		t.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second}
 		go t.metrics.Serve(ln)
 		fmt.Fprintf(stderr, "mcpvalidate %s: serving metrics at http://%s/metrics\n", command, ln.Addr())
@@ -205,4 +205,21 @@ func (t *telemetry) shutdown(stderr io.Writer) {
 	if err := t.mp.Shutdown(ctx); err != nil {
 		fmt.Fprintf(stderr, "mcpvalidate: sending the last metrics: %v\n", err)
 	}
+}
+
+// byAddress serves h to requests whose Host is an IP address or localhost, as a scraper
+// reaches the metrics: a web page that rebinds a name of its own to their address (DNS
+// rebinding) gets 403 and reads nothing of the tools and their calls.
+func byAddress(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if name, _, err := net.SplitHostPort(host); err == nil {
+			host = name
+		}
+		if net.ParseIP(strings.Trim(host, "[]")) == nil && !strings.EqualFold(host, "localhost") {
+			http.Error(w, "mcpvalidate: the metrics are served to a scrape by address or localhost, not by another name", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

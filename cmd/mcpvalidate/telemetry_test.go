@@ -306,7 +306,32 @@ func TestMetricsEndpoint(t *testing.T) {
 		}
 	}
 	p.session(t, valid, invalid, unknown)
-	resp, err := http.Get(addr)
+	// A page that rebinds a name of its own to the address (DNS rebinding) reads nothing.
+	for _, host := range []string{"evil.example", "evil.example:9464", "localhost.evil.example"} {
+		req, err := http.NewRequest(http.MethodGet, addr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || strings.Contains(string(body), "mcpvalidate_calls") {
+			t.Errorf("Host %s: %s\n%.200s", host, resp.Status, body)
+		}
+	}
+	resp, err := http.Get(strings.Replace(addr, "127.0.0.1", "localhost", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("Host localhost: %s", resp.Status)
+	}
+	resp, err = http.Get(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
