@@ -47,9 +47,10 @@
 // error, or a task's status in place of a result pass. A session keeps at most 1024
 // tasks, and forgets a task once it is cancelled. A task is delivered once its result
 // was checked and sent; to make room, the earliest delivered task is forgotten, never
-// one not delivered, and a delivered task's result fetched again once forgotten passes
-// unchecked (it was checked when first fetched), as does the result of a task the session
-// never knew. When 1024 tasks await their results (calls in flight included), the proxy
+// one not delivered. The result of a task the session does not know (forgotten, made
+// through another proxy or before a restart, another session's) cannot be checked against
+// the tool that made it: one holding structuredContent is withheld, unless no tool of the
+// session's whole list declares an outputSchema. When 1024 tasks await their results (calls in flight included), the proxy
 // refuses a new task-augmented call of a tool whose results it checks, saying so; the
 // call never reaches the server. Task status notifications pass unchanged.
 package proxy

@@ -56,8 +56,9 @@ type session struct {
 	closed        string                 // why the server is gone; "" while it is there
 	client        string
 	clientVersion string
-	version       string // the MCP protocol version negotiated, when known
-	tasks         tasks  // whose results are to be checked
+	version       string    // the MCP protocol version negotiated, when known
+	tasks         tasks     // whose results are to be checked
+	unchecked     unchecked // tasks of tools whose results are not checked, under Options.Output
 	// kept: the session outlives the request; false for an HTTP request's own, which
 	// cannot hold a task whose result is checked later.
 	kept bool
@@ -370,7 +371,7 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 	case "tools/call":
 		task := member(m.result, "task")
 		if q.task && task != nil {
-			s.taskMade(q, task)
+			s.taskMade(q, task, p.guard.ChecksResults())
 		} else {
 			s.freeSlot(q)
 		}

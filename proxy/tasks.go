@@ -41,6 +41,29 @@ type tasks struct {
 }
 
 // A delivery is the delivery number of a task's result.
+// unchecked is the tasks of tools whose results are not checked, at most maxTasks, the
+// earliest forgotten first: their results are known to pass.
+type unchecked struct {
+	keys  map[string]bool
+	order []string
+}
+
+// add records the task key.
+func (u *unchecked) add(key string) {
+	if u.keys[key] {
+		return
+	}
+	if u.keys == nil {
+		u.keys = map[string]bool{}
+	}
+	if len(u.order) >= maxTasks {
+		delete(u.keys, u.order[0])
+		u.order = u.order[1:]
+	}
+	u.keys[key] = true
+	u.order = append(u.order, key)
+}
+
 type delivery struct {
 	key string
 	n   uint64
@@ -155,6 +178,13 @@ func (s *session) forgetTask(key string) {
 	s.mu.Unlock()
 }
 
+// uncheckedTask reports whether key is a task of a tool whose results are not checked.
+func (s *session) uncheckedTask(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unchecked.keys[key]
+}
+
 func (s *session) taskTool(key string) (taskTool, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -170,13 +200,19 @@ func (p *Proxy) checksResults(t *tool) bool {
 
 // taskMade takes the task of the server's answer to a task-augmented call (a
 // CreateTaskResult): when q holds a task slot, the task whose result is to be checked.
-func (s *session) taskMade(q *pending, task []byte) {
+// Under Options.Output (output), a task of a tool whose results are not checked is
+// recorded as such.
+func (s *session) taskMade(q *pending, task []byte, output bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	key := taskKey(member(task, "taskId"))
 	if !q.slot {
+		if output && key != "" {
+			s.unchecked.add(key)
+		}
 		return
 	}
-	if key := taskKey(member(task, "taskId")); key != "" {
+	if key != "" {
 		q.slot = false
 		s.tasks.remember(key, q.name, q.tool)
 		return
@@ -189,19 +225,65 @@ func (s *session) taskMade(q *pending, task []byte) {
 // done, in a server that answers so: a task or status member, and no content or
 // structuredContent in any case) rather than a CallToolResult passes, and the task
 // stays remembered. A CallToolResult, checked, marks the task delivered: fetched again,
-// it is checked again while the session remembers it, but it may be forgotten to make
-// room for new tasks, and its result then passes unchecked (it was checked when first
-// fetched).
+// it is checked again while the session remembers it. The result of a task the session
+// does not know is unknownTaskResult's.
 func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
-	tt, ok := s.taskTool(q.taskKey)
-	if !ok || q.taskKey == "" || !callResult(result) && (member(result, "task") != nil || member(result, "status") != nil) {
+	if q.taskKey == "" || !callResult(result) && (member(result, "task") != nil || member(result, "status") != nil) {
 		return nil
+	}
+	tt, ok := s.taskTool(q.taskKey)
+	if !ok && !s.uncheckedTask(q.taskKey) {
+		return p.unknownTaskResult(s, id, result, q.modern)
 	}
 	repl := p.checkResult(s, tt.tool, tt.name, nil, id, result, q.modern)
 	s.mu.Lock()
 	s.tasks.deliver(q.taskKey)
 	s.mu.Unlock()
 	return repl
+}
+
+// unknownTask is why a result of a task the session does not know is withheld.
+const unknownTask = "The mcpvalidate proxy withheld this task's result: it did not see the call that made the task in this MCP session " +
+	"(the call went through another proxy, the proxy restarted, or the task was forgotten to make room), so it could not check the result " +
+	"against the tool's outputSchema. Call the tool again."
+
+// unknownTaskResult answers for the result of a task the session does not know (made
+// through another proxy, before a restart, forgotten to make room, or another session's):
+// under Options.Output, one that holds structuredContent, while a tool the session lists
+// declares an outputSchema, could not be checked against the tool that made the task, and
+// is withheld; nil for any other, which passes.
+func (p *Proxy) unknownTaskResult(s *session, id, result []byte, modern bool) []byte {
+	if !p.guard.ChecksResults() || isTrue(member(result, "isError")) || !holdsStructured(result) || !s.listsOutputSchema() {
+		return nil
+	}
+	return p.resultRefusal(id, unknownTask, nil, modern)
+}
+
+// holdsStructured reports whether result has structuredContent, in any case.
+func holdsStructured(result []byte) bool {
+	holds := false
+	members(result, func(name string, _ []byte) {
+		holds = holds || strings.EqualFold(name, "structuredContent")
+	})
+	return holds
+}
+
+// listsOutputSchema reports whether a tool of the session's list, or of a list not yet
+// learned, may declare an outputSchema: true unless the list it holds is whole and
+// declares none.
+func (s *session) listsOutputSchema() bool {
+	s.mu.Lock()
+	tools, complete := s.list.get()
+	s.mu.Unlock()
+	if !complete {
+		return true
+	}
+	for _, t := range tools {
+		if t.out != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // callResult reports whether result carries a CallToolResult, which clients read as
