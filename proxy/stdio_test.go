@@ -185,6 +185,9 @@ func TestStdioListChangedOverlong(t *testing.T) {
 		`{"jsonrpc":"2.0","Method":"notifications/tools/list_changed","params":{"pad":"` + pad + `"}}`,
 	} {
 		h.server(line)
+		// The server's lines are read in order: once the client has the next one, the
+		// proxy has read the one over the limit.
+		h.serverPasses(`{"jsonrpc":"2.0","method":"notifications/marker"}`)
 		h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`)
 		h.ownListAnswered(toolsList)
 		h.serverGets()
