@@ -257,24 +257,7 @@ func TestTaskResultShapes(t *testing.T) {
 			{'c', taskFetch("4", `"t1"`), false}, {'s', taskPayload("4", `"one"`), true},
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, Options{Output: true})
-			h.listed()
-			for _, st := range tc.script {
-				switch {
-				case st.from == 'c':
-					h.clientPasses(st.line)
-				case st.refused:
-					h.server(st.line)
-					id := st.line[len(`{"jsonrpc":"2.0","id":`):strings.Index(st.line, `,"result"`)]
-					if got := h.clientGets(); !resultRefused(got, id) {
-						t.Fatalf("the client got %s, want the refusal of %s", got, st.line)
-					}
-				default:
-					h.serverPasses(st.line)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { runTaskScript(t, Options{Output: true}, tc.script) })
 	}
 }
 

@@ -51,6 +51,26 @@ type taskStep struct {
 	refused bool // the client gets the refusal of a result instead
 }
 
+// runTaskScript runs script through a proxy of opts whose session has listed its tools.
+func runTaskScript(t *testing.T, opts Options, script []taskStep) {
+	h := newHarness(t, opts)
+	h.listed()
+	for _, st := range script {
+		switch {
+		case st.from == 'c':
+			h.clientPasses(st.line)
+		case st.refused:
+			h.server(st.line)
+			id := st.line[len(`{"jsonrpc":"2.0","id":`):strings.Index(st.line, `,"result"`)]
+			if got := h.clientGets(); !resultRefused(got, id) {
+				t.Fatalf("the client got %s, want the refusal of %s", got, st.line)
+			}
+		default:
+			h.serverPasses(st.line)
+		}
+	}
+}
+
 // TestTaskResults checks a task's result, fetched with tasks/result, against the
 // outputSchema of the tool whose call made the task, under Options.Output; everything
 // else of tasks passes unchanged.
@@ -120,24 +140,7 @@ func TestTaskResults(t *testing.T) {
 			{'c', taskCall("2"), false}, {'s', taskPayload("2", `"one"`), true},
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, tc.opts)
-			h.listed()
-			for _, st := range tc.script {
-				switch {
-				case st.from == 'c':
-					h.clientPasses(st.line)
-				case st.refused:
-					h.server(st.line)
-					id := st.line[len(`{"jsonrpc":"2.0","id":`):strings.Index(st.line, `,"result"`)]
-					if got := h.clientGets(); !resultRefused(got, id) {
-						t.Fatalf("the client got %s, want the refusal of %s", got, st.line)
-					}
-				default:
-					h.serverPasses(st.line)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { runTaskScript(t, tc.opts, tc.script) })
 	}
 }
 
