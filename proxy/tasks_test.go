@@ -115,7 +115,6 @@ func TestTaskResults(t *testing.T) {
 			{'c', taskFetch("4", `"t2"`), false}, {'s', taskPayload("4", `"one"`), false}, // weather has no outputSchema
 			{'c', taskFetch("5", `"t1"`), false}, {'s', taskPayload("5", `"one"`), true},
 			{'c', taskFetch("6", `"t\u0031"`), false}, {'s', taskPayload("6", `"one"`), true},
-
 		}},
 		{"a cancelled task is forgotten", Options{Output: true}, []taskStep{
 			{'c', taskCall("2"), false}, {'s', taskCreated("2", `"t1"`), false},
