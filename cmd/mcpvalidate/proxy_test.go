@@ -240,26 +240,33 @@ func TestIntercept(t *testing.T) {
 // TestServeLimits: the listener closes a connection left idle after its answer, and one
 // whose headers stop halfway, and answers headers over its bound with 431.
 func TestServeLimits(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
 	noContent := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	go func() {
-		served <- serve(ctx, ln, "/mcp", noContent, serverLimits{header: time.Millisecond, idle: time.Millisecond, maxHeader: 4 << 10})
-	}()
-	defer func() {
-		stop()
-		<-served
-	}()
-	for _, tc := range []struct{ name, send, want string }{
-		{"idle after an answer", "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "HTTP/1.1 204 "},
-		{"headers cut halfway", "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n", ""},
-		{"headers over the bound", "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + strings.Repeat("x", 16<<10) + "\r\n\r\n", "HTTP/1.1 431 "},
+	// Each case's own bound is tiny, the others as large as a hang's: a busy machine may
+	// take longer to read a request than a tiny bound gives.
+	const long = time.Hour
+	for _, tc := range []struct {
+		name, send, want string
+		limits           serverLimits
+	}{
+		{"idle after an answer", "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "HTTP/1.1 204 ",
+			serverLimits{header: long, idle: time.Millisecond, maxHeader: 4 << 10}},
+		{"headers cut halfway", "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n", "",
+			serverLimits{header: time.Millisecond, idle: long, maxHeader: 4 << 10}},
+		{"headers over the bound", "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + strings.Repeat("x", 16<<10) + "\r\n\r\n", "HTTP/1.1 431 ",
+			serverLimits{header: long, idle: time.Millisecond, maxHeader: 4 << 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, stop := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- serve(ctx, ln, "/mcp", noContent, tc.limits) }()
+			defer func() {
+				stop()
+				<-served
+			}()
 			conn, err := net.Dial("tcp", ln.Addr().String())
 			if err != nil {
 				t.Fatal(err)
