@@ -28,8 +28,15 @@ const looseList = `{"tools":[{"name":"weather","inputSchema":{"type":"object"}},
 // the status and body of the answer.
 func postJSON(t testing.TB, endpoint, body string, header ...string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
+	return send(t, "POST", endpoint, body, append([]string{"Content-Type", "application/json"}, header...)...)
+}
+
+// send sends a request of method to endpoint, with body and the headers given as name,
+// value pairs, as a client that takes JSON and SSE answers, and returns the status and
+// body of the answer.
+func send(t testing.TB, method, endpoint, body string, header ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, endpoint, strings.NewReader(body))
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
@@ -399,19 +406,8 @@ func TestHTTPResumedStreamChecked(t *testing.T) {
 				t.Fatalf("the call's stream: %q", got)
 			}
 			resume := func(header ...string) string {
-				req, _ := http.NewRequest("GET", endpoint, nil)
-				req.Header.Set("Accept", "text/event-stream")
-				req.Header.Set("Last-Event-ID", "e1")
-				for i := 0; i+1 < len(header); i += 2 {
-					req.Header.Set(header[i], header[i+1])
-				}
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				b, _ := io.ReadAll(resp.Body)
-				return string(b)
+				_, b := send(t, "GET", endpoint, "", append([]string{"Last-Event-ID", "e1"}, header...)...)
+				return b
 			}
 			other := append([]string{}, header...)
 			other[1] = "Bearer b"
