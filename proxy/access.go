@@ -64,7 +64,8 @@ func (a *access) refused(r *http.Request) (why string, status int) {
 	return "", 0
 }
 
-// decided are the headers whose value the proxy decides on, canonical.
+// decided are the headers whose value the proxy decides on, canonical, with those that
+// mirror the body (mirrorHeader).
 var decided = map[string]bool{"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true}
 
 // twoWays returns the name of a header of h that the proxy decides on and that servers
@@ -73,7 +74,7 @@ var decided = map[string]bool{"Mcp-Session-Id": true, "Mcp-Protocol-Version": tr
 func twoWays(h http.Header) string {
 	for name, vs := range h {
 		canon := http.CanonicalHeaderKey(strings.ReplaceAll(name, "_", "-"))
-		if decided[canon] && (len(vs) > 1 || name != canon) {
+		if (decided[canon] || mirrorHeader(canon)) && (len(vs) > 1 || name != canon) {
 			return name
 		}
 	}

@@ -56,6 +56,7 @@ func newGuard(o *Options) (guard, error) {
 type schema struct {
 	key unique.Handle[string] // the text; for one that has none, "\x00" and err
 	err error
+	mirrorOnce
 }
 
 func newSchema(text []byte, err error) *schema {

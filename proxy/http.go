@@ -150,6 +150,9 @@ func (f *front) session(r *http.Request, key string) *session {
 // with Last-Event-ID answers those of the stream it resumes.
 func (f *front) exchange(r *http.Request, s *session) (x exchange, resumes bool) {
 	x = exchange{s: s, version: r.Header.Get("MCP-Protocol-Version")}
+	if r.Method == http.MethodPost {
+		x.mirrors = mirrorsOf(r.Header)
+	}
 	if s.id != "" {
 		return x, false
 	}
@@ -271,6 +274,9 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		switch {
 		case forward == nil && answer == nil:
 			w.WriteHeader(http.StatusAccepted)
+			return
+		case forward == nil && x.mirrors != nil && x.mirrors.mismatched:
+			writeJSONStatus(w, http.StatusBadRequest, answer)
 			return
 		case forward == nil:
 			writeJSON(w, answer)
@@ -516,9 +522,13 @@ func (f *front) fetcher(r *http.Request, notFound *bool) fetcher {
 		header := http.Header{}
 		copyHeaders(header, r.Header)
 		header.Del("Last-Event-ID")
-		if header.Get("Mcp-Method") != "" { // MCP 2026-07-28 names the request's method in its headers
+		for name := range header { // the client's request's, which its own does not mirror
+			if mirrorHeader(name) {
+				header.Del(name)
+			}
+		}
+		if r.Header.Get("Mcp-Method") != "" {
 			header.Set("Mcp-Method", "tools/list")
-			header.Del("Mcp-Name")
 		}
 		b, _, err := postRPC(r.Context(), f.client, f.upstream.String(), header, req, key)
 		if status := (*statusError)(nil); errors.As(err, &status) && status.code == http.StatusNotFound {
@@ -1037,10 +1047,12 @@ func batchOf(msgs [][]byte, more []byte) []byte {
 	return batch(all)
 }
 
-func writeJSON(w http.ResponseWriter, b []byte) {
+func writeJSON(w http.ResponseWriter, b []byte) { writeJSONStatus(w, http.StatusOK, b) }
+
+func writeJSONStatus(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
 

@@ -84,6 +84,8 @@ type exchange struct {
 	// version is the protocol version the transport gives for the exchange's requests
 	// (HTTP's MCP-Protocol-Version header); "" when none.
 	version string
+	// mirrors are the HTTP headers that mirror the request's body; nil when none.
+	mirrors *mirrors
 }
 
 // key is the key of the request id in the exchange.
@@ -204,6 +206,9 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	if m.id != nil && s.inFlight(x.key(m.id)) {
 		return invalidRequest(m.id, idInFlight), false
 	}
+	if why := x.mirrors.request(&m); why != "" {
+		return x.mirrors.refuse(m.id, why), false
+	}
 	if m.names("tools/call") {
 		return p.clientCall(x, &m, fetch)
 	}
@@ -282,6 +287,10 @@ func (p *Proxy) clientCall(x exchange, m *message, fetch fetcher) (answer []byte
 			return refuse(serverGone(m.id, why))
 		}
 		return refuse(p.refusal(m.id, unlisted(c.name, listErr), nil, s.replyTo(&c, x.version)))
+	}
+	if why := x.mirrors.arguments(t, c.arguments); why != "" {
+		o.refused()
+		return x.mirrors.refuse(m.id, why), false
 	}
 	if ans := p.checkCall(s, o, t, &c, m.id, x.version); ans != nil {
 		o.refused()
