@@ -77,27 +77,31 @@ type front struct {
 	tags     atomic.Uint64 // numbers the exchanges of sessions whose clients may share ids
 
 	mu sync.Mutex
-	// sessions are by Mcp-Session-Id and credentials (sessionKey): those the upstream
-	// started in its answer to an initialize, and those of a server that issues none.
+	// sessions are by sessionKey: those the upstream started in its answer to an
+	// initialize, and those of a server that issues none.
 	sessions map[string]*session
 }
 
 const sessionHeader = "Mcp-Session-Id"
 
 // sessionKey is the key of the session of r: its Mcp-Session-Id and a digest of its
-// credentials.
+// credentials; without one, a digest of every header of r that may tell who the caller
+// is or what it may see (a server that issues no session ids may serve other tools for
+// another X-MCP-Toolsets as for other credentials): clients of such a server share what
+// the proxy learns only when they send the same.
 func sessionKey(r *http.Request) string {
-	return r.Header.Get(sessionHeader) + "\x00" + credentials(r.Header)
+	if id := r.Header.Get(sessionHeader); id != "" {
+		return id + "\x00" + digest(r.Header, credential)
+	}
+	return "\x00" + digest(r.Header, lasting)
 }
 
-// credentials returns a digest of the headers of h that may tell who the caller is
-// (Authorization, Cookie, and those named for keys, tokens, secrets and the like), ""
-// when there are none: what the proxy learns with one caller's credentials is never
-// another's, and the secrets themselves are not kept.
-func credentials(h http.Header) string {
+// digest returns a digest of the headers of h whose name keep reports, "" when there are
+// none: the secrets among them are not kept.
+func digest(h http.Header, keep func(name string) bool) string {
 	var names []string
 	for name := range h {
-		if credential(name) {
+		if keep(name) {
 			names = append(names, name)
 		}
 	}
@@ -129,6 +133,21 @@ func credential(name string) bool {
 		}
 	}
 	return false
+}
+
+// lasting reports whether the header name (canonical) may be the same on each of a
+// client's requests and tell who it is or what it may see: any but those of the
+// connection, of the body, of one request (mirroring its body, resuming a stream,
+// tracing it), and the protocol version, which an initialize does not carry.
+func lasting(name string) bool {
+	switch name {
+	case "Accept", "Accept-Encoding", "Connection", "Content-Length", "Content-Type", "Expect", "Keep-Alive",
+		"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Cache-Control", "Pragma", "Date",
+		"Last-Event-Id", "Mcp-Protocol-Version", "Traceparent", "Tracestate", "Baggage", "B3", "Sentry-Trace", "Uber-Trace-Id",
+		"X-Request-Id", "Request-Id", "X-Correlation-Id", "X-Amzn-Trace-Id", "X-Cloud-Trace-Context":
+		return false
+	}
+	return !mirrorHeader(name) && !strings.HasPrefix(name, "X-B3-") && !strings.HasPrefix(name, "X-Datadog-")
 }
 
 // session returns the session r belongs to, under key; a new one, of r alone, when the
@@ -484,7 +503,7 @@ func (f *front) logFailed(s *session, why string) {
 // its answer to the initialize of r, with what the initialize said: from itself when it
 // was r's alone.
 func (f *front) started(from *session, id string, r *http.Request) {
-	key := id + "\x00" + credentials(r.Header)
+	key := id + "\x00" + digest(r.Header, credential)
 	if !from.isKept() {
 		from.mu.Lock()
 		from.id = id

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -635,5 +636,80 @@ func TestHTTPGoSDKResumedResult(t *testing.T) {
 	res := <-got
 	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.HasPrefix(text, "The tool failed on the server's side") {
 		t.Errorf("the result replayed on the resumed stream: %v %q", res.IsError, text)
+	}
+}
+
+// TestHTTPSessionlessToolsets: clients of an upstream that issues no session ids, with
+// the same credentials but another header that selects their tools (X-MCP-Toolsets),
+// never share a tool list, not even a listing in flight: the strict client's listing is
+// held until the loose client's arrives, which a shared listing would wait on instead.
+// Headers of one request (tracing, mirroring the body) do not part a client's requests.
+func TestHTTPSessionlessToolsets(t *testing.T) {
+	strictListing, looseListed := make(chan struct{}), make(chan struct{})
+	var reached sync.Map // the toolset of each call that reached the upstream
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set("Content-Type", "application/json")
+		toolset := r.Header.Get("X-Mcp-Toolsets")
+		switch m.method {
+		case "tools/list":
+			list := toolsList
+			if toolset == "loose" {
+				close(looseListed)
+				list = looseList
+			} else {
+				close(strictListing)
+				select {
+				case <-looseListed:
+				case <-time.After(2 * time.Second): // a listing shared: the loose client waits on this one
+				}
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+list+`}`)
+		case "tools/call":
+			reached.Store(toolset, true)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
+		default:
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{}}`)
+		}
+	})
+	f, _ := memoryFront(t, upstream, Options{})
+	send := func(toolset, traceparent, body string) string {
+		req := localRequest("POST", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer same")
+		req.Header.Set("X-Mcp-Toolsets", toolset)
+		req.Header.Set("Traceparent", traceparent)
+		rec := httptest.NewRecorder()
+		f.ServeHTTP(rec, req)
+		return rec.Body.String()
+	}
+	weather := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
+	call := func(toolset, traceparent string) string { return send(toolset, traceparent, weather) }
+	for _, toolset := range []string{"strict", "loose"} { // the proxy keeps what it learns of each
+		send(toolset, "", `{"jsonrpc":"2.0","id":0,"method":"ping"}`)
+	}
+	strict := make(chan string)
+	go func() { strict <- call("strict", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01") }()
+	<-strictListing
+	loose := call("loose", "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01")
+	if _, ok := reached.Load("loose"); !ok || strings.Contains(loose, "Invalid arguments") {
+		t.Errorf("the loose client's call, which its weather takes, was refused: %.300s", loose)
+	}
+	if got := <-strict; !strings.Contains(got, "Invalid arguments: missing required property 'location'") {
+		t.Errorf("the strict client's call was not refused: %.300s", got)
+	}
+	if _, ok := reached.Load("strict"); ok {
+		t.Error("the strict client's invalid call reached the upstream")
+	}
+	r1, r2 := localRequest("POST", nil), localRequest("POST", nil)
+	for i, r := range []*http.Request{r1, r2} {
+		r.Header.Set("Authorization", "Bearer same")
+		r.Header.Set("Traceparent", strconv.Itoa(i))
+		r.Header.Set("Mcp-Name", strconv.Itoa(i))
+		r.Header.Set("Mcp-Protocol-Version", strconv.Itoa(i))
+	}
+	if sessionKey(r1) != sessionKey(r2) {
+		t.Error("two requests of a client that differ by their tracing and mirrored headers are of two sessions")
 	}
 }
