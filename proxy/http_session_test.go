@@ -16,7 +16,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -640,12 +639,11 @@ func TestHTTPGoSDKResumedResult(t *testing.T) {
 }
 
 // TestHTTPSessionlessToolsets: clients of an upstream that issues no session ids, with
-// the same credentials but another header that selects their tools (X-MCP-Toolsets),
-// never share a tool list, not even a listing in flight: the strict client's listing is
-// held until the loose client's arrives, which a shared listing would wait on instead.
-// Headers of one request (tracing, mirroring the body) do not part a client's requests.
+// the same credentials but another header that selects their tools (X-MCP-Toolsets), are
+// of two sessions, which share no tool list nor a listing in flight, and each call meets
+// its client's tools; headers of one request (tracing, mirroring the body) do not part a
+// client's requests.
 func TestHTTPSessionlessToolsets(t *testing.T) {
-	strictListing, looseListed := make(chan struct{}), make(chan struct{})
 	var reached sync.Map // the toolset of each call that reached the upstream
 	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -656,14 +654,7 @@ func TestHTTPSessionlessToolsets(t *testing.T) {
 		case "tools/list":
 			list := toolsList
 			if toolset == "loose" {
-				close(looseListed)
 				list = looseList
-			} else {
-				close(strictListing)
-				select {
-				case <-looseListed:
-				case <-time.After(2 * time.Second): // a listing shared: the loose client waits on this one
-				}
 			}
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+list+`}`)
 		case "tools/call":
@@ -674,29 +665,34 @@ func TestHTTPSessionlessToolsets(t *testing.T) {
 		}
 	})
 	f, _ := memoryFront(t, upstream, Options{})
-	send := func(toolset, traceparent, body string) string {
+	request := func(toolset, traceparent, body string) *http.Request {
 		req := localRequest("POST", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer same")
 		req.Header.Set("X-Mcp-Toolsets", toolset)
 		req.Header.Set("Traceparent", traceparent)
+		return req
+	}
+	send := func(toolset, traceparent, body string) string {
 		rec := httptest.NewRecorder()
-		f.ServeHTTP(rec, req)
+		f.ServeHTTP(rec, request(toolset, traceparent, body))
 		return rec.Body.String()
 	}
-	weather := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
-	call := func(toolset, traceparent string) string { return send(toolset, traceparent, weather) }
-	for _, toolset := range []string{"strict", "loose"} { // the proxy keeps what it learns of each
+	for _, toolset := range []string{"strict", "loose"} { // the proxy keeps a session of each
 		send(toolset, "", `{"jsonrpc":"2.0","id":0,"method":"ping"}`)
 	}
-	strict := make(chan string)
-	go func() { strict <- call("strict", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01") }()
-	<-strictListing
-	loose := call("loose", "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01")
-	if _, ok := reached.Load("loose"); !ok || strings.Contains(loose, "Invalid arguments") {
-		t.Errorf("the loose client's call, which its weather takes, was refused: %.300s", loose)
+	strict, loose := request("strict", "1", ""), request("loose", "1", "")
+	if f.session(strict, sessionKey(strict)) == f.session(loose, sessionKey(loose)) {
+		t.Fatal("clients of the same credentials and other toolsets share a session")
 	}
-	if got := <-strict; !strings.Contains(got, "Invalid arguments: missing required property 'location'") {
+	if again := request("strict", "2", ""); f.session(again, sessionKey(again)) != f.session(strict, sessionKey(strict)) {
+		t.Error("two requests of a client that differ by their tracing are of two sessions")
+	}
+	weather := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
+	if got := send("loose", "3", weather); strings.Contains(got, "Invalid arguments") {
+		t.Errorf("the loose client's call, which its weather takes, was refused: %.300s", got)
+	}
+	if got := send("strict", "4", weather); !strings.Contains(got, "Invalid arguments: missing required property 'location'") {
 		t.Errorf("the strict client's call was not refused: %.300s", got)
 	}
 	if _, ok := reached.Load("strict"); ok {
@@ -705,11 +701,10 @@ func TestHTTPSessionlessToolsets(t *testing.T) {
 	r1, r2 := localRequest("POST", nil), localRequest("POST", nil)
 	for i, r := range []*http.Request{r1, r2} {
 		r.Header.Set("Authorization", "Bearer same")
-		r.Header.Set("Traceparent", strconv.Itoa(i))
 		r.Header.Set("Mcp-Name", strconv.Itoa(i))
 		r.Header.Set("Mcp-Protocol-Version", strconv.Itoa(i))
 	}
 	if sessionKey(r1) != sessionKey(r2) {
-		t.Error("two requests of a client that differ by their tracing and mirrored headers are of two sessions")
+		t.Error("two requests of a client that differ by their mirrored headers and protocol version are of two sessions")
 	}
 }

@@ -290,7 +290,7 @@ func newBound(text string) *bound {
 // with every other such literal: at most 15 characters with no exponent, so at most 15
 // significant digits within float64's normal range, which rounding never brings to or
 // past another such number.
-func inFloat(lit []byte) bool { return len(lit) <= 15 && bytes.IndexAny(lit, "eE") < 0 }
+func inFloat(lit []byte) bool { return len(lit) <= 15 && !bytes.ContainsAny(lit, "eE") }
 
 // parseFloat returns the float64 nearest the number literal lit: ±Inf past its range, 0
 // below it.
