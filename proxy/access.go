@@ -58,6 +58,9 @@ func (a *access) refused(r *http.Request) (why string, status int) {
 	default:
 		return "mcpvalidate proxy: the method " + quote(r.Method) + " is not one of MCP's", http.StatusMethodNotAllowed
 	}
+	if name := dropped(r.Header); name != "" {
+		return "mcpvalidate proxy: the header " + quote(name) + " is named in Connection, so the server would not get the value the proxy decides on", http.StatusBadRequest
+	}
 	if name := twoWays(r.Header); name != "" {
 		return "mcpvalidate proxy: the header " + quote(name) + " comes twice, or spelled two ways, so the server might read another value than the proxy", http.StatusBadRequest
 	}
@@ -75,6 +78,21 @@ func twoWays(h http.Header) string {
 	for name, vs := range h {
 		canon := http.CanonicalHeaderKey(strings.ReplaceAll(name, "_", "-"))
 		if (decided[canon] || mirrorHeader(canon)) && (len(vs) > 1 || name != canon) {
+			return name
+		}
+	}
+	return ""
+}
+
+// dropped returns a header the proxy decides on that h's Connection header names as one
+// of the connection's, which the proxy does not send on; "" when there is none.
+func dropped(h http.Header) string {
+	connection := h.Values("Connection")
+	if len(connection) == 0 {
+		return ""
+	}
+	for name := range h {
+		if canon := http.CanonicalHeaderKey(name); (decided[canon] || mirrorHeader(canon)) && namedIn(connection, name) {
 			return name
 		}
 	}

@@ -61,8 +61,12 @@ func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.MaxIdleConnsPerHost = 256 // one upstream: keep a connection for each client's
+	transport := p.opts.Transport
+	if transport == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 256 // one upstream: keep a connection for each client's
+		transport = t
+	}
 	return &front{p: p, upstream: u, access: a, sessions: map[string]*session{}, client: &http.Client{
 		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -306,7 +310,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := f.send(r, http.NoBody) // a GET's or a DELETE's body is not MCP's, nor checked
 	if err != nil {
-		http.Error(w, "mcpvalidate proxy: the upstream server: "+err.Error(), http.StatusBadGateway)
+		f.unreachable(w, r, x, nil, nil, err)
 		return
 	}
 	defer resp.Body.Close()
@@ -403,7 +407,7 @@ func (t *timedWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 func (f *front) post(w http.ResponseWriter, r *http.Request, x exchange, key string, init bool, forward, answer []byte) {
 	resp, err := f.send(r, bytes.NewReader(forward))
 	if err != nil {
-		f.failed(w, x, forward, answer, "the upstream server could not be reached: "+err.Error())
+		f.unreachable(w, r, x, forward, answer, err)
 		return
 	}
 	defer resp.Body.Close()
@@ -467,6 +471,19 @@ func (f *front) failed(w http.ResponseWriter, x exchange, forward, answer []byte
 		return
 	}
 	writeGone(w, forward, gone, answer)
+}
+
+// unreachable answers r, whose messages forward (nil for a GET or a DELETE) the upstream
+// could not be reached for, with err: as Options.ErrorHandler does, or as failed.
+func (f *front) unreachable(w http.ResponseWriter, r *http.Request, x exchange, forward, answer []byte, err error) {
+	why := "the upstream server could not be reached: " + err.Error()
+	if h := f.p.opts.ErrorHandler; h != nil {
+		f.logFailed(x.s, why)
+		serverGoneAll(x, forward, why)
+		h(w, r, err)
+		return
+	}
+	f.failed(w, x, forward, answer, why)
 }
 
 // forgetAll forgets the requests among msgs (a message or a batch) still in flight.
@@ -1075,14 +1092,30 @@ func writeJSONStatus(w http.ResponseWriter, status int, b []byte) {
 	_, _ = w.Write(b)
 }
 
+// namedIn reports whether the header name is among the comma-separated names of the
+// values of a Connection header.
+func namedIn(connection []string, name string) bool {
+	for _, v := range connection {
+		for _, n := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(n), name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // hopByHop are the headers that concern one connection, not the request.
 var hopByHop = map[string]bool{"Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true,
 	"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true,
 	"Content-Length": true, "Host": true}
 
+// copyHeaders copies the headers of src to dst but for the hop-by-hop ones: those of
+// hopByHop, and those src's Connection header names.
 func copyHeaders(dst, src http.Header) {
+	connection := src.Values("Connection")
 	for k, vs := range src {
-		if hopByHop[http.CanonicalHeaderKey(k)] {
+		if hopByHop[http.CanonicalHeaderKey(k)] || len(connection) > 0 && namedIn(connection, k) {
 			continue
 		}
 		dst[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place

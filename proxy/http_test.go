@@ -624,3 +624,107 @@ func TestHTTPUpstreamStreamBroken(t *testing.T) {
 		t.Fatalf("logged %d times:\n%s", n, logged.String())
 	}
 }
+
+// TestHTTPConnectionHeaders: headers a message's Connection header names are the
+// connection's, and go no further either way, as HTTP says of an intermediary; a request
+// that names so a header the proxy decides on gets 400, unsent: the upstream would not
+// get the value the proxy decided on.
+func TestHTTPConnectionHeaders(t *testing.T) {
+	var got atomic.Pointer[http.Header]
+	var reached atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		h := r.Header.Clone()
+		got.Store(&h)
+		w.Header().Set("Connection", "X-Upstream-Hop")
+		w.Header().Set("X-Upstream-Hop", "internal")
+		w.Header().Set("X-Upstream-End", "kept")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+
+	req, _ := http.NewRequest("POST", endpoint, strings.NewReader(ping))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Connection", "keep-alive, X-Client-Hop")
+	req.Header.Set("X-Client-Hop", "hop")
+	req.Header.Set("X-Client-End", "end")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if h := got.Load(); h == nil || h.Get("X-Client-Hop") != "" || h.Get("X-Client-End") != "end" {
+		t.Errorf("the upstream got the client's headers %v", h)
+	}
+	if resp.Header.Get("X-Upstream-Hop") != "" || resp.Header.Get("X-Upstream-End") != "kept" {
+		t.Errorf("the client got the upstream's headers %v", resp.Header)
+	}
+
+	for _, name := range []string{"Mcp-Session-Id", "mcp-protocol-version", "Mcp-Name"} {
+		before := reached.Load()
+		status, body := postJSON(t, endpoint, ping, "Connection", "close, "+name, name, "x")
+		if status != http.StatusBadRequest || reached.Load() != before {
+			t.Errorf("Connection naming %s: %d %.200s, the upstream reached %d times", name, status, body, reached.Load()-before)
+		}
+	}
+}
+
+// TestHTTPUpstreamTransport: Options.Transport carries the front's requests, such as to
+// an upstream over TLS whose certificate only it trusts (the default transport refuses
+// it), the proxy's own tools/list included.
+func TestHTTPUpstreamTransport(t *testing.T) {
+	upstream := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set("Content-Type", "application/json")
+		if m.method == "tools/list" {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+			return
+		}
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
+	}))
+	defer upstream.Close()
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
+	if _, body := postJSON(t, startFront(t, upstream.URL+"/mcp", Options{}), call); strings.Contains(body, "Invalid arguments") {
+		t.Fatalf("without the transport, the upstream's certificate was trusted: %.200s", body)
+	}
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{Transport: upstream.Client().Transport})
+	if _, body := postJSON(t, endpoint, call); !strings.Contains(body, "Invalid arguments: missing required property 'location'") {
+		t.Errorf("over TLS: %.300s", body)
+	}
+	valid := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo"}}}`
+	if _, body := postJSON(t, endpoint, valid); body != `{"jsonrpc":"2.0","id":2,"result":{"content":[]}}` {
+		t.Errorf("a valid call over TLS: %.300s", body)
+	}
+}
+
+// TestHTTPErrorHandler: Options.ErrorHandler answers a request the upstream could not be
+// reached for, with the error, once the proxy forgot its requests: the same id may be
+// sent again.
+func TestHTTPErrorHandler(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	var errs atomic.Int64
+	endpoint := startFront(t, gone.URL+"/mcp", Options{ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+		errs.Add(1)
+		if err == nil {
+			t.Error("the handler got no error")
+		}
+		http.Error(w, "upstream down", http.StatusServiceUnavailable)
+	}})
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	for i := range 2 {
+		if status, body := postJSON(t, endpoint, ping); status != http.StatusServiceUnavailable || !strings.Contains(body, "upstream down") {
+			t.Errorf("POST %d: %d %.200s", i, status, body)
+		}
+	}
+	if status, _ := send(t, "GET", endpoint, ""); status != http.StatusServiceUnavailable {
+		t.Errorf("GET: %d", status)
+	}
+	if n := errs.Load(); n != 3 {
+		t.Errorf("the handler was called %d times, want 3", n)
+	}
+}

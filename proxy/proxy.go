@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"net/http"
 	"sync/atomic"
 	"time"
 )
@@ -89,6 +90,16 @@ type Options struct {
 	// of a stream): a client that reads nothing for that long is cut off. A stream may
 	// stay open, quiet, for as long as the upstream keeps it. 0: DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// Transport, when set, carries the HTTP front's requests to the upstream (TLS
+	// configuration, a dialer, a client certificate); nil: a clone of
+	// http.DefaultTransport that keeps up to 256 idle connections. The front asks for no
+	// Content-Encoding of its own: an answer that comes encoded all the same gets 502.
+	Transport http.RoundTripper
+	// ErrorHandler, when set, answers a request of the HTTP front that the upstream
+	// could not be reached for, with the error, in place of the front's own answer (to a
+	// POST, a JSON-RPC error for each of its requests; else 502 Bad Gateway). The
+	// requests are forgotten and the failure logged first.
+	ErrorHandler func(w http.ResponseWriter, r *http.Request, err error)
 	// Guard holds further options of the guard, applied after those the fields above
 	// make: mcpvalidateotel's Instrumentation.Option(), which records the checks as
 	// metrics and each tools/call's operation, from the request the proxy receives to the
