@@ -358,7 +358,7 @@ func (n *node) derive(hasRef bool) {
 		n.unevalProps == nil && n.unevalItems == nil
 	n.intBounds = n.enum == nil && n.constant == nil
 	for _, b := range []*bound{n.minimum, n.maximum, n.exclusiveMinimum, n.exclusiveMaximum, n.multipleOf} {
-		n.intBounds = n.intBounds && (b == nil || b.isInt && -maxExactInt <= b.small && b.small <= maxExactInt)
+		n.intBounds = n.intBounds && (b == nil || b.isInt)
 	}
 	if len(n.slots) <= 64 && len(n.dependents) == 0 && n.minProps == 0 && n.maxProps < 0 {
 		n.requiredOnly = true

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"math/big"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -104,11 +101,6 @@ func judge(c genCase) (outcome, string) {
 	case vs == nil:
 		out = accepted
 	}
-	if vs != nil && ve == nil && bytes.Contains(schema, []byte(`imum"`)) && (roundedNumbers(args) || roundedNumbers(schema)) {
-		// Maybe refused on purpose: the validator holds numbers to ordering bounds as a
-		// float64 reads them too, and the oracle does not.
-		return notCompared, ""
-	}
 	if (vs == nil) != (ve == nil) {
 		ours := "accepts"
 		if vs != nil {
@@ -121,26 +113,6 @@ func judge(c genCase) (outcome, string) {
 		return out, fmt.Sprintf("quick pass accepts: %v; explaining pass %s; oracle %s", quick, ours, theirs)
 	}
 	return out, ""
-}
-
-// roundedNumbers reports whether well-formed JSON holds a number that a float64 does not
-// hold exactly.
-func roundedNumbers(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		if num, ok := tok.(json.Number); ok {
-			exact, _ := new(big.Rat).SetString(string(num))
-			f, _ := strconv.ParseFloat(string(num), 64)
-			if math.IsInf(f, 0) || exact == nil || exact.Cmp(new(big.Rat).SetFloat64(f)) != 0 {
-				return true
-			}
-		}
-	}
 }
 
 // TestJudge holds judge to its outcomes on cases written out, among them the deviation of
@@ -168,9 +140,6 @@ func TestJudge(t *testing.T) {
 		{"a tag that takes both alternatives of a oneOf", genCase{schema: []byte(`{"oneOf":[
 {"type":"object","properties":{"kind":{"const":"a"}}},{"type":"object","properties":{"kind":{"enum":["a","b"]}}}]}`),
 			args: []byte(`{"kind":"a"}`)}, refused, false},
-		{"a bound a float64 meets otherwise", genCase{schema: []byte(`{"exclusiveMinimum":0}`), args: []byte(`1e-400`)}, notCompared, false},
-		{"a bound a float64 rounds", genCase{schema: []byte(`{"exclusiveMinimum":9223372036854775806}`), args: []byte(`9223372036854775808`)}, notCompared, false},
-		{"a bound a float64 meets alike", genCase{schema: []byte(`{"exclusiveMinimum":0}`), args: []byte(`-1e-400`)}, refused, false},
 		{"2^63 under an int64 maximum", genCase{schema: []byte(`{"maximum":9223372036854775807}`), args: []byte(`92233720368547758080e-1`)}, refused, false},
 		// santhosh-tekuri/jsonschema applies draft-06 and draft-07 keywords beside $ref;
 		// once it does not, generate need not mark such schemas.

@@ -31,9 +31,6 @@ type state struct {
 	gathered   map[*node]uint32       // the last gather that added each schema to evaluators
 	gathers    uint32                 // gathers begun
 	altTypes   []string               // the types asked for by the alternatives being explained
-	// asFloat: ordering bounds compare numbers as float64 reads them (see cmpBound);
-	// rounded: a comparison of the pass may differ so.
-	asFloat, rounded bool
 }
 
 // reset makes s ready to validate args for v, keeping the capacity its slices have.
@@ -43,7 +40,6 @@ func (s *state) reset(v *Validator, args []byte) {
 	s.keys, s.items, s.index = s.keys[:0], s.items[:0], s.index[:0]
 	s.eq.reset(v.values)
 	s.forEngine, s.remember = false, false
-	s.asFloat, s.rounded = false, false
 	s.rescanned, s.budget = 0, rescanFree+rescanFactor*len(args)
 	s.evaluators, s.altTypes, s.typeLists = s.evaluators[:0], s.altTypes[:0], s.typeLists[:0]
 	if s.gathers = 0; len(s.gathered) > 0 {
@@ -455,21 +451,7 @@ func (s *state) integral(x *numArg) bool {
 	return s.exact(x).isInt()
 }
 
-// cmpBound compares x with the bound b: exactly, as the schema means it, or, in the pass
-// that reads numbers as float64 does (asFloat), as a server reading them so sees them.
-// The two differ only where rounding meets the bound (1e-400 is 0 as a float64, and
-// 0.99999999999999999 is 1); rounded notes that they may.
 func (s *state) cmpBound(x *numArg, b *bound) int {
-	if !b.inFloat || !inFloat(x.lit) {
-		s.rounded = true
-		if s.asFloat {
-			return cmpFloat(parseFloat(x.lit), b.float)
-		}
-	}
-	return s.cmpExact(x, b)
-}
-
-func (s *state) cmpExact(x *numArg, b *bound) int {
 	if x.isSmall && b.isInt {
 		return cmpInt(x.small, b.small)
 	}

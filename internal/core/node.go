@@ -83,7 +83,7 @@ type node struct {
 	objectWork  bool       // any keyword that looks inside an object
 	arrayWork   bool
 	numberWork  bool // enum, const or a numeric bound
-	intBounds   bool // no enum or const, and every numeric bound is an integer a float64 holds exactly
+	intBounds   bool // no enum or const, and every numeric bound is a small integer
 	stringCheck stringCheck
 }
 

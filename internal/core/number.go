@@ -268,10 +268,6 @@ type bound struct {
 	small int64
 	isInt bool // small holds the value
 	text  string
-	// float is the value as a float64, and inFloat reports whether it keeps its order
-	// there with any number literal inFloat is true of.
-	float   float64
-	inFloat bool
 	// A multipleOf's significant digits as an integer, read once (asDivisor): in mod when
 	// they fit a word, else in big.
 	mod uint64
@@ -282,35 +278,8 @@ func newBound(text string) *bound {
 	b := &bound{text: text}
 	b.num, _ = parseNumber([]byte(text), nil)
 	b.small, b.isInt = smallInt([]byte(text))
-	b.float, b.inFloat = parseFloat([]byte(text)), inFloat([]byte(text))
 	return b
 }
-
-// inFloat reports whether the number literal lit is one that a float64 holds in order
-// with every other such literal: at most 15 characters with no exponent, so at most 15
-// significant digits within float64's normal range, which rounding never brings to or
-// past another such number.
-func inFloat(lit []byte) bool { return len(lit) <= 15 && !bytes.ContainsAny(lit, "eE") }
-
-// parseFloat returns the float64 nearest the number literal lit: ±Inf past its range, 0
-// below it.
-func parseFloat(lit []byte) float64 {
-	f, _ := strconv.ParseFloat(string(lit), 64)
-	return f
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// maxExactInt bounds the integers a float64 holds exactly, every one of them.
-const maxExactInt = 1 << 53
 
 // asDivisor reads b's significant digits as the integer multipleOf divides by.
 func (b *bound) asDivisor() {

@@ -313,10 +313,9 @@ func (n *node) quickNumber(lit []byte, whole bool) bool {
 	return small && n.quickBounds(x)
 }
 
-// quickBounds decides the whole number x against n's numeric keywords, when x and they
-// are integers a float64 holds exactly, as servers may read them.
+// quickBounds decides the whole number x against n's numeric keywords.
 func (n *node) quickBounds(x int64) bool {
-	return n.intBounds && (n.types == 0 || n.types&(tNumber|tInteger) != 0) && -maxExactInt <= x && x <= maxExactInt &&
+	return n.intBounds && (n.types == 0 || n.types&(tNumber|tInteger) != 0) &&
 		(n.minimum == nil || x >= n.minimum.small) &&
 		(n.maximum == nil || x <= n.maximum.small) &&
 		(n.exclusiveMinimum == nil || x > n.exclusiveMinimum.small) &&

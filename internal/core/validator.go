@@ -142,22 +142,11 @@ func (v *Validator) Validate(args []byte) []Violation {
 }
 
 // violations runs the explaining pass: it finds every violation, in order, with its path.
-// Arguments it accepts whose numbers meet an ordering bound otherwise as float64 reads
-// them (JavaScript's numbers, Go's any: what many servers check) must pass as so read
-// too, or the server would act on a value the schema refuses.
 func (v *Validator) violations(args []byte) []Violation {
 	s := v.state(args)
 	s.root()
 	out := s.result()
-	again := out == nil && s.rounded
 	v.release(s)
-	if again {
-		s = v.state(args)
-		s.asFloat = true
-		s.root()
-		out = s.result()
-		v.release(s)
-	}
 	return out
 }
 
