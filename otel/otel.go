@@ -66,6 +66,7 @@ const (
 	KeyProtocolVersion = attribute.Key("mcp.protocol.version")
 
 	KeyOutcome        = attribute.Key("mcpvalidate.outcome")     // accepted, refused, schema_broken, result_refused
+	KeyServerName     = attribute.Key("mcpvalidate.server.name") // the MCP server's serverInfo name, where a proxy learns it
 	KeyReportOnly     = attribute.Key("mcpvalidate.report_only") // the guard refused nothing (WithReportOnly)
 	KeyKind           = attribute.Key("mcpvalidate.violation.kind")
 	KeyKeyword        = attribute.Key("mcpvalidate.violation.keyword")
@@ -130,6 +131,7 @@ type Instrumentation struct {
 // measurement: passed as a slice, they cost a call no allocation.
 type toolAttrs struct {
 	name     string
+	server   attribute.KeyValue    // KeyServerName's; an empty one when unknown
 	outcomes [2][outcomes]measured // [report only][outcome]
 	calls    [2][outcomes]atomic.Int64
 	checked  [2][outcomes]atomic.Int64 // nanoseconds, summed
@@ -212,7 +214,7 @@ func New(opts ...Option) (*Instrumentation, error) {
 			return nil, err
 		}
 	}
-	in.other = newToolAttrs(OtherTool)
+	in.other = newToolAttrs(string(appendToolKey(nil, "", OtherTool)))
 	return in, nil
 }
 
@@ -236,15 +238,19 @@ func OutcomeName(o core.Outcome) string {
 	return "other"
 }
 
-func newToolAttrs(name string) *toolAttrs {
+// newToolAttrs makes the attribute sets of the tool of key (toolKey).
+func newToolAttrs(key string) *toolAttrs {
+	server, name, _ := strings.Cut(key, "\x00")
 	t := &toolAttrs{name: name}
-	tool := KeyToolName.String(name)
+	if server != "" {
+		t.server = KeyServerName.String(server)
+	}
 	for ro := range 2 {
 		for o := range outcomeNames {
-			t.outcomes[ro][o] = measuredOf(tool, KeyOutcome.String(OutcomeName(core.Outcome(o))), KeyReportOnly.Bool(ro == 1))
+			t.outcomes[ro][o] = measuredOf(t.with(KeyOutcome.String(OutcomeName(core.Outcome(o))), KeyReportOnly.Bool(ro == 1))...)
 		}
 	}
-	t.tool = measuredOf(tool).add
+	t.tool = measuredOf(t.with()...).add
 	t.op = t.operation("")
 	return t
 }
@@ -252,12 +258,20 @@ func newToolAttrs(name string) *toolAttrs {
 // operation returns the options of the tool's operation of the protocol version v, none
 // when v is "".
 func (t *toolAttrs) operation(v string) versioned {
-	kvs := []attribute.KeyValue{KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), KeyToolName.String(t.name),
-		KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool))}
+	kvs := t.with(KeyMethodName.String(string(mcpconv.MethodNameToolsCall)), KeyOperationName.String(string(mcpconv.GenAIOperationNameExecuteTool)))
 	if v != "" {
 		kvs = append(kvs, KeyProtocolVersion.String(v))
 	}
 	return versioned{ok: measuredOf(kvs...).record, fail: measuredOf(append(kvs, KeyErrorType.String(ToolError))...).record}
+}
+
+// with returns the tool's name and server, when known, with kvs.
+func (t *toolAttrs) with(kvs ...attribute.KeyValue) []attribute.KeyValue {
+	kvs = append(kvs, KeyToolName.String(t.name))
+	if t.server.Key != "" {
+		kvs = append(kvs, t.server)
+	}
+	return kvs
 }
 
 // version returns the options of the tool's operation of the protocol version v, one of
@@ -274,22 +288,52 @@ func (t *toolAttrs) version(v string) *versioned {
 	return o
 }
 
-// attrs returns the attribute sets of the tool name, within MaxTools names.
-func (in *Instrumentation) attrs(name string) *toolAttrs {
-	if t, ok := in.tools.get(name); ok {
+// attrs returns the attribute sets of the tool name of server ("" when unknown), within
+// MaxTools names.
+func (in *Instrumentation) attrs(server, name string) *toolAttrs {
+	var buf [256]byte
+	key := appendToolKey(buf[:0], server, name)
+	if t, ok := in.tools.getKey(key); ok {
 		return t
 	}
-	if t, ok := in.tools.add(name, MaxTools, newToolAttrs); ok {
+	if t, ok := in.tools.add(string(key), MaxTools, newToolAttrs); ok {
 		return t
 	}
 	return in.other
 }
+
+// appendToolKey appends the key of the tool name of server among the tools' attribute
+// sets; a server name is cut short at a NUL or past maxServerName bytes.
+func appendToolKey(b []byte, server, name string) []byte {
+	if i := strings.IndexByte(server, 0); i >= 0 {
+		server = server[:i]
+	}
+	if len(server) > maxServerName {
+		server = strings.ToValidUTF8(server[:maxServerName], "")
+	}
+	b = append(append(b, server...), 0)
+	return append(b, name...)
+}
+
+// maxServerName bounds the bytes of a server's name that attributes carry.
+const maxServerName = 128
 
 // names maps names to values, read without a lock or a hash of an interface: adding a name
 // copies the map, which a bound on the names keeps small.
 type names[V any] struct {
 	m  atomic.Pointer[map[string]V]
 	mu sync.Mutex // of the adding
+}
+
+// getKey is get of the name key, without making a string of it.
+func (n *names[V]) getKey(key []byte) (V, bool) {
+	var v V
+	m := n.m.Load()
+	if m == nil {
+		return v, false
+	}
+	v, ok := (*m)[string(key)]
+	return v, ok
 }
 
 func (n *names[V]) get(name string) (V, bool) {
@@ -356,11 +400,11 @@ func (in *Instrumentation) Observe(e core.Event) {
 		o = 0
 	}
 	if e.Outcome == core.UnknownTool { // not checked: counted alone, under one name
-		in.attrs(core.UnknownToolName).calls[ro][o].Add(1)
+		in.attrs(e.ServerName, core.UnknownToolName).calls[ro][o].Add(1)
 		annotate(trace.SpanFromContext(ctx), e)
 		return
 	}
-	t := in.attrs(e.Tool)
+	t := in.attrs(e.ServerName, e.Tool)
 	t.calls[ro][o].Add(1)
 	d := max(int64(e.Duration), 0)
 	t.checked[ro][o].Add(d)
@@ -381,8 +425,8 @@ func (in *Instrumentation) Observe(e core.Event) {
 		if v.InResult {
 			where = "result"
 		}
-		in.viols.Add(ctx, n, metric.WithAttributes(KeyToolName.String(t.name), KeyKind.String(v.Kind.String()),
-			KeyKeyword.String(keyword(v.Keyword)), KeyIn.String(where)))
+		in.viols.Add(ctx, n, metric.WithAttributes(t.with(KeyKind.String(v.Kind.String()),
+			KeyKeyword.String(keyword(v.Keyword)), KeyIn.String(where))...))
 	}
 	annotate(trace.SpanFromContext(ctx), e)
 }
@@ -430,7 +474,7 @@ func (in *Instrumentation) End(e core.CallEnd) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	t := in.attrs(e.Tool)
+	t := in.attrs(e.Server, e.Tool)
 	op := &t.op
 	if e.ProtocolVersion != "" {
 		op = t.version(e.ProtocolVersion)

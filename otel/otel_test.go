@@ -677,3 +677,42 @@ func TestCheckTimeConcurrent(t *testing.T) {
 	wantCounts(t, "mcpvalidate.check.time", floatSums(t, ms["mcpvalidate.check.time"]), map[string]float64{acc: seconds(sum[0]), ref: seconds(sum[1])})
 	wantCounts(t, "mcpvalidate.check.max", longest, map[string]float64{acc: seconds(top[0]), ref: seconds(top[1])})
 }
+
+// TestServerNames: the calls of each server a proxy names are counted apart, under
+// mcpvalidate.server.name, its operations' durations and violations too; a tool of the
+// same name on another server, or on none named, is another series. A name is bounded,
+// and cut at a NUL.
+func TestServerNames(t *testing.T) {
+	r := newRig(t)
+	long := strings.Repeat("s", 1000)
+	for _, server := range []string{"a", "b", "", "b", long, "c\x00d"} {
+		c := core.Call{Tool: "weather", Server: server, Session: "s"}
+		s := r.g.Lookup("weather")
+		if s == nil {
+			s = r.g.Bind("weather", nil, []byte(weatherSchema), nil)
+		}
+		vd := r.g.Check(&c, s, []byte(`{}`), nil)
+		r.g.Ended(&c, vd.Refused())
+	}
+	m := r.collect(t)
+	refused := "gen_ai.tool.name=weather,mcpvalidate.outcome=refused,mcpvalidate.report_only=false"
+	wantCounts(t, "mcpvalidate.calls", sums(t, m["mcpvalidate.calls"]), map[string]int64{
+		refused:                                            1,
+		refused + ",mcpvalidate.server.name=a":             1,
+		refused + ",mcpvalidate.server.name=b":             2,
+		refused + ",mcpvalidate.server.name=c":             1,
+		refused + ",mcpvalidate.server.name=" + long[:128]: 1,
+	})
+	viols := sums(t, m["mcpvalidate.violations"])
+	if n := viols["gen_ai.tool.name=weather,mcpvalidate.server.name=b,mcpvalidate.violation.in=arguments,mcpvalidate.violation.keyword=required,mcpvalidate.violation.kind=required"]; n != 2 {
+		t.Errorf("violations of server b: %d, want 2: %v", n, viols)
+	}
+	var servers []string
+	for _, p := range m["mcp.server.operation.duration"].Data.(metricdata.Histogram[float64]).DataPoints {
+		v, _ := p.Attributes.Value(KeyServerName)
+		servers = append(servers, v.AsString())
+	}
+	if slices.Sort(servers); len(servers) != 5 || servers[1] != "a" {
+		t.Errorf("operations by server: %q", servers)
+	}
+}

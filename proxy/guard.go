@@ -97,7 +97,7 @@ func (p *Proxy) decide(s *session, o *observed, t *tool, name string, args []byt
 	if t == nil {
 		pass := p.opts.Unknown == PassUnknown || p.opts.ReportOnly
 		var local core.Call
-		p.guard.Unlisted(o.guardCall(s, name, &local, false), pass)
+		p.guard.Unlisted(o.guardCall(p, s, name, &local, false), pass)
 		o.unlisted()
 		if pass {
 			return "", nil, false
@@ -105,7 +105,7 @@ func (p *Proxy) decide(s *session, o *observed, t *tool, name string, args []byt
 		return "Unknown tool: " + shownName(name), nil, true
 	}
 	var local core.Call
-	call := o.guardCall(s, name, &local, t.out != nil && p.guard.ChecksResults())
+	call := o.guardCall(p, s, name, &local, t.out != nil && p.guard.ChecksResults())
 	if vd := p.guard.Check(call, t.in.of(p.guard), args, nil); vd.Refused() {
 		return vd.Text(), vd.Meta(), true
 	}
@@ -135,7 +135,7 @@ func (p *Proxy) checkResult(s *session, t *tool, name string, o *observed, id, r
 		return nil
 	}
 	var local core.Call
-	call := o.guardCall(s, name, &local, false)
+	call := o.guardCall(p, s, name, &local, false)
 	v, vd := p.guard.ResultValidator(call, t.out.of(p.guard))
 	if v == nil {
 		if vd.Refused() {
@@ -149,10 +149,23 @@ func (p *Proxy) checkResult(s *session, t *tool, name string, o *observed, id, r
 	return nil
 }
 
-func (s *session) call(name string) core.Call {
+// named keeps the server's name from info, its Implementation (serverInfo), if it gives
+// one: in its answer to initialize, or, from 2026-07-28, in a result's _meta.
+func (p *Proxy) named(info []byte) {
+	if name, ok := stringValue(member(info, "name")); ok && (p.server.Load() == nil || *p.server.Load() != name) {
+		p.server.Store(&name)
+	}
+}
+
+// call is the call of the tool name in s, as the guard is told of it.
+func (p *Proxy) call(s *session, name string) core.Call {
+	var server string
+	if n := p.server.Load(); n != nil {
+		server = *n
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return core.Call{Tool: name, Session: s.id, Client: s.client, ClientVersion: s.clientVersion, ProtocolVersion: s.version}
+	return core.Call{Tool: name, Session: s.id, Client: s.client, ClientVersion: s.clientVersion, Server: server, ProtocolVersion: s.version}
 }
 
 // A reply is what the proxy's own answer to a call depends on: whether the call's

@@ -46,7 +46,7 @@ func (p *Proxy) begin(s *session, id []byte, c *callParams) *observed {
 }
 
 func (p *Proxy) started(s *session, c *callParams) *observed {
-	o := &observed{g: p.guard, call: s.call(c.name), task: c.task != nil}
+	o := &observed{g: p.guard, call: p.call(s, c.name), task: c.task != nil}
 	if v := declaredVersion(c.meta); v != "" && len(v) <= maxVersion {
 		o.call.ProtocolVersion = v
 	}
@@ -59,9 +59,9 @@ func (p *Proxy) started(s *session, c *callParams) *observed {
 
 // guardCall returns the call the guard checks, of the listed tool name: o's, the result
 // to be checked when checksResult, or, without observers, a call made in local.
-func (o *observed) guardCall(s *session, name string, local *core.Call, checksResult bool) *core.Call {
+func (o *observed) guardCall(p *Proxy, s *session, name string, local *core.Call, checksResult bool) *core.Call {
 	if o == nil {
-		*local = s.call(name)
+		*local = p.call(s, name)
 		return local
 	}
 	if checksResult && !o.task {

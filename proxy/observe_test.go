@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -152,6 +153,16 @@ func TestObservedCalls(t *testing.T) {
 			}
 			want["mcpvalidate.repairs gen_ai.tool.name=weather"] = 1
 			want["mcpvalidate.retries gen_ai.tool.name=weather"] = 1
+			named := map[string]float64{} // each names the server, as its answer to initialize did
+			for k, w := range want {
+				fields := strings.Fields(k)
+				if version != "2026-07-28" { // whose results carry no serverInfo, and initialize is gone
+					fields = append(fields, "mcpvalidate.server.name=observed")
+				}
+				slices.Sort(fields[1:])
+				named[strings.Join(fields, " ")] = w
+			}
+			want = named
 			want["mcpvalidate.cache.schemas"] = 4 // weather, sum's two, broken
 			for k, w := range want {
 				if got[k] != w {
@@ -359,5 +370,47 @@ func TestUnobservedCallsAreNotFollowed(t *testing.T) {
 		if p.begin(newSession(""), []byte("1"), &callParams{name: "weather"}) != nil {
 			t.Errorf("%+v: a call is followed", opts)
 		}
+	}
+}
+
+// TestServerNamed: the guard is told of each call with the upstream's name, as its
+// answer to initialize gave it, so that its log lines and observers name the server;
+// with observers or without.
+func TestServerNamed(t *testing.T) {
+	for _, observed := range []bool{false, true} {
+		var logged bytes.Buffer
+		var events []core.Event
+		opts := Options{Logger: slog.New(slog.NewJSONHandler(&logged, nil))}
+		if observed {
+			opts.Guard = []GuardOption{core.WithObserver(func(e core.Event) { events = append(events, e) })}
+		}
+		h := newHarness(t, opts)
+		h.clientPasses(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+		h.serverPasses(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"weather-server","version":"2"}}}`)
+		h.listed()
+		h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{}}}`)
+		h.clientGets()
+		var line struct{ Msg, Server, Client string }
+		if err := json.Unmarshal(logged.Bytes(), &line); err != nil || line.Msg != "mcpvalidate: tool call refused" || line.Server != "weather-server" || line.Client != "c" {
+			t.Errorf("observed %v: logged %s", observed, logged.String())
+		}
+		if observed && (len(events) != 1 || events[0].ServerName != "weather-server") {
+			t.Errorf("events %+v", events)
+		}
+	}
+}
+
+// TestServerNamedByResults: from 2026-07-28, without initialize, the server names itself in
+// its results' _meta: a tools/list's names it to the guard.
+func TestServerNamedByResults(t *testing.T) {
+	var events []core.Event
+	h := newHarness(t, Options{Guard: []GuardOption{core.WithObserver(func(e core.Event) { events = append(events, e) })}})
+	h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	list := strings.Replace(toolsList, `{"tools":`, `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"weather-server","version":"2"}},"tools":`, 1)
+	h.serverPasses(`{"jsonrpc":"2.0","id":1,"result":` + list + `}`)
+	h.client(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{}}}`)
+	h.clientGets()
+	if len(events) != 1 || events[0].ServerName != "weather-server" {
+		t.Errorf("events %+v", events)
 	}
 }

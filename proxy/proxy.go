@@ -128,6 +128,7 @@ type Proxy struct {
 	observe  bool   // the guard has observers besides the fields': calls are followed to their end
 	idPrefix string // of the proxy's own request ids: no client picks it by chance
 	ids      atomic.Uint64
+	server   atomic.Pointer[string] // the upstream's name, as its last answer to an initialize gave it
 	lists    *lists
 	now      func() time.Time // of the sessions' listing tokens
 }

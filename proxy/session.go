@@ -375,8 +375,10 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 	switch q.method {
 	case "initialize":
 		s.negotiated(protocolVersion(m.result))
+		p.named(member(m.result, "serverInfo"))
 	case "tools/list":
 		s.learn(p, m.result, !q.cursor, q.gen)
+		p.named(member(member(m.result, "_meta"), "io.modelcontextprotocol/serverInfo"))
 	case "tools/call":
 		task := member(m.result, "task")
 		if q.task && task != nil {

@@ -23,12 +23,12 @@ func interceptCommand(fs *flag.FlagSet) action {
 		if (*toolsFile == "") == (*gateway == "") || fs.NArg() > 0 {
 			return 0, fmt.Errorf("%w: intercept needs -tools FILE or -gateway URL, and no arguments", errUsage)
 		}
-		o, closeLog, err := flags.options(stderr)
+		o, closeLog, err := flags.options(stderr, "intercept")
 		if err != nil {
 			return 0, err
 		}
 		defer closeLog()
-		tel, err := telemetryFlags.start(stderr, "intercept")
+		tel, err := telemetryFlags.start(stderr, "intercept", flags.serviceName("intercept"))
 		if err != nil {
 			return 0, err
 		}

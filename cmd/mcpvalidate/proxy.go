@@ -27,6 +27,7 @@ type guardFlags struct {
 	debug    *bool
 	refuseAs *string
 	unknown  *string
+	service  *string
 }
 
 func defineGuardFlags(fs *flag.FlagSet, refuseAs bool) *guardFlags {
@@ -45,12 +46,27 @@ func defineGuardFlags(fs *flag.FlagSet, refuseAs bool) *guardFlags {
 	if refuseAs {
 		g.refuseAs = fs.String("refuse-as", "result", "answer a refused call with an isError \"result\", or a JSON-RPC \"error\" -32602")
 	}
+	g.service = fs.String("service", "", "the name of the service the checks stand for, in every log line (\"service\") and metric (OTel's service.name;\n"+
+		"Prometheus' service_name); default $OTEL_SERVICE_NAME, else mcpvalidate-COMMAND")
 	g.unknown = fs.String("unknown", "refuse", "a call of a tool the server does not list: \"refuse\" it (\"Unknown tool\", as the MCP specification has a server answer it), or \"pass\" it on unchecked")
 	return g
 }
 
-// options returns the options the flags say, and what closes the log file, if any.
-func (g *guardFlags) options(stderr io.Writer) (proxy.Options, func(), error) {
+// serviceName is the name of the service the checks of command stand for: -service's,
+// else $OTEL_SERVICE_NAME, else mcpvalidate-command.
+func (g *guardFlags) serviceName(command string) string {
+	if *g.service != "" {
+		return *g.service
+	}
+	if env := os.Getenv("OTEL_SERVICE_NAME"); env != "" {
+		return env
+	}
+	return "mcpvalidate-" + command
+}
+
+// options returns the options the flags of command say, and what closes the log file, if
+// any.
+func (g *guardFlags) options(stderr io.Writer, command string) (proxy.Options, func(), error) {
 	o := g.o
 	o.Format = proxy.Format(*g.format)
 	if g.refuseAs != nil {
@@ -79,13 +95,13 @@ func (g *guardFlags) options(stderr io.Writer) (proxy.Options, func(), error) {
 	switch *g.logTo {
 	case "":
 	case "-":
-		o.Logger = slog.New(slog.NewJSONHandler(stderr, level))
+		o.Logger = slog.New(slog.NewJSONHandler(stderr, level)).With("service", g.serviceName(command))
 	default:
 		f, err := os.OpenFile(*g.logTo, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
 			return o, nil, err
 		}
-		o.Logger = slog.New(slog.NewJSONHandler(f, level))
+		o.Logger = slog.New(slog.NewJSONHandler(f, level)).With("service", g.serviceName(command))
 		return o, func() { f.Close() }, nil
 	}
 	return o, func() {}, nil
@@ -105,7 +121,7 @@ func proxyCommand(fs *flag.FlagSet) action {
 		if _, isFile := stderr.(*os.File); !isFile {
 			stderr = &lockedWriter{w: stderr} // the log and the server's stderr write to it at once
 		}
-		o, closeLog, err := flags.options(stderr)
+		o, closeLog, err := flags.options(stderr, "proxy")
 		if err != nil {
 			return 0, err
 		}
@@ -119,7 +135,7 @@ func proxyCommand(fs *flag.FlagSet) action {
 		case *upstream == "" && fs.NArg() == 0:
 			return 0, fmt.Errorf("%w: proxy needs the server's command after --, or -upstream and -listen", errUsage)
 		}
-		tel, err := telemetryFlags.start(stderr, "proxy")
+		tel, err := telemetryFlags.start(stderr, "proxy", flags.serviceName("proxy"))
 		if err != nil {
 			return 0, err
 		}

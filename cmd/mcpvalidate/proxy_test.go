@@ -113,7 +113,7 @@ func TestProxyUnknownTool(t *testing.T) {
 		if out.String() != c.want+"\n" {
 			t.Errorf("%v: stdout %s, want %s", c.args, out.String(), c.want)
 		}
-		if !strings.Contains(errOut.String(), `"msg":"`+c.msg+`","tool":"weather "`) {
+		if !strings.Contains(errOut.String(), `"msg":"`+c.msg+`","service":"mcpvalidate-proxy","tool":"weather "`) {
 			t.Errorf("%v: stderr %s, want a line %q", c.args, errOut.String(), c.msg)
 		}
 	}

@@ -66,6 +66,8 @@ const proxyPrefix = "mcpvalidate proxy: "
 // logLine is what report reads of a line.
 type logLine struct {
 	Msg        string   `json:"msg"`
+	Service    string   `json:"service"`
+	Server     string   `json:"server"`
 	Tool       string   `json:"tool"`
 	Kinds      []string `json:"kinds"`
 	Paths      []string `json:"paths"`
@@ -106,11 +108,15 @@ type UnknownTools struct {
 	OtherNames uint64  `json:"other_names"` // calls of the names not shown
 }
 
-// A ToolSummary is what the log tells of one tool, or, when Other, of the tools past the
-// 1,000 tracked by name.
+// A ToolSummary is what the log tells of one tool of one server, or, when Other, of the
+// tools past the 1,000 tracked by name. A log that several servers wrote to names each
+// line's service and server (proxy -service, and the server's own name): tools of one
+// name on two of them are two tools.
 type ToolSummary struct {
-	Tool  string `json:"tool"`
-	Other bool   `json:"other,omitempty"`
+	Tool    string `json:"tool"`
+	Service string `json:"service,omitempty"` // as the line's "service" gave it
+	Server  string `json:"server,omitempty"`  // as the line's "server" gave it
+	Other   bool   `json:"other,omitempty"`
 	// Calls: the calls the log shows, refused, with a broken schema or accepted; without
 	// accepted calls logged, those that repaired refusals or had their result refused.
 	Calls             uint64   `json:"calls"`
@@ -139,7 +145,9 @@ type ToolSummary struct {
 // A Count is how often a kind, a path (with its kind), a type or a value (with its path)
 // was seen.
 type Count struct {
-	Tool    string `json:"tool,omitempty"` // a tool the server does not list
+	Tool    string `json:"tool,omitempty"`    // a tool the server does not list
+	Service string `json:"service,omitempty"` // of a tool the server does not list
+	Server  string `json:"server,omitempty"`  // likewise
 	Kind    string `json:"kind,omitempty"`
 	Path    string `json:"path,omitempty"`
 	Sent    string `json:"sent,omitempty"`
@@ -308,10 +316,10 @@ func (rd *reader) line(b []byte) {
 		if kind == lineUnknownPassed {
 			rd.r.UnknownTools.Passed++
 		}
-		rd.names.add(l.Tool, 1, &rd.budget)
+		rd.names.add(l.Service+"\x00"+l.Server+"\x00"+l.Tool, 1, &rd.budget)
 		return
 	}
-	t := rd.tool(l.Tool)
+	t := rd.tool(l.Service, l.Server, l.Tool)
 	s := &t.s
 	switch kind {
 	case lineRefused, lineWouldRefuse:
@@ -360,14 +368,16 @@ func addSat(a, b uint64) uint64 {
 	return a + b
 }
 
-// tool returns the counts of the tool name, or of the other tools past the cap.
-func (rd *reader) tool(name string) *toolCounts {
-	if t, ok := rd.tools[name]; ok {
+// tool returns the counts of the tool name of server and service, or of the other tools
+// past the cap.
+func (rd *reader) tool(service, server, name string) *toolCounts {
+	key := service + "\x00" + server + "\x00" + name
+	if t, ok := rd.tools[key]; ok {
 		return t
 	}
-	if len(rd.tools) < maxTools && len(name) <= maxKey {
-		t := &toolCounts{s: ToolSummary{Tool: name}}
-		rd.tools[name] = t
+	if len(rd.tools) < maxTools && len(key) <= maxKey {
+		t := &toolCounts{s: ToolSummary{Tool: name, Service: service, Server: server}}
+		rd.tools[key] = t
 		return t
 	}
 	if rd.other == nil {
@@ -385,7 +395,7 @@ func (rd *reader) summary() *Report {
 	}
 	slices.SortFunc(all, func(a, b *toolCounts) int {
 		return cmp.Or(-cmp.Compare(a.s.Refused+a.s.SchemaBroken+a.s.ResultRefused, b.s.Refused+b.s.SchemaBroken+b.s.ResultRefused),
-			strings.Compare(a.s.Tool, b.s.Tool))
+			strings.Compare(a.s.Tool, b.s.Tool), strings.Compare(a.s.Service, b.s.Service), strings.Compare(a.s.Server, b.s.Server))
 	})
 	if rd.other != nil {
 		all = append(all, rd.other)
@@ -401,7 +411,8 @@ func (rd *reader) summary() *Report {
 			u.OtherNames += c.n
 			continue
 		}
-		u.Names = append(u.Names, Count{Tool: c.key, Count: c.n})
+		parts := strings.SplitN(c.key, "\x00", 3)
+		u.Names = append(u.Names, Count{Service: parts[0], Server: parts[1], Tool: parts[2], Count: c.n})
 	}
 	return &r
 }
@@ -537,7 +548,7 @@ func (r *Report) write(w io.Writer) error {
 	if u := r.UnknownTools; u.Calls > 0 {
 		fmt.Fprintf(b, "\ncalls of tools the server does not list: %d (%d passed on unchecked)\n", u.Calls, u.Passed)
 		for _, c := range u.Names {
-			fmt.Fprintf(b, "    %6d  %s\n", c.Count, toolName(c.Tool))
+			fmt.Fprintf(b, "    %6d  %s%s\n", c.Count, toolName(c.Tool), whose(c.Service, c.Server))
 		}
 		if u.OtherNames > 0 {
 			fmt.Fprintf(b, "    %6d  other names\n", u.OtherNames)
@@ -551,7 +562,7 @@ func (r *Report) write(w io.Writer) error {
 		if t.Other {
 			name = "(the other tools, past the first 1000)"
 		}
-		fmt.Fprintf(b, "\n%s\n", name)
+		fmt.Fprintf(b, "\n%s%s\n", name, whose(t.Service, t.Server))
 		fmt.Fprintf(b, "  calls: %d (%d accepted, %d refused", t.Calls, t.Accepted, t.Refused)
 		if t.ReportOnly > 0 {
 			fmt.Fprintf(b, ", of which %d ran: report-only", t.ReportOnly)
@@ -638,6 +649,22 @@ func shown(s string) string {
 		}
 	}
 	return s
+}
+
+// whose says which server and service a tool is of, when the log said: " (server s,
+// service v)".
+func whose(service, server string) string {
+	var parts []string
+	if server != "" {
+		parts = append(parts, "server "+shown(server))
+	}
+	if service != "" {
+		parts = append(parts, "service "+shown(service))
+	}
+	if parts == nil {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // toolName returns the name of a tool the server does not list as it may be printed: as

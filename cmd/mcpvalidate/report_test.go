@@ -441,3 +441,47 @@ func TestReportSaturates(t *testing.T) {
 		t.Fatalf("%+v", r.Tools)
 	}
 }
+
+// TestReportSeparatesServers: a log that proxies of two services, in front of two
+// servers, wrote to, with a tool of one name on each, reports two tools, each named with
+// its server and service, and their calls of tools the servers do not list apart too.
+func TestReportSeparatesServers(t *testing.T) {
+	var log bytes.Buffer
+	for _, who := range []struct{ service, server string }{{"forecasts", "weather-server"}, {"travel", "trips"}} {
+		g := core.New(core.WithLogger(slog.New(slog.NewJSONHandler(&log, nil)).With("service", who.service)))
+		s := g.Bind("weather", nil, []byte(`{"required":["location"]}`), nil)
+		refusals := 1
+		if who.server == "trips" {
+			refusals = 3
+		}
+		for range refusals {
+			g.Check(&core.Call{Tool: "weather", Session: "s", Server: who.server}, s, []byte(`{}`), nil)
+		}
+		g.Check(&core.Call{Tool: "weather", Session: "s", Server: who.server}, s, []byte(`{"location":"Oslo"}`), nil)
+		g.Unlisted(&core.Call{Tool: "Weather", Server: who.server}, false)
+	}
+	var r Report
+	if err := json.Unmarshal([]byte(runReport(t, bytes.NewReader(log.Bytes()), "-json", "-")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tools) != 2 {
+		t.Fatalf("%d tools, want 2: %+v", len(r.Tools), r.Tools)
+	}
+	for i, want := range []struct {
+		service, server string
+		refused         uint64
+	}{{"travel", "trips", 3}, {"forecasts", "weather-server", 1}} {
+		if got := r.Tools[i]; got.Tool != "weather" || got.Service != want.service || got.Server != want.server || got.Refused != want.refused || got.Repaired != 1 {
+			t.Errorf("tool %d: %+v, want %+v", i, got, want)
+		}
+	}
+	if u := r.UnknownTools.Names; len(u) != 2 || u[0].Server == u[1].Server {
+		t.Errorf("unknown tools %+v, want one of each server", u)
+	}
+	text := runReport(t, bytes.NewReader(log.Bytes()), "-")
+	for _, want := range []string{"\nweather (server trips, service travel)\n", "\nweather (server weather-server, service forecasts)\n", "Weather (server trips, service travel)\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -53,27 +53,30 @@ type telemetry struct {
 	metrics *http.Server
 }
 
-// start makes the instrumentation the flags ask for, and starts serving /metrics; nil
-// when they ask for none.
-func (f *telemetryFlags) start(stderr io.Writer, command string) (*telemetry, error) {
+// start makes the instrumentation the flags of command ask for, as the service named
+// service, and starts serving /metrics; nil when they ask for none.
+func (f *telemetryFlags) start(stderr io.Writer, command, service string) (*telemetry, error) {
 	if *f.metrics == "" && *f.otlp == "" {
 		return nil, nil
 	}
-	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(attribute.String("service.name", "mcpvalidate-"+command)))
-	if err != nil {
-		res = resource.Default()
-	}
-	// resource.Default reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES; they win.
+	// resource.Default reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES; service, which
+	// -service or OTEL_SERVICE_NAME gives, wins.
+	res := resource.Default()
 	if env, err := resource.New(context.Background(), resource.WithFromEnv()); err == nil {
 		if merged, err := resource.Merge(res, env); err == nil {
 			res = merged
 		}
 	}
+	if merged, err := resource.Merge(res, resource.NewSchemaless(attribute.String("service.name", service))); err == nil {
+		res = merged
+	}
 	opts := []sdkmetric.Option{sdkmetric.WithResource(res)}
 	var reg *prometheus.Registry
 	if *f.metrics != "" {
 		reg = prometheus.NewRegistry()
-		exporter, err := otelprom.New(otelprom.WithRegisterer(reg))
+		// Every series names its service: service_name, beside the scrape's job and instance.
+		exporter, err := otelprom.New(otelprom.WithRegisterer(reg),
+			otelprom.WithResourceAsConstantLabels(attribute.NewAllowKeysFilter("service.name")))
 		if err != nil {
 			return nil, err
 		}
@@ -109,6 +112,7 @@ func (f *telemetryFlags) start(stderr io.Writer, command string) (*telemetry, er
 		t.tracer = t.tp.Tracer(mcpvalidateotel.ScopeName)
 	}
 	t.mp = sdkmetric.NewMeterProvider(opts...)
+	var err error
 	if t.inst, err = mcpvalidateotel.New(mcpvalidateotel.WithMeterProvider(t.mp)); err != nil {
 		return nil, err
 	}

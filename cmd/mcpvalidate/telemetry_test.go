@@ -143,7 +143,7 @@ func (p *proxyProcess) send(t *testing.T, id int, req string) {
 func wantSeries(valid, invalid, unknown int) map[string]float64 {
 	op := "mcp.server.operation.duration "
 	attrs := " gen_ai.operation.name=execute_tool gen_ai.tool.name=%s mcp.method.name=tools/call mcp.protocol.version=2025-06-18"
-	return map[string]float64{
+	want := map[string]float64{
 		"mcpvalidate.calls gen_ai.tool.name=weather mcpvalidate.outcome=accepted mcpvalidate.report_only=false":                                                         float64(valid),
 		"mcpvalidate.calls gen_ai.tool.name=weather mcpvalidate.outcome=refused mcpvalidate.report_only=false":                                                          float64(invalid),
 		"mcpvalidate.violations gen_ai.tool.name=weather mcpvalidate.violation.in=arguments mcpvalidate.violation.keyword=required mcpvalidate.violation.kind=required": float64(invalid),
@@ -155,6 +155,13 @@ func wantSeries(valid, invalid, unknown int) map[string]float64 {
 		op + "error.type=tool_error" + fmt.Sprintf(attrs, "_unknown"):                                                float64(unknown),
 		"mcpvalidate.calls gen_ai.tool.name=_unknown mcpvalidate.outcome=unknown_tool mcpvalidate.report_only=false": float64(unknown),
 	}
+	named := map[string]float64{} // each names the server, as its answer to initialize did
+	for k, v := range want {
+		fields := append(strings.Fields(k), "mcpvalidate.server.name=rawserver")
+		slices.Sort(fields[1:])
+		named[strings.Join(fields, " ")] = v
+	}
+	return named
 }
 
 // TestOTLP runs `mcpvalidate proxy -otlp URL` as a process in front of rawserver, with a
@@ -289,12 +296,12 @@ func otlpKey(name string, attrs []*commonpb.KeyValue) string {
 	return strings.Join(append([]string{name}, parts...), " ")
 }
 
-// TestMetricsEndpoint runs `mcpvalidate proxy -metrics 127.0.0.1:0` as a process in front
-// of rawserver and scrapes its /metrics: Prometheus' text format, whose counts are the
-// calls made.
+// TestMetricsEndpoint runs `mcpvalidate proxy -metrics 127.0.0.1:0 -service NAME` as a
+// process in front of rawserver and scrapes its /metrics: Prometheus' text format, whose
+// counts are the calls made, each series labelled with the service and the server.
 func TestMetricsEndpoint(t *testing.T) {
 	const valid, invalid, unknown = 3, 2, 1
-	p := startProxy(t, "-metrics", "127.0.0.1:0")
+	p := startProxy(t, "-metrics", "127.0.0.1:0", "-service", "weather-fleet")
 	addr := ""
 	for addr == "" {
 		line, err := p.stderr.ReadString('\n')
@@ -360,8 +367,8 @@ func TestMetricsEndpoint(t *testing.T) {
 			}
 		}
 	}
-	for k, want := range wantSeries(valid, invalid, unknown) {
-		if pk := promKey(k); got[pk] != want {
+	for k, want := range wantSeries(valid, invalid, unknown) { // every series names its service
+		if pk := promKey(k + " service.name=weather-fleet"); got[pk] != want {
 			t.Errorf("%s: %v; want %v", pk, got[pk], want)
 		}
 	}

@@ -18,6 +18,9 @@ type Call struct {
 	Session       string // the session's ID; empty when the transport has none
 	Client        string // the client's name, as it declared itself at initialize
 	ClientVersion string
+	// Server is the MCP server's name, as it declared itself at initialize (its
+	// serverInfo), when the adapter stands apart from it (a proxy); "" when unknown.
+	Server string
 	// ChecksResult: the adapter checks the result of the call ([Guard.CheckResult]) when
 	// its arguments are accepted. The call then repairs the refusals before it only once
 	// its result goes to the client; a result withheld leaves them awaiting repair.
@@ -49,7 +52,7 @@ func (g *Guard) Ended(call *Call, isError bool) {
 	if len(g.cfg.ends) == 0 || call.start == 0 {
 		return
 	}
-	e := CallEnd{Context: call.Context, Tool: call.Tool, ProtocolVersion: call.ProtocolVersion,
+	e := CallEnd{Context: call.Context, Tool: call.Tool, Server: call.Server, ProtocolVersion: call.ProtocolVersion,
 		Duration: since(call.start), IsError: isError}
 	for _, fn := range g.cfg.ends {
 		func() {
@@ -63,6 +66,7 @@ func (g *Guard) Ended(call *Call, isError bool) {
 type CallEnd struct {
 	Context         context.Context // the call's context; nil when the adapter has none
 	Tool            string          // the tool called
+	Server          string          // the server's name, when the adapter stands apart from it (Call.Server)
 	ProtocolVersion string          // as the session negotiated it, when the framework tells it
 	Duration        time.Duration   // from the start of the check to the end of the call
 	IsError         bool            // the result is an error: a refusal, or the tool's own

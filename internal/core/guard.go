@@ -85,6 +85,7 @@ type Event struct {
 	SessionID     string        // empty when the transport has no session
 	ClientName    string        // as the client declared itself at initialize, when known
 	ClientVersion string        // likewise
+	ServerName    string        // the server's, likewise, when the adapter stands apart from it (Call.Server)
 	Violations    []Violation   // Refused, ResultRefused: why, in the arguments or the result
 	Err           error         // SchemaBroken: the compile error
 	Duration      time.Duration // of the check alone, not of the handler
@@ -130,13 +131,11 @@ func WithLogger(l *slog.Logger) Option {
 				level, msg = slog.LevelDebug, "mcpvalidate: tool call accepted"
 			}
 			if l.Enabled(context.Background(), level) {
-				l.Log(context.Background(), level, msg, "tool", visibleText(e.Tool), "session", visibleText(e.SessionID),
-					"client", visibleText(e.ClientName), "retries", e.Retries, "duration", e.Duration)
+				l.Log(context.Background(), level, msg, append(whose(e), "retries", e.Retries, "duration", e.Duration)...)
 			}
 		case Refused, ResultRefused:
 			kinds, paths := logged(e.Violations)
-			args := []any{"tool", visibleText(e.Tool), "session", visibleText(e.SessionID),
-				"client", visibleText(e.ClientName), "kinds", kinds, "paths", paths}
+			args := append(whose(e), "kinds", kinds, "paths", paths)
 			if more := counted(e.Violations[len(paths):]); more > 0 {
 				args = append(args, "more", more)
 			}
@@ -165,15 +164,29 @@ func WithLogger(l *slog.Logger) Option {
 			if e.ReportOnly {
 				msg = "mcpvalidate: call of a tool the server does not list passed on unchecked"
 			}
-			l.Info(msg, "tool", visibleText(e.Tool), "session", visibleText(e.SessionID), "client", visibleText(e.ClientName))
+			l.Info(msg, whose(e)...)
 		case SchemaBroken:
 			msg := "mcpvalidate: tool schema does not compile; calls are refused"
 			if e.ReportOnly {
 				msg = "mcpvalidate: tool schema does not compile; calls would be refused and run (report-only)"
 			}
-			l.Error(msg, "tool", visibleText(e.Tool), "session", visibleText(e.SessionID), "error", e.Err)
+			l.Error(msg, serverOf(e, "tool", visibleText(e.Tool), "session", visibleText(e.SessionID), "error", e.Err)...)
 		}
 	})
+}
+
+// whose are the attributes of a line about the call of e: its tool, session and client,
+// and its server when known.
+func whose(e Event) []any {
+	return serverOf(e, "tool", visibleText(e.Tool), "session", visibleText(e.SessionID), "client", visibleText(e.ClientName))
+}
+
+// serverOf appends e's server, when known, to the attributes args.
+func serverOf(e Event, args ...any) []any {
+	if e.ServerName != "" {
+		args = append(args, "server", visibleText(e.ServerName))
+	}
+	return args
 }
 
 // logPaths bounds the text a log line gives to the kinds and paths of violations.
@@ -331,7 +344,7 @@ var errReplaced = errors.New("mcpvalidate: the tool was registered again or remo
 // to the server unchecked. No tool's counters change: a made-up name has none.
 func (g *Guard) Unlisted(call *Call, passed bool) {
 	e := Event{Tool: call.Tool, Outcome: UnknownTool, SessionID: call.Session, ClientName: call.Client,
-		ClientVersion: call.ClientVersion, ReportOnly: passed, Context: call.Context, ProtocolVersion: call.ProtocolVersion}
+		ClientVersion: call.ClientVersion, ServerName: call.Server, ReportOnly: passed, Context: call.Context, ProtocolVersion: call.ProtocolVersion}
 	for _, fn := range g.cfg.observers {
 		g.safely(fn, e)
 	}
@@ -540,7 +553,7 @@ func (g *Guard) release(call *Call, retries int, result time.Duration) {
 // tell calls the observers with the event of call.
 func (g *Guard) tell(call *Call, o Outcome, vs []Violation, err error, took time.Duration, retries int) {
 	e := Event{Tool: call.Tool, Outcome: o, SessionID: call.Session, ClientName: call.Client,
-		ClientVersion: call.ClientVersion, Violations: vs, Err: err, Duration: took,
+		ClientVersion: call.ClientVersion, ServerName: call.Server, Violations: vs, Err: err, Duration: took,
 		ReportOnly: g.cfg.reportOnly, Retries: retries, Context: call.Context, ProtocolVersion: call.ProtocolVersion}
 	e.misses, call.misses = call.misses, nil
 	for _, fn := range g.cfg.observers {

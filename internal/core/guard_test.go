@@ -325,3 +325,35 @@ func TestLoggerTellsRepairsAndAcceptedCalls(t *testing.T) {
 		t.Errorf("an accepted call logged at Info allocates %v times, want 0", n)
 	}
 }
+
+// TestLoggedServer: every line about a call names the server it went to when the adapter
+// knows it (a proxy), and Events carry it; none does when it is unknown.
+func TestLoggedServer(t *testing.T) {
+	for _, server := range []string{"weather-server", ""} {
+		var log bytes.Buffer
+		var events []Event
+		g := New(WithLogger(slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+			WithObserver(func(e Event) { events = append(events, e) }))
+		s := g.Bind("weather", nil, []byte(weatherSchema), nil)
+		broken := g.Bind("broken", nil, []byte(`{"type":"nonsense"}`), nil)
+		call := func(tool string) *Call { return &Call{Tool: tool, Session: "s1", Server: server} }
+		g.Check(call("weather"), s, []byte(`{}`), nil)
+		g.Check(call("weather"), s, []byte(`{"location":"Paris"}`), nil)
+		g.Check(call("weather"), s, []byte(`{"location":"Paris"}`), nil)
+		g.Check(call("broken"), broken, []byte(`{}`), nil)
+		g.Unlisted(call("Weather"), false)
+		lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+		if len(lines) != 5 || len(events) != 5 {
+			t.Fatalf("%d lines, %d events: %s", len(lines), len(events), log.String())
+		}
+		for i, line := range lines {
+			var l struct{ Msg, Server string }
+			if err := json.Unmarshal([]byte(line), &l); err != nil {
+				t.Fatal(err)
+			}
+			if l.Server != server || events[i].ServerName != server || strings.Contains(line, `"server"`) != (server != "") {
+				t.Errorf("line %q, event's server %q, want %q", line, events[i].ServerName, server)
+			}
+		}
+	}
+}
