@@ -24,6 +24,10 @@ func WithObserver(fn func(Event)) Option { return core.WithObserver(fn) }
 // answered in its place, with the call's context and duration. See [core.WithCallEnd].
 func WithCallEnd(fn func(CallEnd)) Option { return core.WithCallEnd(fn) }
 
+// WithSchemaChanges calls fn with each change of a server's tools an adapter tells of
+// (the proxy's, from one tool list to the next). See [core.WithSchemaChanges].
+func WithSchemaChanges(fn func(SchemaChange)) Option { return core.WithSchemaChanges(fn) }
+
 // WithLogger logs refusals of arguments (at Info), of results (at Warn) and broken schemas
 // (at Error) to l, saying so when they only report (WithReportOnly); accepted calls that
 // repair refusals at Info, the others at Debug. See [core.WithLogger].

@@ -17,6 +17,14 @@ type Event = core.Event
 // duration and whether its result is an error. See [core.CallEnd].
 type CallEnd = core.CallEnd
 
+// A SchemaChange reports a change of the tools a server lists to [WithSchemaChanges]: the
+// tools added, removed and changed (each a [ToolChange]). See [core.SchemaChange].
+type SchemaChange = core.SchemaChange
+
+// A ToolChange is one tool whose schemas changed: content hashes before and after, and
+// where they differ. See [core.ToolChange].
+type ToolChange = core.ToolChange
+
 // Outcome is what became of a tool call.
 type Outcome = core.Outcome
 

@@ -65,9 +65,10 @@ const (
 	KeyErrorType       = attribute.Key("error.type")
 	KeyProtocolVersion = attribute.Key("mcp.protocol.version")
 
-	KeyOutcome        = attribute.Key("mcpvalidate.outcome")     // accepted, refused, schema_broken, result_refused
-	KeyServerName     = attribute.Key("mcpvalidate.server.name") // the MCP server's serverInfo name, where a proxy learns it
-	KeyReportOnly     = attribute.Key("mcpvalidate.report_only") // the guard refused nothing (WithReportOnly)
+	KeyOutcome        = attribute.Key("mcpvalidate.outcome")       // accepted, refused, schema_broken, result_refused
+	KeyServerName     = attribute.Key("mcpvalidate.server.name")   // the MCP server's serverInfo name, where a proxy learns it
+	KeyChange         = attribute.Key("mcpvalidate.schema.change") // added, removed, changed
+	KeyReportOnly     = attribute.Key("mcpvalidate.report_only")   // the guard refused nothing (WithReportOnly)
 	KeyKind           = attribute.Key("mcpvalidate.violation.kind")
 	KeyKeyword        = attribute.Key("mcpvalidate.violation.keyword")
 	KeyIn             = attribute.Key("mcpvalidate.violation.in") // arguments or result
@@ -112,6 +113,7 @@ type Instrumentation struct {
 	operation mcpconv.ServerOperationDuration
 	calls     metric.Int64ObservableCounter
 	viols     metric.Int64Counter
+	changes   metric.Int64Counter
 	repairs   metric.Int64Counter
 	retries   metric.Int64Counter
 	checkTime metric.Float64ObservableCounter
@@ -179,6 +181,7 @@ func New(opts ...Option) (*Instrumentation, error) {
 	}{
 		{&in.viols, "mcpvalidate.violations", "{violation}", "Violations found in refused arguments and results, by tool, kind and keyword."},
 		{&in.repairs, "mcpvalidate.repairs", "{call}", "Accepted calls that followed refusals of the same tool in the same MCP session."},
+		{&in.changes, "mcpvalidate.schema.changes", "{tool}", "Tools a server added, removed or changed the schemas of, from one tool list to the next."},
 		{&in.retries, "mcpvalidate.retries", "{call}", "Refused calls that a later accepted call of the same tool and MCP session repaired."},
 	}
 	for _, k := range counters {
@@ -221,7 +224,29 @@ func New(opts ...Option) (*Instrumentation, error) {
 // Option returns the guard option that records every validated call: pass it to
 // mcpvalidate.New or gosdk.New (their Option is the core's).
 func (in *Instrumentation) Option() core.Option {
-	return core.Join(core.WithObserver(in.Observe), core.WithCallEnd(in.End))
+	return core.Join(core.WithObserver(in.Observe), core.WithCallEnd(in.End), core.WithSchemaChanges(in.SchemaChanged))
+}
+
+// SchemaChanged counts each tool of c in mcpvalidate.schema.changes, by
+// mcpvalidate.schema.change: added, removed or changed. [Instrumentation.Option]
+// installs it.
+func (in *Instrumentation) SchemaChanged(c core.SchemaChange) {
+	for _, each := range []struct {
+		change string
+		tools  []string
+	}{{"added", c.Added}, {"removed", c.Removed}} {
+		for _, tool := range each.tools {
+			in.countChange(c.Server, tool, each.change)
+		}
+	}
+	for _, t := range c.Changed {
+		in.countChange(c.Server, t.Tool, "changed")
+	}
+}
+
+func (in *Instrumentation) countChange(server, tool, change string) {
+	t := in.attrs(server, tool)
+	in.changes.Add(context.Background(), 1, metric.WithAttributes(t.with(KeyChange.String(change))...))
 }
 
 // outcomes is the number of outcomes, with the zero value.

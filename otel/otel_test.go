@@ -716,3 +716,18 @@ func TestServerNames(t *testing.T) {
 		t.Errorf("operations by server: %q", servers)
 	}
 }
+
+// TestSchemaChangesCounted: each tool of a schema change counts once in
+// mcpvalidate.schema.changes, by server, tool and sort of change.
+func TestSchemaChangesCounted(t *testing.T) {
+	r := newRig(t)
+	r.g.SchemaChanged(core.SchemaChange{Server: "s", Added: []string{"a", "b"}, Removed: []string{"c"}, Changed: []core.ToolChange{{Tool: "weather"}}})
+	r.g.SchemaChanged(core.SchemaChange{Changed: []core.ToolChange{{Tool: "weather"}}})
+	wantCounts(t, "mcpvalidate.schema.changes", sums(t, r.collect(t)["mcpvalidate.schema.changes"]), map[string]int64{
+		"gen_ai.tool.name=a,mcpvalidate.schema.change=added,mcpvalidate.server.name=s":         1,
+		"gen_ai.tool.name=b,mcpvalidate.schema.change=added,mcpvalidate.server.name=s":         1,
+		"gen_ai.tool.name=c,mcpvalidate.schema.change=removed,mcpvalidate.server.name=s":       1,
+		"gen_ai.tool.name=weather,mcpvalidate.schema.change=changed,mcpvalidate.server.name=s": 1,
+		"gen_ai.tool.name=weather,mcpvalidate.schema.change=changed":                           1,
+	})
+}

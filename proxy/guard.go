@@ -157,12 +157,17 @@ func (p *Proxy) named(info []byte) {
 	}
 }
 
+// serverName is the server's name, as it last gave it; "" when it gave none.
+func (p *Proxy) serverName() string {
+	if n := p.server.Load(); n != nil {
+		return *n
+	}
+	return ""
+}
+
 // call is the call of the tool name in s, as the guard is told of it.
 func (p *Proxy) call(s *session, name string) core.Call {
-	var server string
-	if n := p.server.Load(); n != nil {
-		server = *n
-	}
+	server := p.serverName()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return core.Call{Tool: name, Session: s.id, Client: s.client, ClientVersion: s.clientVersion, Server: server, ProtocolVersion: s.version}

@@ -162,6 +162,7 @@ func (f *front) session(r *http.Request, key string) *session {
 	f.mu.Unlock()
 	if s == nil {
 		s = newSession(r.Header.Get(sessionHeader))
+		s.caller = digest(r.Header, lasting)
 	}
 	return s
 }
@@ -529,6 +530,7 @@ func (f *front) started(from *session, id string, r *http.Request) {
 		return
 	}
 	s := newSession(id)
+	s.caller = from.caller
 	from.mu.Lock()
 	s.client, s.clientVersion, s.version = from.client, from.clientVersion, from.version
 	from.mu.Unlock()

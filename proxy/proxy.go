@@ -130,6 +130,7 @@ type Proxy struct {
 	ids      atomic.Uint64
 	server   atomic.Pointer[string] // the upstream's name, as its last answer to an initialize gave it
 	lists    *lists
+	drift    drift
 	now      func() time.Time // of the sessions' listing tokens
 }
 

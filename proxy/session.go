@@ -41,6 +41,9 @@ type pending struct {
 // Mcp-Session-Id that send the same credentials.
 type session struct {
 	id string // Mcp-Session-Id; "" over stdio and without one
+	// caller is a digest of the headers of the client that may select its tools (over
+	// HTTP; "" over stdio): what the server's lists are compared with from one to the next.
+	caller string
 
 	mu            sync.Mutex
 	list          *toolList // the tools as last listed; nil before
@@ -543,6 +546,7 @@ func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (tools map[strin
 	}
 	s.list = p.lists.take(tools, true, s.list)
 	s.mu.Unlock()
+	p.learned(s.caller, tools)
 	return tools, pages + 1, nil
 }
 
@@ -650,6 +654,9 @@ func (s *session) learn(p *Proxy, result []byte, first bool, gen uint64) {
 	}
 	page := map[string]*tool{}
 	next := addTools(page, result)
+	if whole := first && next == nil; whole {
+		defer p.learned(s.caller, page) // once s.mu is let go
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	stale := s.stale

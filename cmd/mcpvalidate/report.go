@@ -42,6 +42,7 @@ const (
 	lineAccepted
 	lineUnknownTool
 	lineUnknownPassed
+	lineSchemaChanged
 )
 
 // guardMessages are the messages of the guard's lines (internal/core's WithLogger).
@@ -57,6 +58,7 @@ var guardMessages = map[string]lineKind{
 	"mcpvalidate: tool call accepted":                                                                lineAccepted,
 	"mcpvalidate: call of a tool the server does not list refused":                                   lineUnknownTool,
 	"mcpvalidate: call of a tool the server does not list passed on unchecked":                       lineUnknownPassed,
+	"mcpvalidate: the server's tool schemas changed":                                                 lineSchemaChanged,
 }
 
 // proxyPrefix begins the messages of the proxy's own faults (a server that exits, a tool
@@ -83,6 +85,11 @@ type logLine struct {
 		Path string `json:"path"`
 		Sent string `json:"sent"`
 	} `json:"enum_misses"`
+	Added   []string `json:"added"`
+	Removed []string `json:"removed"`
+	Changed []struct {
+		Tool string `json:"tool"`
+	} `json:"changed"`
 }
 
 // A Report is what report prints: the lines read, and each tool's summary.
@@ -139,7 +146,23 @@ type ToolSummary struct {
 	EnumMisses        []Count  `json:"enum_misses"` // the values sent outside an enum, each with its path
 	OtherMisses       uint64   `json:"other_misses"`
 	SchemaError       string   `json:"schema_error,omitempty"` // the first broken schema's error
-	Suggestions       []string `json:"suggestions"`
+	// SchemaChanges counts the changes of the tool's schemas the log tells of (the
+	// proxy's "the server's tool schemas changed": added, removed or changed); Before
+	// and After are the tool's calls up to the last of them, and since.
+	SchemaChanges uint64   `json:"schema_changes,omitempty"`
+	Before        *Period  `json:"before_change,omitempty"`
+	After         *Period  `json:"after_change,omitempty"`
+	Suggestions   []string `json:"suggestions"`
+}
+
+// A Period is a tool's calls in part of the log: before its schema's last change, or
+// since.
+type Period struct {
+	Calls   uint64 `json:"calls"`
+	Refused uint64 `json:"refused"`
+	// RefusedShare is Refused over Calls, when accepted calls are logged (so Calls counts
+	// them all).
+	RefusedShare *float64 `json:"refused_share,omitempty"`
 }
 
 // A Count is how often a kind, a path (with its kind), a type or a value (with its path)
@@ -219,6 +242,7 @@ func (t *tally) add(key string, n uint64, budget *int) {
 // toolCounts is one tool's counts as the log is read.
 type toolCounts struct {
 	s      ToolSummary
+	atLast *ToolSummary // its counts at its schema's last change
 	kinds  tally
 	paths  tally // kind "\x00" path
 	types  tally // path "\x00" type sent "\x00" types allowed
@@ -309,6 +333,19 @@ func (rd *reader) line(b []byte) {
 		return
 	default:
 		rd.r.Unknown++
+		return
+	}
+	if kind == lineSchemaChanged {
+		changed := append(append([]string{}, l.Added...), l.Removed...)
+		for _, c := range l.Changed {
+			changed = append(changed, c.Tool)
+		}
+		for _, name := range changed {
+			t := rd.tool(l.Service, l.Server, name)
+			t.s.SchemaChanges++
+			at := t.s
+			t.atLast = &at
+		}
 		return
 	}
 	if kind == lineUnknownTool || kind == lineUnknownPassed {
@@ -419,15 +456,11 @@ func (rd *reader) summary() *Report {
 
 func (t *toolCounts) summary(acceptedLogged bool, o reportOptions) ToolSummary {
 	s := t.s
-	if acceptedLogged {
-		s.Calls = s.Refused + s.SchemaBroken + s.Accepted
-		if s.Accepted > 0 {
-			s.CallsPerAccepted = ratio(s.Calls, s.Accepted)
-		}
-	} else {
-		// Only the accepted calls that repaired refusals are logged, and those whose
-		// result was refused: each a call of its own.
-		s.Calls = s.Refused + s.SchemaBroken + s.Accepted + s.ResultRefused
+	// Without accepted calls logged, only those that repaired refusals are, and those
+	// whose result was refused: each a call of its own.
+	s.Calls = calls(s, acceptedLogged)
+	if acceptedLogged && s.Accepted > 0 {
+		s.CallsPerAccepted = ratio(s.Calls, s.Accepted)
 	}
 	if s.Repaired > 0 {
 		s.RefusalsPerRepair = ratio(s.Retries, s.Repaired)
@@ -469,8 +502,29 @@ func (t *toolCounts) summary(acceptedLogged bool, o reportOptions) ToolSummary {
 		path, sent, _ := strings.Cut(c.key, "\x00")
 		s.EnumMisses = append(s.EnumMisses, Count{Path: path, Sent: sent, Count: c.n})
 	}
+	if t.atLast != nil {
+		before := calls(*t.atLast, acceptedLogged)
+		s.Before = period(before, t.atLast.Refused, acceptedLogged)
+		s.After = period(s.Calls-before, s.Refused-t.atLast.Refused, acceptedLogged)
+	}
 	s.Suggestions = suggestions(&s, paths, types, misses, o)
 	return s
+}
+
+// calls counts the calls of s, as summary does.
+func calls(s ToolSummary, acceptedLogged bool) uint64 {
+	if acceptedLogged {
+		return s.Refused + s.SchemaBroken + s.Accepted
+	}
+	return s.Refused + s.SchemaBroken + s.Accepted + s.ResultRefused
+}
+
+func period(calls, refused uint64, acceptedLogged bool) *Period {
+	p := &Period{Calls: calls, Refused: refused}
+	if acceptedLogged && calls > 0 {
+		p.RefusedShare = ratio(refused, calls)
+	}
+	return p
 }
 
 // keyed is a key and its count.
@@ -504,6 +558,13 @@ func suggestions(s *ToolSummary, paths, types, misses []keyed, o reportOptions) 
 	}
 	if s.ResultRefused > 0 {
 		out = append(out, fmt.Sprintf("its results did not match its outputSchema (%d withheld): the server or the schema is wrong, not the model", s.ResultRefused))
+	}
+	if b, a := s.Before, s.After; a != nil && a.RefusedShare != nil && a.Refused >= o.least && (b.RefusedShare == nil || *a.RefusedShare > 2**b.RefusedShare) {
+		before := "none before"
+		if b.RefusedShare != nil {
+			before = fmt.Sprintf("%.0f%%", 100**b.RefusedShare)
+		}
+		out = append(out, fmt.Sprintf("refusals rose to %.0f%% of its calls (from %s) after its schema last changed: look at the change first", 100**a.RefusedShare, before))
 	}
 	often := func(n uint64) bool { return n >= o.least && float64(n) >= o.share*float64(s.Refused) }
 	of := func(n uint64) string { return fmt.Sprintf("%d of %d refusals", n, s.Refused) }
@@ -588,6 +649,9 @@ func (r *Report) write(w io.Writer) error {
 		if t.SchemaError != "" {
 			fmt.Fprintf(b, "  schema error: %s\n", shown(t.SchemaError))
 		}
+		if t.SchemaChanges > 0 {
+			fmt.Fprintf(b, "  schema changes: %d; before the last: %s; since: %s\n", t.SchemaChanges, t.Before, t.After)
+		}
 		if len(t.Kinds) > 0 {
 			b.WriteString("  violations by kind:")
 			for i, k := range t.Kinds {
@@ -649,6 +713,15 @@ func shown(s string) string {
 		}
 	}
 	return s
+}
+
+// String says how many calls of the period were refused.
+func (p *Period) String() string {
+	out := fmt.Sprintf("%d refused of %d calls", p.Refused, p.Calls)
+	if p.RefusedShare != nil {
+		out += fmt.Sprintf(" (%.0f%%)", 100**p.RefusedShare)
+	}
+	return out
 }
 
 // whose says which server and service a tool is of, when the log said: " (server s,

@@ -485,3 +485,48 @@ func TestReportSeparatesServers(t *testing.T) {
 		}
 	}
 }
+
+// TestReportSchemaChanges: a log that tells of a change of a tool's schema shows the
+// tool's calls before its last change and since, and suggests looking at the change when
+// refusals rose after it.
+func TestReportSchemaChanges(t *testing.T) {
+	var log bytes.Buffer
+	g := core.New(core.WithLogger(slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	s := g.Bind("weather", nil, []byte(`{"required":["location"]}`), nil)
+	call := func(args string, n int) {
+		for range n {
+			g.Check(&core.Call{Tool: "weather", Server: "w"}, s, []byte(args), nil)
+		}
+	}
+	call(`{"location":"Oslo"}`, 9)
+	call(`{}`, 1)
+	g.SchemaChanged(core.SchemaChange{Server: "w", Added: []string{"station"}, Changed: []core.ToolChange{{Tool: "weather", From: "a", To: "b"}}})
+	call(`{}`, 5)
+	call(`{"location":"Oslo"}`, 5)
+	var r Report
+	if err := json.Unmarshal([]byte(runReport(t, bytes.NewReader(log.Bytes()), "-json", "-")), &r); err != nil {
+		t.Fatal(err)
+	}
+	var weather, station *ToolSummary
+	for i := range r.Tools {
+		switch r.Tools[i].Tool {
+		case "weather":
+			weather = &r.Tools[i]
+		case "station":
+			station = &r.Tools[i]
+		}
+	}
+	if weather == nil || station == nil || weather.SchemaChanges != 1 || station.SchemaChanges != 1 {
+		t.Fatalf("tools %+v", r.Tools)
+	}
+	if b, a := weather.Before, weather.After; b.Calls != 10 || b.Refused != 1 || a.Calls != 10 || a.Refused != 5 || *a.RefusedShare != 0.5 {
+		t.Errorf("before %+v, after %+v", b, a)
+	}
+	text := runReport(t, bytes.NewReader(log.Bytes()), "-")
+	for _, want := range []string{"schema changes: 1; before the last: 1 refused of 10 calls (10%); since: 5 refused of 10 calls (50%)",
+		"refusals rose to 50% of its calls (from 10%) after its schema last changed"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -121,9 +121,11 @@ func WithObserver(fn func(Event)) Option {
 // allowed (types, not values). An accepted call that repairs refusals (Event.Retries) is
 // logged at Info with their number under "retries"; any other accepted call at Debug,
 // which costs nothing when l's level leaves Debug out. Lines never carry argument values,
-// but for those sent outside an enum under [WithEnumMisses].
+// but for those sent outside an enum under [WithEnumMisses]. A change of a server's tools
+// (Guard.SchemaChanged) is logged at Warn, with the tools added, removed and changed,
+// content hashes and where the schemas differ, never their text.
 func WithLogger(l *slog.Logger) Option {
-	return WithObserver(func(e Event) {
+	return Join(WithSchemaChanges(func(c SchemaChange) { logChange(l, c) }), WithObserver(func(e Event) {
 		switch e.Outcome {
 		case Accepted:
 			level, msg := slog.LevelInfo, "mcpvalidate: tool call repaired"
@@ -172,7 +174,7 @@ func WithLogger(l *slog.Logger) Option {
 			}
 			l.Error(msg, serverOf(e, "tool", visibleText(e.Tool), "session", visibleText(e.SessionID), "error", e.Err)...)
 		}
-	})
+	}))
 }
 
 // whose are the attributes of a line about the call of e: its tool, session and client,

@@ -14,6 +14,7 @@ type config struct {
 	formatter     Formatter
 	observers     []func(Event)
 	ends          []func(CallEnd)
+	changes       []func(SchemaChange)
 	cacheBudget   int64
 	reportOnly    bool
 	outputs       bool
