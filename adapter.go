@@ -410,6 +410,7 @@ func (g *Guard) outputSchemaFor(t *mcp.Tool) *core.Schema {
 	}
 	snap := snapshotOf(t.RawOutputSchema, values)
 	text, err := outputSchemaOf(t)
+	g.core.Registered(t.Name, true, text)
 	return g.core.Bind(key, snap, text, err)
 }
 
@@ -434,6 +435,7 @@ func (g *Guard) schemaFor(tool *mcp.Tool, key schemaKey) *core.Schema {
 	}
 	snap := snapshotOf(tool.RawInputSchema, &tool.InputSchema)
 	text, err := schemaOf(tool)
+	g.core.Registered(tool.Name, false, text)
 	return g.core.Bind(key, snap, text, err)
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -310,5 +311,33 @@ func TestSchemaHoldingItselfRefused(t *testing.T) {
 	}
 	if calls.Load() != 0 {
 		t.Error("the handler ran")
+	}
+}
+
+// TestSchemaChangesTold: a tool registered again with another schema, or changed in place,
+// is told as a change once its next call binds it, with the paths that differ; a call of
+// the same schema, or the first, tells nothing.
+func TestSchemaChangesTold(t *testing.T) {
+	var changes []SchemaChange
+	g := New(WithSchemaChanges(func(c SchemaChange) { changes = append(changes, c) }))
+	srv, calls := weatherServer(t, g)
+	call(t, srv, false, "weather", `{"location":"Oslo"}`)
+	call(t, srv, false, "weather", `{"location":"Oslo"}`)
+	if len(changes) != 0 {
+		t.Fatalf("changes told before any: %+v", changes)
+	}
+	tighter := strings.Replace(weatherSchema, `"days":{"type":"integer"}`, `"days":{"type":"integer","maximum":3}`, 1)
+	if tighter == weatherSchema {
+		t.Fatal("the schema has no days")
+	}
+	srv.AddTool(mcp.NewToolWithRawSchema("weather", "Forecast for a city", json.RawMessage(tighter)), forecast(calls))
+	call(t, srv, false, "weather", `{"location":"Oslo"}`)
+	call(t, srv, false, "weather", `{"location":"Oslo"}`)
+	if len(changes) != 1 || len(changes[0].Changed) != 1 {
+		t.Fatalf("changes %+v, want one", changes)
+	}
+	c := changes[0].Changed[0]
+	if c.Tool != "weather" || c.From == c.To || strings.Join(c.Paths, " ") != "/inputSchema/properties/days/maximum" {
+		t.Errorf("change %+v", c)
 	}
 }

@@ -31,9 +31,9 @@ import (
 // handler is [Guard.Handler] for the guard g.
 func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 	h = recovering(t.Name, h)
-	in, out := newSchemaRef(g, t.InputSchema), &schemaRef{}
+	in, out := newSchemaRef(g, t.Name, false, t.InputSchema), &schemaRef{tool: t.Name, output: true}
 	if g.ChecksResults() && t.OutputSchema != nil {
-		out = newSchemaRef(g, t.OutputSchema)
+		out = newSchemaRef(g, t.Name, true, t.OutputSchema)
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		call := callOf(g, req)
@@ -191,11 +191,16 @@ var (
 // A schemaRef is the binding of a tool's schema field as the tool holds it now: go-sdk
 // lists the tool given to it, so a schema put in the field, or raw bytes rewritten, after
 // registration is what tools/list shows.
-type schemaRef struct{ atomic.Pointer[binding] }
+// The guard is told of each text it binds (Guard.Registered), to tell of a change.
+type schemaRef struct {
+	atomic.Pointer[binding]
+	tool   string
+	output bool // the tool's outputSchema; else its inputSchema
+}
 
-func newSchemaRef(g *core.Guard, schema any) *schemaRef {
-	r := &schemaRef{}
-	r.Store(bind(g, schema))
+func newSchemaRef(g *core.Guard, tool string, output bool, schema any) *schemaRef {
+	r := &schemaRef{tool: tool, output: output}
+	r.rebind(g, schema)
 	return r
 }
 
@@ -203,10 +208,16 @@ func newSchemaRef(g *core.Guard, schema any) *schemaRef {
 func (r *schemaRef) schema(g *core.Guard, schema any) *core.Schema {
 	b := r.Load()
 	if b == nil || !b.holds(schema) {
-		b = bind(g, schema)
-		r.Store(b)
+		b = r.rebind(g, schema)
 	}
 	return b.schema(g)
+}
+
+func (r *schemaRef) rebind(g *core.Guard, schema any) *binding {
+	b := bind(g, schema)
+	g.Registered(r.tool, r.output, b.text)
+	r.Store(b)
+	return b
 }
 
 func (b *binding) schema(g *core.Guard) *core.Schema {

@@ -735,3 +735,38 @@ func TestSchemaChangedAfterRegistration(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaChangesTold: a tool registered again with another schema, or whose schema
+// field holds another value, is told as a change, with the paths that differ; its first
+// registration, or the same schema again, tells nothing.
+func TestSchemaChangesTold(t *testing.T) {
+	var changes []SchemaChange
+	g := New(WithSchemaChanges(func(c SchemaChange) { changes = append(changes, c) }))
+	srv := newServer()
+	tool := &mcp.Tool{Name: "pick", InputSchema: json.RawMessage(`{"type":"object","properties":{"v":{"const":1}}}`)}
+	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil }
+	srv.AddTool(tool, g.Handler(tool, h))
+	srv.AddTool(tool, g.Handler(tool, h))
+	if len(changes) != 0 {
+		t.Fatalf("changes told before any: %+v", changes)
+	}
+	again := &mcp.Tool{Name: "pick", InputSchema: json.RawMessage(`{"type":"object","properties":{"v":{"const":2}}}`)}
+	srv.AddTool(again, g.Handler(again, h))
+	cs := connect(t, srv)
+	again.InputSchema = map[string]any{"type": "object", "properties": map[string]any{"v": map[string]any{"const": 2}}, "required": []any{"v"}}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "pick", Arguments: map[string]any{"v": 2}}); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, c := range changes {
+		for _, tc := range c.Changed {
+			if tc.Tool != "pick" || tc.From == tc.To {
+				t.Errorf("change %+v", tc)
+			}
+			paths = append(paths, strings.Join(tc.Paths, " "))
+		}
+	}
+	if strings.Join(paths, " | ") != "/inputSchema/properties/v/const | /inputSchema/required" {
+		t.Errorf("paths told %q", paths)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"sync"
+	"unique"
 )
 
 // A SchemaChange is a change of the tools a server lists, as an adapter saw it: the
@@ -49,6 +51,71 @@ func (g *Guard) SchemaChanged(c SchemaChange) {
 			fn(c)
 		}()
 	}
+}
+
+// Registered tells the guard the text a tool of the server's own now has for its
+// inputSchema, or its outputSchema (output), as an adapter in the server's process binds
+// it: a text other than the one before is told as a SchemaChange of the tool. It costs
+// nothing without a logger or an observer of changes.
+func (g *Guard) Registered(tool string, output bool, text []byte) {
+	if len(g.cfg.changes) == 0 {
+		return
+	}
+	r := &g.registered
+	r.mu.Lock()
+	t, known := r.tools[tool]
+	if !known {
+		if r.tools == nil {
+			r.tools = map[string]*registeredTool{}
+		}
+		if len(r.tools) >= maxRegistered {
+			r.mu.Unlock()
+			return
+		}
+		t = &registeredTool{}
+		r.tools[tool] = t
+	}
+	before := *t
+	side := &t.in
+	if output {
+		side = &t.out
+	}
+	h := unique.Make(string(text))
+	if *side == h {
+		r.mu.Unlock()
+		return
+	}
+	*side = h
+	after := *t
+	r.mu.Unlock()
+	if before.in == (unique.Handle[string]{}) && !output || before.out == (unique.Handle[string]{}) && output {
+		return // the first text the tool is seen with
+	}
+	fromIn, fromOut := before.texts()
+	toIn, toOut := after.texts()
+	g.SchemaChanged(SchemaChange{Changed: []ToolChange{{Tool: tool, From: ToolHash(fromIn, fromOut), To: ToolHash(toIn, toOut),
+		Paths: SchemaPaths(fromIn, fromOut, toIn, toOut)}}})
+}
+
+// registered are the schema texts of the tools the guard's adapters last bound, by name.
+type registered struct {
+	mu    sync.Mutex
+	tools map[string]*registeredTool
+}
+
+// maxRegistered bounds the tools whose schemas Registered follows.
+const maxRegistered = 4096
+
+type registeredTool struct{ in, out unique.Handle[string] }
+
+func (t registeredTool) texts() (in, out []byte) {
+	if t.in != (unique.Handle[string]{}) {
+		in = []byte(t.in.Value())
+	}
+	if t.out != (unique.Handle[string]{}) {
+		out = []byte(t.out.Value())
+	}
+	return in, out
 }
 
 // ToolHash is the content hash of a tool's schemas, inputSchema's and outputSchema's texts

@@ -24,6 +24,8 @@ type Guard struct {
 	tools   sync.Map // tool name -> *toolState
 	names   names
 	repairs repairs
+	// registered: the schemas the adapters in the server's process bound, for Registered.
+	registered registered
 }
 
 // New returns a Guard configured by opts.
