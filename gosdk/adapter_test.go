@@ -744,7 +744,9 @@ func TestSchemaChangesTold(t *testing.T) {
 	g := New(WithSchemaChanges(func(c SchemaChange) { changes = append(changes, c) }))
 	srv := newServer()
 	tool := &mcp.Tool{Name: "pick", InputSchema: json.RawMessage(`{"type":"object","properties":{"v":{"const":1}}}`)}
-	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil }
+	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
 	srv.AddTool(tool, g.Handler(tool, h))
 	srv.AddTool(tool, g.Handler(tool, h))
 	if len(changes) != 0 {
