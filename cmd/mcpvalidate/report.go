@@ -102,6 +102,9 @@ type Report struct {
 	// AcceptedLogged: the log holds accepted calls that repaired nothing (logged at
 	// Debug), so accepted calls, and calls per accepted call, are counted.
 	AcceptedLogged bool          `json:"accepted_logged"`
+	// Least is the refusals from which a count earns a suggestion: -min, or one in a
+	// thousand of the log's refusals when that is more.
+	Least uint64 `json:"least"`
 	Tools          []ToolSummary `json:"tools"`
 	UnknownTools   UnknownTools  `json:"unknown_tools"`
 }
@@ -397,6 +400,16 @@ func (rd *reader) line(b []byte) {
 	}
 }
 
+// perThousand: a count earns a suggestion from one in this many of the log's refusals.
+const perThousand = 1000
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // addSat returns a+b, or the largest count when that wraps around.
 func addSat(a, b uint64) uint64 {
 	if a+b < a {
@@ -423,23 +436,33 @@ func (rd *reader) tool(service, server, name string) *toolCounts {
 	return rd.other
 }
 
-// summary sums each tool up, the most refused first, then by name.
+// summary sums each tool up: first those refused repeatedly and never repaired, then the
+// most refused, then by name. A count earns a suggestion from o.least, or from one in
+// perThousand of the log's refusals when that is more, so that a large log's noise does
+// not.
 func (rd *reader) summary() *Report {
 	r := rd.r
 	all := make([]*toolCounts, 0, len(rd.tools)+1)
+	var refused uint64
 	for _, t := range rd.tools {
 		all = append(all, t)
+		refused = addSat(refused, t.s.Refused)
 	}
+	o := rd.o
+	o.least = max(o.least, (refused+perThousand-1)/perThousand)
+	stuck := func(t *toolCounts) bool { return t.s.Refused >= o.least && t.s.Repaired == 0 }
 	slices.SortFunc(all, func(a, b *toolCounts) int {
-		return cmp.Or(-cmp.Compare(a.s.Refused+a.s.SchemaBroken+a.s.ResultRefused, b.s.Refused+b.s.SchemaBroken+b.s.ResultRefused),
+		return cmp.Or(-cmp.Compare(b2i(stuck(a)), b2i(stuck(b))),
+			-cmp.Compare(a.s.Refused+a.s.SchemaBroken+a.s.ResultRefused, b.s.Refused+b.s.SchemaBroken+b.s.ResultRefused),
 			strings.Compare(a.s.Tool, b.s.Tool), strings.Compare(a.s.Service, b.s.Service), strings.Compare(a.s.Server, b.s.Server))
 	})
 	if rd.other != nil {
 		all = append(all, rd.other)
 	}
 	r.Tools = make([]ToolSummary, 0, len(all))
+	r.Least = o.least
 	for _, t := range all {
-		r.Tools = append(r.Tools, t.summary(r.AcceptedLogged, rd.o))
+		r.Tools = append(r.Tools, t.summary(r.AcceptedLogged, o))
 	}
 	u := &r.UnknownTools
 	u.Names, u.OtherNames = []Count{}, rd.names.other
@@ -553,6 +576,9 @@ func ratio(a, b uint64) *float64 {
 // a value sent outside an enum as often.
 func suggestions(s *ToolSummary, paths, types, misses []keyed, o reportOptions) []string {
 	out := []string{}
+	if s.Refused >= o.least && s.Repaired == 0 {
+		out = append(out, fmt.Sprintf("refused %d times and never repaired: models cannot find out how to call it from its schema and description; start here", s.Refused))
+	}
 	if s.SchemaBroken > 0 {
 		out = append(out, fmt.Sprintf("its schema does not compile, so every call is refused (%d): fix it", s.SchemaBroken))
 	}

@@ -530,3 +530,39 @@ func TestReportSchemaChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestReportScales: in a large log, a count earns a suggestion from one in a thousand of
+// the log's refusals (when that is over -min), and a tool refused that often and never
+// repaired comes first, flagged, ahead of one refused more that models repair.
+func TestReportScales(t *testing.T) {
+	var log strings.Builder
+	line := func(msg, tool string, n int) {
+		for range n {
+			log.WriteString(`{"msg":"mcpvalidate: tool call ` + msg + `","tool":"` + tool + `","kinds":["required"],"paths":["location"]}` + "\n")
+		}
+	}
+	line("refused", "often", 10000)
+	line("repaired", "often", 100)
+	line("refused", "stuck", 30)
+	line("refused", "rare", 5)
+	var r Report
+	if err := json.Unmarshal([]byte(runReport(t, strings.NewReader(log.String()), "-json", "-")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Least != 11 || len(r.Tools) != 3 || r.Tools[0].Tool != "stuck" || r.Tools[1].Tool != "often" || r.Tools[2].Tool != "rare" {
+		t.Fatalf("least %d, tools %v", r.Least, r.Tools)
+	}
+	if s := r.Tools[0].Suggestions; len(s) == 0 || !strings.HasPrefix(s[0], "refused 30 times and never repaired") {
+		t.Errorf("stuck's suggestions %q", s)
+	}
+	if s := r.Tools[2].Suggestions; len(s) != 0 {
+		t.Errorf("a tool refused 5 times in a log of 10,035 refusals earns suggestions: %q", s)
+	}
+	var small Report
+	if err := json.Unmarshal([]byte(runReport(t, strings.NewReader(strings.Repeat(`{"msg":"mcpvalidate: tool call refused","tool":"rare","kinds":["required"],"paths":["location"]}`+"\n", 5)), "-json", "-")), &small); err != nil {
+		t.Fatal(err)
+	}
+	if small.Least != 3 || len(small.Tools[0].Suggestions) < 2 {
+		t.Errorf("in a small log: least %d, suggestions %q", small.Least, small.Tools[0].Suggestions)
+	}
+}
