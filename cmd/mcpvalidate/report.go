@@ -101,12 +101,12 @@ type Report struct {
 	Malformed uint64 `json:"malformed"` // not JSON objects, of the wrong shape, or longer than 1 MiB
 	// AcceptedLogged: the log holds accepted calls that repaired nothing (logged at
 	// Debug), so accepted calls, and calls per accepted call, are counted.
-	AcceptedLogged bool          `json:"accepted_logged"`
+	AcceptedLogged bool `json:"accepted_logged"`
 	// Least is the refusals from which a count earns a suggestion: -min, or one in a
 	// thousand of the log's refusals when that is more.
-	Least uint64 `json:"least"`
-	Tools          []ToolSummary `json:"tools"`
-	UnknownTools   UnknownTools  `json:"unknown_tools"`
+	Least        uint64        `json:"least"`
+	Tools        []ToolSummary `json:"tools"`
+	UnknownTools UnknownTools  `json:"unknown_tools"`
 }
 
 // UnknownTools are the calls of tools the server does not list (a proxy's), which make no
