@@ -177,7 +177,7 @@ func (e *endless) Read(p []byte) (int, error) {
 // the limit allows and no more, and is answered with its id, which comes last.
 func TestMessageLimitAtScale(t *testing.T) {
 	const limit = 1 << 20
-	size := 128 << 20
+	size := 16 << 20
 	if tier.Enabled() {
 		size = 1 << 30
 	}
@@ -218,7 +218,7 @@ func TestMessageLimitAtScale(t *testing.T) {
 // reader what the limit allows and no more, and its id is found.
 func TestEventLimitAtScale(t *testing.T) {
 	const limit = 1 << 20
-	size := int64(128 << 20)
+	size := int64(16 << 20)
 	if tier.Enabled() {
 		size = 1 << 30
 	}
