@@ -234,7 +234,7 @@ func TestBuiltSchemasCountedAtWhatTheyHold(t *testing.T) {
 // made afresh, and sessions each with their own copy of the same tool, each called once,
 // keep the guard's cache within its budget, with the text compiled once.
 func TestSameSchemaAgainWithinBudget(t *testing.T) {
-	n := 2_000 // their bindings hold several times the budget
+	n := 2_000
 	if tier.Enabled() {
 		n = 100_000
 	}
