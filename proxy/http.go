@@ -64,7 +64,10 @@ func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	transport := p.opts.Transport
 	if transport == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.MaxIdleConnsPerHost = 256 // one upstream: keep a connection for each client's
+		// One upstream: keep a connection for each client's, under no bound over all
+		// hosts below it (net/http's default 100 fails answers without a body, a 202 or a
+		// DELETE's, once more than 100 requests are in flight).
+		t.MaxIdleConnsPerHost, t.MaxIdleConns = 256, 0
 		transport = t
 	}
 	return &front{p: p, upstream: u, access: a, sessions: map[string]*session{}, client: &http.Client{

@@ -54,6 +54,9 @@ type session struct {
 	listing       *listing  // the proxy's own listing in flight
 	tokens        float64   // pages the session may ask for now, up to pageBurst; below 1, none
 	filled        time.Time // when tokens were last counted; zero: never, tokens full
+	// listedUntil: the session's own last listing vouches for its list until then, when
+	// no stream of its carries list_changed (see lookup).
+	listedUntil time.Time
 	pending       map[string]*pending
 	waiters       map[string]chan []byte // the proxy's own requests, by id key
 	closed        string                 // why the server is gone; "" while it is there
@@ -420,14 +423,17 @@ func (p *Proxy) awaitsCheck(s *session) bool {
 // lookup returns the tool name as the server lists it, asking the server for its list
 // first when the proxy cannot vouch that the list it has is the server's: it has not
 // seen the tool listed since the list last changed, or it could not have heard of a
-// change (over HTTP, while no stream of the session that carries list_changed is open).
+// change (over HTTP, while no stream of the session that carries list_changed is open)
+// and its own last listing is older than its pages at pageRate (1/64 s a page): so a
+// session without a stream, calling often, meets a list at most that old, and its
+// listings never outrun pageRate.
 // nil when the server does not list it. err says why the list could not be fetched: a
 // call the proxy cannot check is not passed on, nor checked against a list that may be
 // stale.
 func (p *Proxy) lookup(s *session, name string, meta []byte, fetch fetcher) (t *tool, err error) {
 	s.mu.Lock()
 	tools, complete := s.list.get()
-	fresh := !s.stale && (s.hearsAll || s.streams > 0)
+	fresh := !s.stale && (s.hearsAll || s.streams > 0 || p.now().Before(s.listedUntil))
 	s.mu.Unlock()
 	if fetch == nil || fresh && tools != nil && (tools[name] != nil || complete) {
 		return tools[name], nil
@@ -489,6 +495,9 @@ func (p *Proxy) refetch(s *session, meta []byte, fetch fetcher) (map[string]*too
 	s.mu.Lock()
 	s.listing = nil
 	s.tokens -= float64(pages)
+	if l.err == nil {
+		s.listedUntil = p.now().Add(time.Duration(pages) * time.Second / pageRate)
+	}
 	s.mu.Unlock()
 	close(l.done)
 	return l.tools, l.err

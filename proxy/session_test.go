@@ -726,3 +726,39 @@ func TestPendingHeldBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamlessListings: a session with no stream that carries list_changed has its list
+// fetched before a checked call unless the proxy's own last listing is younger than its
+// pages at pageRate: calls of one instant share one listing, however many (none refused
+// for listing too often), and the next listing comes once that time has passed.
+func TestStreamlessListings(t *testing.T) {
+	const pages = 3
+	ls := newListServer(t, false, pagedTools(pages)...)
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1e9, 0)
+	p.now = func() time.Time { return now }
+	endpoint := frontOf(t, p, ls.url)
+	sid := initialized(t, endpoint)
+	const n = 4 * pageBurst
+	for i := range n {
+		if got, _ := rpc(t, endpoint, sid, callOf("t1", i+1)); strings.Contains(got, refusedHow) {
+			t.Fatalf("call %d refused: %s", i, got)
+		}
+	}
+	if lists, calls := ls.counts(); lists != pages || calls != n {
+		t.Fatalf("%d tools/list upstream for %d calls at one instant, want %d (one listing)", lists, calls, pages)
+	}
+	now = now.Add(pages*time.Second/pageRate - 1)
+	rpc(t, endpoint, sid, callOf("t1", 0))
+	if lists, _ := ls.counts(); lists != pages {
+		t.Fatalf("%d tools/list upstream before the listing's time is up", lists)
+	}
+	now = now.Add(1)
+	rpc(t, endpoint, sid, callOf("t1", 0))
+	if lists, _ := ls.counts(); lists != 2*pages {
+		t.Fatalf("%d tools/list upstream once it is up, want %d", lists, 2*pages)
+	}
+}
