@@ -67,7 +67,7 @@ type caller struct{ hc *http.Client }
 func newCaller(sessions int) *caller {
 	t := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConnsPerHost: sessions + 16,
+		MaxIdleConnsPerHost: 2*sessions + 16, // a session's requests, and its GET stream
 		IdleConnTimeout:     5 * time.Minute,
 		DisableCompression:  true,
 	}
@@ -78,15 +78,16 @@ func newCaller(sessions int) *caller {
 func (c *caller) settings() string {
 	t := c.hc.Transport.(*http.Transport)
 	return fmt.Sprintf("net/http client, HTTP/1.1, MaxIdleConnsPerHost %d (no limit on connections), no compression; "+
-		"one goroutine a session, one request at a time", t.MaxIdleConnsPerHost)
+		"one goroutine a session, one request at a time, and its GET stream open", t.MaxIdleConnsPerHost)
 }
 
 // A session is one MCP session of the client over streamable HTTP.
 type session struct {
-	c       *caller
-	url, id string
-	version string
-	next    int
+	c        *caller
+	url, id  string
+	version  string
+	next     int
+	unlisten func() // closes the GET stream
 }
 
 // rpcResponse is a JSON-RPC response, its result left raw.
@@ -122,14 +123,11 @@ func (s *session) post(ctx context.Context, method, params string, id int) (json
 		return nil, nil, fmt.Errorf("%s: %w", method, err)
 	}
 	defer resp.Body.Close()
-	if id == 0 {
+	if id == 0 && resp.StatusCode == http.StatusAccepted {
 		io.Copy(io.Discard, resp.Body)
-		if resp.StatusCode != http.StatusAccepted {
-			return nil, nil, fmt.Errorf("%s: %s", method, resp.Status)
-		}
 		return nil, resp.Header, nil
 	}
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != http.StatusOK || id == 0 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, nil, fmt.Errorf("%s: %s: %s", method, resp.Status, b)
 	}
@@ -172,8 +170,8 @@ func responseBody(resp *http.Response) ([]byte, error) {
 	}
 }
 
-// open starts the session: initialize, notifications/initialized and, when it lists,
-// tools/list, whose tools must be the server's.
+// open starts the session: initialize, notifications/initialized, its GET stream and,
+// when it lists, tools/list, whose tools must be the server's.
 func (s *session) open(ctx context.Context, lists bool) error {
 	res, h, err := s.post(ctx, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hop","version":"1.0.0"}}`, 1)
 	if err != nil {
@@ -187,6 +185,9 @@ func (s *session) open(ctx context.Context, lists bool) error {
 	}
 	s.id, s.version, s.next = h.Get("Mcp-Session-Id"), init.ProtocolVersion, 2
 	if _, _, err := s.post(ctx, "notifications/initialized", `{}`, 0); err != nil {
+		return err
+	}
+	if err := s.listen(ctx); err != nil {
 		return err
 	}
 	if !lists {
@@ -241,8 +242,45 @@ func (s *session) call(ctx context.Context, i int) error {
 	return nil
 }
 
-// close ends the session with a DELETE, as a client done with it does.
+// listen opens the session's GET stream, on which the server may send list_changed, and
+// returns once the server has answered it, as SDK clients do. Through the mcpvalidate
+// proxy, a session without one has its tool list fetched again before each call: the
+// proxy could not hear of a change.
+func (s *session) listen(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	if err != nil {
+		cancel()
+		return err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", s.id)
+	req.Header.Set("Mcp-Protocol-Version", s.version)
+	resp, err := s.c.hc.Do(req)
+	if err != nil {
+		cancel()
+		return fmt.Errorf("GET: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		resp.Body.Close()
+		cancel()
+		return fmt.Errorf("GET: %s, %s: %s", resp.Status, resp.Header.Get("Content-Type"), b)
+	}
+	go io.Copy(io.Discard, resp.Body) // until the stream is closed
+	s.unlisten = func() {
+		cancel()
+		resp.Body.Close()
+	}
+	return nil
+}
+
+// close closes the session's GET stream and ends the session with a DELETE, as a client
+// done with it does.
 func (s *session) close(ctx context.Context) error {
+	if s.unlisten != nil {
+		s.unlisten()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.url, nil)
 	if err != nil {
 		return err
@@ -253,12 +291,13 @@ func (s *session) close(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("DELETE: %w", err)
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("DELETE: %s", resp.Status)
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("DELETE: %s: %s", resp.Status, b)
 	}
-	return nil
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
 }
 
 // A sample is what one round measured at one endpoint.
@@ -292,6 +331,11 @@ func round(ctx context.Context, c *caller, f *fleet, url string, n, per int, lis
 	for i := range n {
 		wg.Go(func() {
 			sess := &session{c: c, url: url}
+			defer func() {
+				if sess.unlisten != nil {
+					sess.unlisten()
+				}
+			}()
 			if err := sess.open(ctx, lists); err != nil {
 				fail(err)
 				return

@@ -60,12 +60,12 @@ type config struct {
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("hop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	quick := fs.Bool("quick", false, "small rounds: a check that everything works, for CI (defaults: -rounds 2 -calls 1000)")
+	quick := fs.Bool("quick", false, "small rounds: a check that everything works, for CI (defaults: -rounds 2 -calls 400 -min-calls 2)")
 	levels := fs.String("levels", "1,64,256,1000", "the numbers of sessions at once, comma-separated")
 	variants := fs.String("variants", "list,nolist", "list: each session lists its tools before its calls; nolist: it never does")
 	rounds := fs.Int("rounds", 0, "the rounds at each level and variant, each taking the three endpoints in turn (0: 5, or 2 with -quick)")
-	calls := fs.Int("calls", 0, "the tools/call a round sends to an endpoint, shared among its sessions (0: 16000, or 1000 with -quick)")
-	minCalls := fs.Int("min-calls", 4, "the fewest tools/call a session sends")
+	calls := fs.Int("calls", 0, "the tools/call a round sends to an endpoint, shared among its sessions (0: 12000, or 400 with -quick)")
+	minCalls := fs.Int("min-calls", 0, "the fewest tools/call a session sends (0: 4, or 2 with -quick)")
 	bin := fs.String("mcpvalidate", "", "the mcpvalidate command to run (default: built from the checkout's cmd/mcpvalidate)")
 	prof := fs.String("cpuprofile", "", "write a CPU profile of the mcpvalidate proxy to this file (the proxy then runs in this program's binary)")
 	out := fs.String("out", "", "write the report to this file instead of stdout")
@@ -80,7 +80,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		c.rounds = pick(*quick, 2, 5)
 	}
 	if c.calls == 0 {
-		c.calls = pick(*quick, 1000, 16000)
+		c.calls = pick(*quick, 400, 12000)
+	}
+	if c.minCalls == 0 {
+		c.minCalls = pick(*quick, 2, 4)
 	}
 	var err error
 	if c.levels, err = parseLevels(*levels); err != nil {

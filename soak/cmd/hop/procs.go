@@ -285,11 +285,16 @@ func serveRole(role string, args []string) error {
 	return fmt.Errorf("unknown role %q %q", role, args)
 }
 
-// upstreamTransport is the reverse proxy's way to the server: what mcpvalidate proxy's
-// is (proxy/http.go), net/http's default transport keeping 256 idle connections.
+// upstreamTransport is the reverse proxy's way to the server: net/http's default
+// transport keeping 256 idle connections, as mcpvalidate proxy's does (proxy/http.go),
+// with no bound on all hosts' idle connections. (Under the default bound of 100, more
+// than 100 requests at once make net/http close idle connections, and a bodiless answer,
+// such as a notification's 202, whose connection is closed so before the answer is
+// handed over, fails with "putIdleConn: too many idle connections".)
 func upstreamTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 256
+	t.MaxIdleConns = 0
 	return t
 }
 
