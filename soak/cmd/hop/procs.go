@@ -62,10 +62,13 @@ type child struct {
 }
 
 func (f *fleet) start(ctx context.Context, c config) error {
-	var err error
-	if f.tmp, err = os.MkdirTemp("", "mcpvalidate-hop-"); err != nil {
+	tmp, err := os.MkdirTemp("", "mcpvalidate-hop-")
+	if err != nil {
 		return err
 	}
+	f.mu.Lock()
+	f.tmp = tmp
+	f.mu.Unlock()
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -89,7 +92,7 @@ func (f *fleet) start(ctx context.Context, c config) error {
 	} else {
 		bin := c.mcpvalidate
 		if bin == "" {
-			bin = filepath.Join(f.tmp, "mcpvalidate")
+			bin = filepath.Join(tmp, "mcpvalidate")
 			fmt.Fprintln(f.log, "hop: building cmd/mcpvalidate")
 			build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
 			build.Dir = filepath.Join(root, "cmd", "mcpvalidate")
@@ -205,6 +208,8 @@ func (f *fleet) pid(i int) int {
 	if i == clientProc {
 		return os.Getpid()
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	return f.procs[i].cmd.Process.Pid
 }
 
@@ -225,7 +230,8 @@ func (f *fleet) stopChecked() error {
 }
 
 // stop ends every process the fleet started, politely first (the profiled proxy writes its
-// profile then), and removes the temporary directory. It may be called more than once.
+// profile then), and removes the temporary directory. It may be called more than once,
+// and at once with start.
 func (f *fleet) stop() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -240,7 +246,6 @@ func (f *fleet) stop() {
 			<-ch.done
 		}
 	}
-	f.procs = nil
 	if f.tmp != "" {
 		os.RemoveAll(f.tmp)
 		f.tmp = ""
