@@ -68,7 +68,7 @@ func newCaller(sessions int) *caller {
 	t := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConnsPerHost: 2*sessions + 16, // a session's requests, and its GET stream
-		IdleConnTimeout:     5 * time.Minute,
+		IdleConnTimeout:     time.Minute,     // under the servers' 2 minutes: none closes a connection as it is reused
 		DisableCompression:  true,
 	}
 	return &caller{hc: &http.Client{Transport: t}}
@@ -77,8 +77,8 @@ func newCaller(sessions int) *caller {
 // settings describes the caller, for the report.
 func (c *caller) settings() string {
 	t := c.hc.Transport.(*http.Transport)
-	return fmt.Sprintf("net/http client, HTTP/1.1, MaxIdleConnsPerHost %d (no limit on connections), no compression; "+
-		"one goroutine a session, one request at a time, and its GET stream open", t.MaxIdleConnsPerHost)
+	return fmt.Sprintf("net/http client, HTTP/1.1, MaxIdleConnsPerHost %d (no limit on connections), IdleConnTimeout %v, no compression; "+
+		"one goroutine a session, one request at a time, and its GET stream open", t.MaxIdleConnsPerHost, t.IdleConnTimeout)
 }
 
 // A session is one MCP session of the client over streamable HTTP.

@@ -265,6 +265,12 @@ func serveRole(role string, args []string) error {
 		}
 		rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
 		rp.Transport = upstreamTransport()
+		rp.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+			if r.Context().Err() == nil { // not a client gone, such as a GET stream closed
+				fmt.Fprintln(os.Stderr, "http: proxy error:", err)
+				w.WriteHeader(http.StatusBadGateway)
+			}
+		}
 		return serve(rp, nil)
 	case role == "proxy" && len(args) == 2:
 		p, err := proxy.New(proxy.Options{})
