@@ -41,8 +41,6 @@ const (
 	procs
 )
 
-var procNames = [procs]string{"upstream", "reverse proxy", "mcpvalidate", "client"}
-
 // A fleet is the processes a run starts, and the temporary directory it builds in.
 type fleet struct {
 	log    io.Writer
