@@ -152,6 +152,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	out := stdout
+	if c.out != "" { // created first: a path that cannot be written fails before the run
+		file, err := os.Create(c.out)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		out = file
+	}
 	f := &fleet{log: stderr}
 	defer f.stop()
 	go func() { // a signal stops the processes at once; the run then fails on its calls
@@ -170,20 +179,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	m.date, m.loadAtStart, m.machine, m.commit = start, load, describeMachine(), f.commit
-	w := stdout
-	if c.out != "" {
-		file, err := os.Create(c.out)
-		if err != nil {
-			return err
-		}
-		defer file.Close()
-		w = file
-	}
-	if err := m.write(w); err != nil {
+	if err := m.write(out); err != nil {
 		return err
 	}
-	if c.out != "" {
-		return w.(*os.File).Close()
+	if file, ok := out.(*os.File); ok && c.out != "" {
+		return file.Close()
 	}
 	return nil
 }

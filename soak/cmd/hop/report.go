@@ -165,7 +165,7 @@ func (m *measurement) write(w io.Writer) error {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("Measured by `soak/cmd/hop` on %s at commit %s, %s.\n", m.date.UTC().Format("2006-01-02 15:04 MST"), m.commit, m.machine)
 	p("Load average (1, 5, 15 min) %s at the start, %s at the end.\n", m.loadAtStart, loadAverage())
-	p("%d rounds at each level; a round sends about %d tool calls to each endpoint, at least %d a session; "+
+	p("Rounds at each level: %d; a round sends about %d tool calls to each endpoint, at least %d a session; "+
 		"the client: %s.\n\n", m.rounds, m.calls, m.minCalls, m.client)
 	p("Calls/s is the median over the rounds (lowest–highest); p50 and p99 are over every call of every round; ")
 	p("CPU is each process's user and system time, per tool call, over all rounds, from /proc/PID/stat (10 ms ticks).\n\n")
