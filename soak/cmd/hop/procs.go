@@ -46,8 +46,8 @@ type fleet struct {
 	log    io.Writer
 	tmp    string
 	commit string
-	urls   [3]string // direct, reverse proxy, mcpvalidate
-	mu     sync.Mutex
+	urls   [endpoints]string
+	mu     sync.Mutex // guards tmp and procs, which stop reads at any time
 	procs  []*child
 }
 
@@ -105,7 +105,7 @@ func (f *fleet) start(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	f.urls = [3]string{up, rp, mv}
+	f.urls = [endpoints]string{up, rp, mv}
 	return nil
 }
 
