@@ -7,6 +7,7 @@ require (
 	github.com/mcpvalidate/mcpvalidate v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/gosdk v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000
+	github.com/mcpvalidate/mcpvalidate/proxy v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
@@ -20,7 +21,7 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
@@ -30,3 +31,7 @@ replace github.com/mcpvalidate/mcpvalidate/internal => ../internal
 replace github.com/mcpvalidate/mcpvalidate/gosdk => ../gosdk
 
 replace github.com/mcpvalidate/mcpvalidate => ..
+
+replace github.com/mcpvalidate/mcpvalidate/proxy => ../proxy
+
+replace github.com/mcpvalidate/mcpvalidate/otel => ../otel
