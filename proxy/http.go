@@ -130,12 +130,27 @@ func digest(h http.Header, keep func(name string) bool) string {
 
 // credential reports whether the header name may carry a credential.
 func credential(name string) bool {
-	n := strings.ToLower(name)
-	if n == "mcp-session-id" || n == "user-agent" {
+	if strings.EqualFold(name, sessionHeader) || strings.EqualFold(name, "User-Agent") {
 		return false
 	}
-	for _, w := range []string{"auth", "cookie", "token", "key", "secret", "credential", "passw", "session", "signature", "tenant"} {
-		if strings.Contains(n, w) {
+	for _, w := range credentialWords {
+		if containsFold(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var credentialWords = []string{"auth", "cookie", "token", "key", "secret", "credential", "passw", "session", "signature", "tenant"}
+
+// containsFold reports whether s holds word, lower-case ASCII, in any case, without
+// making a lower-case copy of s.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for ; j < len(word) && s[i+j]|0x20 == word[j]; j++ {
+		}
+		if j == len(word) {
 			return true
 		}
 	}

@@ -735,3 +735,22 @@ func TestHTTPErrorHandler(t *testing.T) {
 		t.Errorf("the handler was called %d times, want 3", n)
 	}
 }
+
+// TestSessionKeyAllocations: a request's session key, read on every request, costs one
+// allocation when it carries no credential, whatever its other headers.
+func TestSessionKeyAllocations(t *testing.T) {
+	r := localRequest("POST", nil)
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Session-Id": "abc", "Mcp-Protocol-Version": "2025-06-18", "User-Agent": "node", "X-Forwarded-For": "10.0.0.1"} {
+		r.Header.Set(k, v)
+	}
+	if n := testing.AllocsPerRun(100, func() { sessionKey(r) }); n > 1 {
+		t.Errorf("a session key costs %v allocations, want at most 1", n)
+	}
+	for name, want := range map[string]bool{"Authorization": true, "X-Api-Key": true, "COOKIE": true, "Mcp-Session-Id": false,
+		"User-Agent": false, "Accept": false, "X-Tenant": true, "Proxy-Authorization": true, "X-Auth": true, "Keep-Alive": false} {
+		if credential(name) != want {
+			t.Errorf("credential(%q) = %v, want %v", name, !want, want)
+		}
+	}
+}
