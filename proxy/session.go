@@ -45,18 +45,18 @@ type session struct {
 	// HTTP; "" over stdio): what the server's lists are compared with from one to the next.
 	caller string
 
-	mu            sync.Mutex
-	list          *toolList // the tools as last listed; nil before
-	stale         bool      // the server said its list changed since list was made
-	gen           uint64    // how many times the server said its list changed
-	hearsAll      bool      // stdio: every message of the server's passes the proxy
-	streams       int       // HTTP: the client's streams open through the proxy that carry list_changed
-	listing       *listing  // the proxy's own listing in flight
-	tokens        float64   // pages the session may ask for now, up to pageBurst; below 1, none
-	filled        time.Time // when tokens were last counted; zero: never, tokens full
+	mu       sync.Mutex
+	list     *toolList // the tools as last listed; nil before
+	stale    bool      // the server said its list changed since list was made
+	gen      uint64    // how many times the server said its list changed
+	hearsAll bool      // stdio: every message of the server's passes the proxy
+	streams  int       // HTTP: the client's streams open through the proxy that carry list_changed
+	listing  *listing  // the proxy's own listing in flight
+	tokens   float64   // pages the session may ask for now, up to pageBurst; below 1, none
+	filled   time.Time // when tokens were last counted; zero: never, tokens full
 	// listedUntil: the session's own last listing vouches for its list until then, when
 	// no stream of its carries list_changed (see lookup).
-	listedUntil time.Time
+	listedUntil   time.Time
 	pending       map[string]*pending
 	waiters       map[string]chan []byte // the proxy's own requests, by id key
 	closed        string                 // why the server is gone; "" while it is there
