@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"maps"
 	"slices"
 	"unicode/utf8"
@@ -406,13 +407,23 @@ func (q *quick) array(n *node, i, depth int) (int, bool) {
 	}
 	d := q.d
 	count := 0
+	unique := n != nil && n.uniqueItem
+	var seen [maxQuickUnique][]byte // under uniqueItems, the items so far, each plain (plainItem)
 	if i = skipSpace(d, i+1); i < len(d) && d[i] == ']' {
 		i++
 	} else {
 		for {
+			start := i
 			var ok bool
 			if i, ok = q.nested(n.item(count), i, depth+1); !ok {
 				return 0, false
+			}
+			if unique {
+				item := d[start:i]
+				if count == maxQuickUnique || !plainItem(item) || slices.ContainsFunc(seen[:count], func(b []byte) bool { return bytes.Equal(b, item) }) {
+					return 0, false // past what the quick pass compares, or equal: the explaining pass says
+				}
+				seen[count] = item
 			}
 			count++
 			if i = skipSpace(d, i); i < len(d) && d[i] == ']' {
@@ -428,11 +439,35 @@ func (q *quick) array(n *node, i, depth int) (int, bool) {
 	return i, n == nil || count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)
 }
 
+// maxQuickUnique bounds the items of an array under uniqueItems that the quick pass
+// compares, each with those before it.
+const maxQuickUnique = 16
+
+// plainItem reports whether an array's item, as sent, equals another item exactly when
+// their texts are the same: a string without escapes, an integer written plainly (not
+// -0), true, false or null.
+func plainItem(item []byte) bool {
+	switch c := item[0]; {
+	case c == '"':
+		return bytes.IndexByte(item, '\\') < 0
+	case c == 't' || c == 'f' || c == 'n':
+		return true
+	case string(item) == "-0":
+		return false
+	}
+	for i := 0; i < len(item); i++ {
+		if c := item[i]; (c < '0' || c > '9') && !(i == 0 && c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // quickKeywords are the keywords the quick pass decides: a schema with any other is left to
 // the explaining pass, so that a keyword the quick pass does not know is never ignored.
 var quickKeywords = keywordsOf("type", "enum", "const", "minLength", "maxLength", "pattern", "format",
 	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-	"properties", "required", "additionalProperties", "prefixItems", "items", "minItems", "maxItems",
+	"properties", "required", "additionalProperties", "prefixItems", "items", "minItems", "maxItems", "uniqueItems",
 	"minContains", "maxContains", // without contains they mean nothing
 	"$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema",
 	"oneOf", "anyOf") // only as a tagged union (taggedUnion)

@@ -127,9 +127,22 @@ var quickCases = []struct {
 	{"a boolean cut short", `{"properties":{"b":{"type":"boolean"}}}`, `{"b":tru}`, false},
 	{"false under a boolean", `{"properties":{"b":{"type":"boolean"}}}`, `{"b":false}`, true},
 	{"a string where a boolean belongs", `{"properties":{"b":{"type":"boolean"}}}`, `{"b":"true"}`, false},
+	{"unique plain items", quickUnique, `{"tags":["a","b",1,-2,true,null]}`, true},
+	{"no items, unique", quickUnique, `{"tags":[]}`, true},
+	{"two equal strings", quickUnique, `{"tags":["a","b","a"]}`, false},
+	{"two equal integers", quickUnique, `{"tags":[10,2,10]}`, false},
+	{"an escaped string, maybe equal", quickUnique, `{"tags":["a","\u0061"]}`, false},
+	{"an integer spelled otherwise", quickUnique, `{"tags":[1,1.0]}`, false},
+	{"0 and -0", quickUnique, `{"tags":[0,-0]}`, false},
+	{"an object among the items", quickUnique, `{"tags":[{"a":1},{"a":1}]}`, false},
+	{"more items than the quick pass compares", quickUnique, `{"tags":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}`, false},
+	{"as many items as the quick pass compares", quickUnique, `{"tags":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]}`, true},
 	{"deeper than the limit", `{"$ref":"#/$defs/t","$defs":{"t":{"properties":{"c":{"$ref":"#/$defs/t"}}}}}`,
 		strings.Repeat(`{"c":`, 64) + `{}` + strings.Repeat(`}`, 64), false},
 }
+
+// quickUnique declares an array of unique scalars.
+const quickUnique = `{"properties":{"tags":{"type":"array","uniqueItems":true,"items":{"type":["string","integer","boolean","null"]}}}}`
 
 func TestQuickPass(t *testing.T) {
 	for _, c := range quickCases {
@@ -157,7 +170,6 @@ func TestQuickPassSteersClear(t *testing.T) {
 		`{"properties":{"a":{"type":"object","oneOf":[{"type":"string"},{"type":"integer"}]}}}`,
 		`{"properties":{"a":{"oneOf":[{"type":"object","properties":{"k":{"enum":["a","b"]}}},{"type":"object","properties":{"k":{"enum":["b"]}}}]}}}`,
 		`{"properties":{"a":{"type":"integer","oneOf":[{"type":"string"},{"type":"integer"}]}}}`,
-		`{"properties":{"a":{"type":"array","uniqueItems":true}}}`,
 		`{"properties":{"a":{}},"additionalProperties":{"type":"string"}}`,
 		`{"properties":{"a":{}},"minProperties":1}`,
 		`{"properties":{"a":{}},"dependentRequired":{"a":["b"]}}`,

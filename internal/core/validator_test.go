@@ -239,11 +239,19 @@ func TestLimits(t *testing.T) {
 }
 
 func TestValidAllocatesNothing(t *testing.T) {
-	v, _ := Compile([]byte(weatherSchema))
-	args := []byte(`{"location": "Paris", "days": 2, "units": "c"}`)
-	v.Validate(args) // fill the pool
-	if n := testing.AllocsPerRun(100, func() { v.Validate(args) }); n != 0 {
-		t.Errorf("a valid call allocates %v times", n)
+	for _, c := range []struct{ schema, args string }{
+		{weatherSchema, `{"location": "Paris", "days": 2, "units": "c"}`},
+		{`{"properties":{"tags":{"type":"array","uniqueItems":true,"items":{"type":"string"}}}}`, `{"tags":["a","b","c","d"]}`},
+	} {
+		v, _ := Compile([]byte(c.schema))
+		args := []byte(c.args)
+		v.Validate(args) // fill the pool
+		if n := testing.AllocsPerRun(100, func() { v.Validate(args) }); n != 0 {
+			t.Errorf("%s: a valid call allocates %v times", c.args, n)
+		}
+		if !v.quickValid(args) {
+			t.Errorf("%s: the quick pass gives it up", c.args)
+		}
 	}
 }
 
