@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -730,6 +729,10 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, x exchange, fo
 		f.failed(w, x, forward, answer, "the upstream server's answer is encoded ("+coding+"), which the proxy did not ask for and cannot check")
 		return ""
 	}
+	if ambiguousType(resp.Header) {
+		f.failed(w, x, forward, answer, "the upstream server's answer is of a Content-Type ("+bounded(contentType(resp.Header))+") that clients read both as a stream and as JSON, so the proxy could not check it as they read it")
+		return ""
+	}
 	copyHeaders(w.Header(), resp.Header)
 	switch {
 	case isEventStream(resp.Header):
@@ -1155,11 +1158,34 @@ func encoded(h http.Header) string {
 	return ""
 }
 
-func mediaType(h http.Header) string {
-	t, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
-	return t
+// An answer's body is read as clients read it, by its Content-Type: the most lenient of
+// them (the TypeScript SDK's) take any value holding text/event-stream as a stream, else
+// any holding application/json as JSON, in any parameter and whatever else the value
+// says; Python's take any value that begins so, in any case. So does the proxy, that no
+// answer a client reads as a message passes unchecked. A value that holds both is one
+// clients read two ways: none is read, and the answer goes no further (ambiguousType).
+
+func isEventStream(h http.Header) bool {
+	v := contentType(h)
+	return containsFold(v, "text/event-stream") && !containsFold(v, "application/json")
 }
 
-func isEventStream(h http.Header) bool { return mediaType(h) == "text/event-stream" }
+func isJSON(h http.Header) bool {
+	v := contentType(h)
+	return containsFold(v, "application/json") && !containsFold(v, "text/event-stream")
+}
 
-func isJSON(h http.Header) bool { return mediaType(h) == "application/json" }
+// ambiguousType reports whether h's Content-Type names both a stream and JSON.
+func ambiguousType(h http.Header) bool {
+	v := contentType(h)
+	return containsFold(v, "application/json") && containsFold(v, "text/event-stream")
+}
+
+// contentType is h's Content-Type as fetch reads it: its values joined.
+func contentType(h http.Header) string {
+	vs := h.Values("Content-Type")
+	if len(vs) == 1 {
+		return vs[0]
+	}
+	return strings.Join(vs, ", ")
+}

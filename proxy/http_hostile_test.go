@@ -369,3 +369,50 @@ func TestTaskIDInOtherCase(t *testing.T) {
 		t.Errorf("a tasks/result naming two tasks: %s", got)
 	}
 }
+
+// TestHTTPAnswersReadAsClientsRead: an upstream answer is read as the most lenient
+// client reads its Content-Type (any value holding application/json, in any case or
+// parameter, is JSON; holding text/event-stream, a stream), so a result that breaks its
+// outputSchema never reaches a client unchecked however the type is written; a type
+// clients read both ways goes no further. A type no client reads passes as it is.
+func TestHTTPAnswersReadAsClientsRead(t *testing.T) {
+	const result = `{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":"x"}}}`
+	for _, c := range []struct {
+		name   string
+		types  []string
+		body   string
+		passes bool // the body reaches the client as it is
+	}{
+		{"JSON", []string{"application/json"}, result, false},
+		{"JSON in capitals", []string{"APPLICATION/JSON"}, result, false},
+		{"JSON with a broken parameter", []string{"application/json; charset"}, result, false},
+		{"JSON named in a parameter", []string{"text/plain; profile=application/json"}, result, false},
+		{"JSON as a second value", []string{"text/plain", "application/json"}, result, false},
+		{"a stream with a broken parameter", []string{"text/event-stream;;"}, "data: " + result + "\n\n", false},
+		{"a stream named in a parameter", []string{"text/plain; x=text/event-stream"}, "data: " + result + "\n\n", false},
+		{"both", []string{"application/json, text/event-stream"}, result, false},
+		{"neither", []string{"text/plain"}, "not a message", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				m, _ := parseMessage(body)
+				if m.method == "tools/list" {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+					return
+				}
+				w.Header()["Content-Type"] = c.types
+				io.WriteString(w, c.body)
+			})
+			_, do := memoryFront(t, upstream, Options{Output: true})
+			_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{}}}`)
+			if passed := strings.Contains(got, c.body); passed != c.passes {
+				t.Errorf("the answer reached the client as it is: %v, want %v: %.300s", passed, c.passes, got)
+			}
+			if strings.Contains(got, `"n":"x"`) {
+				t.Errorf("a result that breaks its outputSchema reached the client: %.300s", got)
+			}
+		})
+	}
+}
