@@ -168,6 +168,7 @@ func proxyCommand(fs *flag.FlagSet) action {
 		}
 		server := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 		server.Stderr = stderr
+		dieWithProxy(server)
 		// Told to stop, the proxy passes it on to the server, and exits when it does.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()

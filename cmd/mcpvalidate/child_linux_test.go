@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// stubbornServer, as the test binary's first argument, makes it a server that writes its
+// pid to stderr, then ignores its input's end and SIGTERM. Its init runs before the
+// command role's (this file's name comes first), which the server inherits from the proxy.
+const stubbornServer = "stubborn-server"
+
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == stubbornServer {
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Fprintf(os.Stderr, "stubborn server %d\n", os.Getpid())
+		select {}
+	}
+}
+
+// TestProxyKilledTakesItsServer: a proxy killed outright (SIGKILL, as the SDKs' stdio
+// transports end a proxy slow to stop) leaves no server behind, even one that ignores its
+// input's end and SIGTERM.
+func TestProxyKilledTakesItsServer(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "proxy", "--", os.Args[0], stubbornServer)
+	cmd.Env = append(os.Environ(), commandRole+"=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscanf(bufio.NewReader(stderr), "stubborn server %d\n", &pid); err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	// The kernel sent SIGKILL as the proxy died; a sleeping process goes at once. Ten
+	// thousand looks a millisecond apart only bound a failure: the server then is killed here.
+	for range 10000 {
+		if !running(pid) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("the server (pid %d) outlived the proxy killed", pid)
+}
+
+// running reports whether the process pid runs: neither gone nor a zombie awaiting init.
+func running(pid int) bool {
+	state, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !strings.Contains(string(state), ") Z ")
+}
