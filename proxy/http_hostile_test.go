@@ -142,17 +142,7 @@ func TestHTTPEventFraming(t *testing.T) {
 		{"a BOM", "\xef\xbb\xbfdata: " + bad + "\n\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, _ := io.ReadAll(r.Body)
-				m, _ := parseMessage(body)
-				if m.method == "tools/list" {
-					w.Header().Set("Content-Type", "application/json")
-					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
-					return
-				}
-				w.Header().Set("Content-Type", "text/event-stream")
-				io.WriteString(w, tc.stream)
-			})
+			upstream := answering([]string{"text/event-stream"}, tc.stream)
 			_, do := memoryFront(t, upstream, Options{Output: true})
 			_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{}}}`)
 			if strings.Contains(got, `"structuredContent":{"n":"x"}`) {
@@ -394,17 +384,7 @@ func TestHTTPAnswersReadAsClientsRead(t *testing.T) {
 		{"neither", []string{"text/plain"}, "not a message", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, _ := io.ReadAll(r.Body)
-				m, _ := parseMessage(body)
-				if m.method == "tools/list" {
-					w.Header().Set("Content-Type", "application/json")
-					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
-					return
-				}
-				w.Header()["Content-Type"] = c.types
-				io.WriteString(w, c.body)
-			})
+			upstream := answering(c.types, c.body)
 			_, do := memoryFront(t, upstream, Options{Output: true})
 			_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{}}}`)
 			if passed := strings.Contains(got, c.body); passed != c.passes {
@@ -415,4 +395,19 @@ func TestHTTPAnswersReadAsClientsRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// answering is an upstream that lists toolsList and answers any other request with body,
+// under the Content-Type values types.
+func answering(types []string, body string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := io.ReadAll(r.Body)
+		if m, _ := parseMessage(req); m.method == "tools/list" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+			return
+		}
+		w.Header()["Content-Type"] = types
+		io.WriteString(w, body)
+	})
 }
