@@ -12,7 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // This file is the adapter's room: everything that knows mcp-go but what it reads of
@@ -28,7 +28,7 @@ import (
 // Invalid arguments are answered with a tool result with isError set and the text
 // "Invalid arguments: " followed by the violations joined by "; "; the handler is not called.
 //
-// It is New(opts...).Middleware(): a server that reads the counters ([Guard.Stats]) or
+// It is New(opts...).Middleware(): a server that reads the counters ([Guard.Guard]) or
 // checks its tools at start-up ([Guard.CheckServer]) keeps the [Guard] instead.
 //
 // mcp-go's own WithInputSchemaValidation, when also on, runs before every middleware: a
@@ -78,7 +78,7 @@ func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 }
 
 // Handler binds a tool's handler to the tool's inputSchema (and, under
-// [WithOutputValidation], its outputSchema), for servers that register tools again while
+// [guard.WithOutputValidation], its outputSchema), for servers that register tools again while
 // serving and run other tool middleware inside the guard's ([Guard.Middleware]):
 //
 //	srv.AddTool(tool, guard.Handler(tool, handler))
@@ -135,7 +135,7 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 // checkResult runs h and, when its result is a final success, checks the result's
 // structured content against the outputSchema's validator out: a result that does not
 // match is replaced by an error result that says the tool failed.
-func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *core.Call, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
+func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *guard.Call, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
 	res, err := h(ctx, req)
 	if err != nil || res == nil || res.IsError || needsInput(res) {
 		g.core.Unchecked(call)
@@ -178,10 +178,10 @@ var rawNullGivesWay = func() bool {
 
 // refusal is the tool result that answers a refused call: isError, the verdict's text, and
 // its violations as data in _meta.
-func refusal(vd core.Verdict) *mcp.CallToolResult {
+func refusal(vd guard.Verdict) *mcp.CallToolResult {
 	res := mcp.NewToolResultError(vd.Text())
 	if m := vd.Meta(); m != nil {
-		res.Meta = &mcp.Meta{AdditionalFields: map[string]any{MetaKey: m}}
+		res.Meta = &mcp.Meta{AdditionalFields: map[string]any{guard.MetaKey: m}}
 	}
 	return res
 }
@@ -195,7 +195,7 @@ type checkedKey struct{ g *Guard }
 type checkedCall struct {
 	context.Context
 	g       *Guard
-	in, out *core.Schema
+	in, out *guard.Schema
 	args    argsIdentity
 }
 
@@ -274,11 +274,11 @@ var probeHandler server.ToolHandlerFunc = func(context.Context, mcp.CallToolRequ
 // mcp-go answers a task-augmented call with its task before any handler runs: a call with
 // invalid arguments completes its task at once with the isError result that tasks/result
 // returns, as [Guard.Middleware] answers; the handler is not called. Under
-// [WithOutputValidation], a result that does not match the tool's outputSchema completes
+// [guard.WithOutputValidation], a result that does not match the tool's outputSchema completes
 // the task with an isError result in its place.
 func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.TaskToolHandlerFunc {
 	key := keyOf(tool.RawInputSchema, &tool.InputSchema)
-	failed := func(vd core.Verdict) *mcp.CreateTaskResult {
+	failed := func(vd guard.Verdict) *mcp.CreateTaskResult {
 		r := refusal(vd)
 		res := &mcp.CreateTaskResult{Content: r.Content, IsError: true}
 		res.Meta = r.Meta
@@ -318,11 +318,11 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 
 // checked is what admit found of one call.
 type checked struct {
-	verdict   core.Verdict
-	against   *core.Schema // the schema checked; nil when the registration is not next's
-	out       *Validator   // of the tool's outputSchema, when the result is to be checked
-	outSchema *core.Schema // that outputSchema
-	call      core.Call
+	verdict   guard.Verdict
+	against   *guard.Schema // the schema checked; nil when the registration is not next's
+	out       *Validator    // of the tool's outputSchema, when the result is to be checked
+	outSchema *guard.Schema // that outputSchema
+	call      guard.Call
 }
 
 // admit validates one call against the schema registered with next, the handler mcp-go
@@ -383,7 +383,7 @@ func findTool(srv *server.MCPServer, session server.ClientSession, name string) 
 
 // resultSchema returns the compilation of t's outputSchema when results are checked and t
 // declares one, else nil.
-func (g *Guard) resultSchema(t *mcp.Tool) *core.Schema {
+func (g *Guard) resultSchema(t *mcp.Tool) *guard.Schema {
 	if !g.core.ChecksResults() || !declaresOutput(t) {
 		return nil
 	}
@@ -392,16 +392,16 @@ func (g *Guard) resultSchema(t *mcp.Tool) *core.Schema {
 
 // resultValidator returns the validator of the outputSchema s, nil when s is; and, when s
 // does not compile, the verdict that refuses the call, as a broken input schema does.
-func (g *Guard) resultValidator(call *core.Call, s *core.Schema) (*Validator, core.Verdict) {
+func (g *Guard) resultValidator(call *guard.Call, s *guard.Schema) (*Validator, guard.Verdict) {
 	if s == nil {
-		return nil, core.Verdict{}
+		return nil, guard.Verdict{}
 	}
 	return g.core.ResultValidator(call, s)
 }
 
 // outputSchemaFor returns the compilation of t's outputSchema, compiling it on the first
 // call that declares its text.
-func (g *Guard) outputSchemaFor(t *mcp.Tool) *core.Schema {
+func (g *Guard) outputSchemaFor(t *mcp.Tool) *guard.Schema {
 	values := (*mcp.ToolInputSchema)(&t.OutputSchema)
 	key := keyOf(t.RawOutputSchema, values)
 	key.output = true
@@ -429,7 +429,7 @@ func outputSchemaOf(t *mcp.Tool) ([]byte, error) {
 
 // schemaFor returns the compilation of tool's schema, as its values hold it now: compiled
 // on the first call that declares its text.
-func (g *Guard) schemaFor(tool *mcp.Tool, key schemaKey) *core.Schema {
+func (g *Guard) schemaFor(tool *mcp.Tool, key schemaKey) *guard.Schema {
 	if s, kept := g.core.Find(key); s != nil && snapshotIn(kept).holds(tool.RawInputSchema, &tool.InputSchema) {
 		return s
 	}
@@ -439,16 +439,16 @@ func (g *Guard) schemaFor(tool *mcp.Tool, key schemaKey) *core.Schema {
 	return g.core.Bind(key, snap, text, err)
 }
 
-func (g *Guard) checkTool(call *core.Call, req mcp.CallToolRequest, s *core.Schema) core.Verdict {
+func (g *Guard) checkTool(call *guard.Call, req mcp.CallToolRequest, s *guard.Schema) guard.Verdict {
 	return g.core.Check(call, s, req.Params.RawArguments, req.Params.Arguments)
 }
 
-var outsideServer = core.Unusable(errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?"))
+var outsideServer = guard.Unusable(errors.New("mcpvalidate: the middleware cannot find the tool; is it running inside an mcp-go server?"))
 
 // call names the call req's session; the client's name and version, and the protocol's,
 // only for observers.
-func (g *Guard) call(session server.ClientSession, req *mcp.CallToolRequest) core.Call {
-	call := core.Call{Tool: req.Params.Name}
+func (g *Guard) call(session server.ClientSession, req *mcp.CallToolRequest) guard.Call {
+	call := guard.Call{Tool: req.Params.Name}
 	if !g.core.Observed() {
 		if session != nil {
 			call.Session = session.SessionID()
@@ -489,8 +489,8 @@ func schemaOf(t *mcp.Tool) ([]byte, error) {
 var emptySchema, _ = json.Marshal(mcp.ToolInputSchema{})
 
 // CheckServer compiles the inputSchema of every tool registered on srv (and, under
-// [WithOutputValidation], every outputSchema) into the guard's cache, and returns every
-// problem at once, each a [*ToolError], in the order of the tools' names; nil when all
+// [guard.WithOutputValidation], every outputSchema) into the guard's cache, and returns every
+// problem at once, each a [*guard.ToolError], in the order of the tools' names; nil when all
 // compile. A server that calls it before serving refuses to start with a broken tool
 // rather than refuse its calls later, and its first calls find their schemas compiled:
 //
@@ -521,13 +521,13 @@ func (g *Guard) CheckServer(srv *server.MCPServer) error {
 	for _, name := range names {
 		tool := &tools[name].Tool
 		if _, err := g.core.Compiled(g.schemaFor(tool, keyOf(tool.RawInputSchema, &tool.InputSchema))); err != nil {
-			errs = append(errs, &ToolError{Tool: name, Schema: "inputSchema", Err: err})
+			errs = append(errs, &guard.ToolError{Tool: name, Schema: "inputSchema", Err: err})
 		}
 		if !g.core.ChecksResults() || !declaresOutput(tool) {
 			continue
 		}
 		if _, err := g.core.Compiled(g.outputSchemaFor(tool)); err != nil {
-			errs = append(errs, &ToolError{Tool: name, Schema: "outputSchema", Err: err})
+			errs = append(errs, &guard.ToolError{Tool: name, Schema: "outputSchema", Err: err})
 		}
 	}
 	return errors.Join(errs...)

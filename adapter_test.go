@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 const (
@@ -175,7 +176,7 @@ func TestBoundHandlerChecksItsOwnSchema(t *testing.T) {
 	if text, _ := invoke(t, srv, nil, "transfer", map[string]any{"amount": 500, "to": "bob", "memo": "x"}); text != "Invalid arguments: property 'amount' must be at most 100; unexpected property 'memo'" {
 		t.Errorf("invalid call: %q", text)
 	}
-	if s := g.Stats(); len(s) != 1 || s[0].Accepted != 3 || s[0].Refused != 1 {
+	if s := g.Guard().Stats(); len(s) != 1 || s[0].Accepted != 3 || s[0].Refused != 1 {
 		t.Errorf("each call must be counted once: %+v", s)
 	}
 	armed.Store(true)
@@ -223,7 +224,7 @@ func TestBoundAliasForwardsOtherArguments(t *testing.T) {
 			if isErr == same || !same && text != refusalPrefix+"property 'amount' must be at most 100" {
 				t.Errorf("got %q (isError %v)", text, isErr)
 			}
-			if s := g.Stats(); same && (s[0].Accepted != 1 || len(s) != 1) {
+			if s := g.Guard().Stats(); same && (s[0].Accepted != 1 || len(s) != 1) {
 				t.Errorf("the same arguments checked again: %+v", s)
 			}
 		})
@@ -239,7 +240,7 @@ func TestCheckedMarkCost(t *testing.T) {
 	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"transfer","arguments":{"amount":5,"to":"bob"}}}`)
 	allocs := func(bind bool) float64 {
 		var strict transfers
-		g := New(WithOutputValidation())
+		g := New(guard.WithOutputValidation())
 		srv := server.NewMCPServer("bank", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithToolHandlerMiddleware(passthrough))
 		tool := transferTool(strictTransfer)
 		tool.RawOutputSchema = json.RawMessage(`{"type":"object"}`)
@@ -249,8 +250,8 @@ func TestCheckedMarkCost(t *testing.T) {
 		}
 		srv.AddTool(tool, h)
 		n := testing.AllocsPerRun(100, func() { srv.HandleMessage(context.Background(), msg) })
-		if strict.ran.Load() == 0 || g.Stats()[0].Accepted != uint64(strict.ran.Load()) {
-			t.Fatalf("bound %v: ran %d, stats %+v", bind, strict.ran.Load(), g.Stats())
+		if strict.ran.Load() == 0 || g.Guard().Stats()[0].Accepted != uint64(strict.ran.Load()) {
+			t.Fatalf("bound %v: ran %d, stats %+v", bind, strict.ran.Load(), g.Guard().Stats())
 		}
 		return n
 	}
@@ -269,7 +270,7 @@ func TestBoundHandlerInnermost(t *testing.T) {
 	srv.AddTool(tool, g.Handler(tool, strict.handler(100)))
 	invoke(t, srv, nil, "transfer", map[string]any{"amount": 5, "to": "bob"})
 	invoke(t, srv, nil, "transfer", attack)
-	if s := g.Stats(); len(s) != 1 || s[0].Accepted != 1 || s[0].Refused != 1 || strict.ran.Load() != 1 {
+	if s := g.Guard().Stats(); len(s) != 1 || s[0].Accepted != 1 || s[0].Refused != 1 || strict.ran.Load() != 1 {
 		t.Errorf("stats %+v, handler ran %d times", s, strict.ran.Load())
 	}
 }
@@ -277,7 +278,7 @@ func TestBoundHandlerInnermost(t *testing.T) {
 // TestOtherGuardsBoundHandler: a guard's middleware checks a call whose handler another
 // guard bound, by its own options, as it checks every other call.
 func TestOtherGuardsBoundHandler(t *testing.T) {
-	outer, inner := New(WithOutputValidation()), New()
+	outer, inner := New(guard.WithOutputValidation()), New()
 	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(outer.Middleware()))
 	h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		r := mcp.NewToolResultText("a reading")
@@ -291,10 +292,10 @@ func TestOtherGuardsBoundHandler(t *testing.T) {
 	if res := callResult(t, srv, "reading", `{"station":"Orly"}`); res["isError"] != true {
 		t.Errorf("a result its outputSchema refuses passed the outer guard: %v", res)
 	}
-	if s := outer.Stats(); len(s) != 1 || s[0].Tool != "reading" || s[0].ResultRefused != 1 {
+	if s := outer.Guard().Stats(); len(s) != 1 || s[0].Tool != "reading" || s[0].ResultRefused != 1 {
 		t.Errorf("outer guard's stats %+v, want the result refused", s)
 	}
-	if s := inner.Stats(); len(s) != 1 || s[0].Accepted != 1 {
+	if s := inner.Guard().Stats(); len(s) != 1 || s[0].Accepted != 1 {
 		t.Errorf("inner guard's stats %+v, want the call accepted", s)
 	}
 }
@@ -513,7 +514,7 @@ func TestFieldOffset(t *testing.T) {
 // names, and leaves each schema compiled in the guard's cache, where the calls that follow
 // find it: no schema is compiled twice, and CheckServer itself counts no call.
 func TestGuardCheckServer(t *testing.T) {
-	g := New(WithOutputValidation())
+	g := New(guard.WithOutputValidation())
 	srv, calls := weatherServer(t, g)
 	handler := forecast(calls)
 	srv.AddTool(mcp.NewToolWithRawSchema("zeta", "", json.RawMessage(`{"type":"strnig"}`)), handler)
@@ -531,8 +532,8 @@ func TestGuardCheckServer(t *testing.T) {
 		t.Fatal("CheckServer found no broken schema")
 	}
 	for _, err := range joined.Unwrap() {
-		var te *ToolError
-		var se *SchemaError
+		var te *guard.ToolError
+		var se *guard.SchemaError
 		if !errors.As(err, &te) || !errors.As(err, &se) {
 			t.Fatalf("%v: not a *ToolError of a *SchemaError", err)
 		}
@@ -546,7 +547,7 @@ func TestGuardCheckServer(t *testing.T) {
 	if st := g.core.CacheStats(); st.Compiled != 6 || st.Texts != 6 || st.Bindings != 7 {
 		t.Errorf("cache %+v, want 6 compilations and texts, 7 bindings", st)
 	}
-	if st := g.Stats(); len(st) != 0 {
+	if st := g.Guard().Stats(); len(st) != 0 {
 		t.Errorf("CheckServer counted calls: %+v", st)
 	}
 
@@ -602,11 +603,11 @@ func TestInProcessClient(t *testing.T) {
 }
 
 func inProcessClient(t *testing.T, version string, needSession bool, newClient func(*server.MCPServer) (*client.Client, error)) {
-	var events []Event
+	var events []guard.Event
 	var session string // the session the server registered for the client
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) { session = s.SessionID() })
-	srv, calls := weatherServer(t, New(WithObserver(func(e Event) { events = append(events, e) })), server.WithHooks(hooks))
+	srv, calls := weatherServer(t, New(guard.WithObserver(func(e guard.Event) { events = append(events, e) })), server.WithHooks(hooks))
 	c, err := newClient(srv)
 	if err != nil {
 		t.Fatal(err)
@@ -646,7 +647,7 @@ func inProcessClient(t *testing.T, version string, needSession bool, newClient f
 		t.Log("this mcp-go's in-process client has no session")
 		client = ""
 	}
-	if len(events) != 2 || events[0].Outcome != Refused || events[1].Outcome != Accepted ||
+	if len(events) != 2 || events[0].Outcome != guard.Refused || events[1].Outcome != guard.Accepted ||
 		events[0].ClientName != client || events[0].SessionID != session || events[1].SessionID != session ||
 		client != "" && events[0].ClientVersion != "1" {
 		t.Errorf("events: %+v", events)
@@ -717,7 +718,7 @@ func TestTaskTools(t *testing.T) {
 		t.Run(fmt.Sprintf("reportOnly=%v", reportOnly), func(t *testing.T) {
 			var opts []Option
 			if reportOnly {
-				opts = append(opts, WithReportOnly())
+				opts = append(opts, guard.WithReportOnly())
 			}
 			g := New(opts...)
 			srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
@@ -749,7 +750,7 @@ func TestTaskTools(t *testing.T) {
 			if ran.Load() != want {
 				t.Errorf("handlers ran %d times, want %d", ran.Load(), want)
 			}
-			if st := g.Stats(); len(st) != 2 || st[0].Refused != 1 || st[1].Refused != 1 {
+			if st := g.Guard().Stats(); len(st) != 2 || st[0].Refused != 1 || st[1].Refused != 1 {
 				t.Errorf("stats %+v: want one refusal per tool", st)
 			}
 		})
@@ -892,7 +893,7 @@ func TestDecodedAndAbsentArguments(t *testing.T) {
 // tool run as a task (Middleware). (On 2026-07-28, mcp-go v1.6.0 still makes the task but
 // answers tasks/result with "removed in protocol version 2026-07-28".)
 func TestTaskRefusalShape(t *testing.T) {
-	g := New(WithViolationMeta())
+	g := New(guard.WithViolationMeta())
 	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
 	tool := mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema))
 	tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
@@ -926,7 +927,7 @@ func TestTaskRefusalShape(t *testing.T) {
 			t.Fatalf("%s: tasks/result answered %s", name, b)
 		}
 		m, _ := res.Result["_meta"].(map[string]any)
-		ours, _ := m[MetaKey].(map[string]any)
+		ours, _ := m[guard.MetaKey].(map[string]any)
 		if vs, _ := ours["violations"].([]any); ours["of"] != "arguments" || len(vs) != 2 {
 			t.Errorf("%s: the refusal carries no violations: %s", name, b)
 		}
@@ -988,7 +989,7 @@ func TestSchemaOfLaterFieldsOnly(t *testing.T) {
 			t.Skip("this mcp-go has no ToolOutputSchema.Types")
 		}
 		listed, _ := json.Marshal(tool)
-		srv := server.NewMCPServer("t", "1", server.WithToolHandlerMiddleware(New(WithOutputValidation()).Middleware()))
+		srv := server.NewMCPServer("t", "1", server.WithToolHandlerMiddleware(New(guard.WithOutputValidation()).Middleware()))
 		srv.AddTool(tool, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultStructuredOnly(map[string]any{"n": "not a number"}), nil
 		})

@@ -2,7 +2,7 @@ package mcpvalidate
 
 // What the tests of the mcp-go adapter expect, as the contract states it: the weather schema,
 // the texts a refusal opens with or is, and the bounds on what a refusal holds. They are
-// written here, not read from the core, so that a change there shows here.
+// written here, not read from package guard, so that a change there shows here.
 
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
 "units":{"type":"string","enum":["c","f"]}},"required":["location"],"additionalProperties":false}`

@@ -12,16 +12,17 @@
 // Create one [Guard] per server with [New], register its [Guard.Middleware], and check the
 // tools' schemas with [Guard.CheckServer] before serving:
 //
-//	guard := mcpvalidate.New()
+//	g := mcpvalidate.New()
 //	srv := server.NewMCPServer("weather", "1.0.0",
-//		server.WithToolHandlerMiddleware(guard.Middleware()))
+//		server.WithToolHandlerMiddleware(g.Middleware()))
 //	srv.AddTool(tool, handler)
-//	if err := guard.CheckServer(srv); err != nil {
+//	if err := g.CheckServer(srv); err != nil {
 //		log.Fatal(err) // a tool whose schema does not compile
 //	}
 //
 // The guard compiles each distinct schema text once, shares it between the tools and
-// sessions that declare it, and keeps the counters that [Guard.Stats] returns. [Middleware]
+// sessions that declare it, and keeps the counters that [guard.Guard.Stats] returns
+// ([Guard.Guard] gives it). [Middleware]
 // is the one-line form, for a server that neither reads the counters nor checks its tools
 // at start-up.
 //
@@ -36,60 +37,60 @@
 // # What the model is told
 //
 // A refused call's text is "Invalid arguments: " followed by the messages of its
-// violations, joined by "; ", within 8 KB. [WithFormatter] chooses their style:
-// [DefaultFormat], [GatewayFormat], [DetailedFormat] (which also says what was sent and,
-// with [WithHints], which name or value was meant), or a [Formatter] of your own. Under
-// [WithViolationMeta] the result's _meta carries the same violations as data, under
-// [MetaKey], for clients that read them.
+// violations, joined by "; ", within 8 KB. [guard.WithFormatter] chooses their style:
+// [guard.DefaultFormat], [guard.GatewayFormat], [guard.DetailedFormat] (which also says
+// what was sent and which name or value was meant), or a [guard.Formatter] of your own. Under
+// [guard.WithViolationMeta] the result's _meta carries the same violations as data, under
+// [guard.MetaKey], for clients that read them.
 //
 // A tool whose schema does not compile is never called: each call is refused with a text
-// that asks the model not to retry, and the operator is told (outcome [SchemaBroken]).
+// that asks the model not to retry, and the operator is told (outcome [guard.SchemaBroken]).
 //
 // # Watching and rolling out
 //
-// [WithObserver] hears of every validated call as an [Event]: its [Outcome], its
-// [Violation] values (kinds, paths and the schema's own values, never the values sent), the
-// session and the client. [WithLogger] logs refusals, repairs and broken schemas to a
-// [log/slog.Logger], and `mcpvalidate report` sums such a log up per tool. [Guard.Stats]
-// returns each tool's [ToolStats]: calls accepted and
+// [guard.WithObserver] hears of every validated call as an [guard.Event]: its [guard.Outcome], its
+// [guard.Violation] values (kinds, paths and the schema's own values, never the values sent), the
+// session and the client. [guard.WithLogger] logs refusals, repairs and broken schemas to a
+// [log/slog.Logger], and `mcpvalidate report` sums such a log up per tool. [guard.Guard.Stats]
+// returns each tool's [guard.ToolStats]: calls accepted and
 // refused, and how many refusals the model needed to repair a call.
 //
-// [WithReportOnly] lets every call reach its handler and only reports those that would be
+// [guard.WithReportOnly] lets every call reach its handler and only reports those that would be
 // refused: the first step of switching validation on for a live server.
 //
 // # Results
 //
-// [WithOutputValidation] also checks every successful result of a tool that declares an
+// [guard.WithOutputValidation] also checks every successful result of a tool that declares an
 // outputSchema, after its handler ran. A result that does not match is withheld, the model
-// is told that the tool failed on the server's side, and the outcome is [ResultRefused].
+// is told that the tool failed on the server's side, and the outcome is [guard.ResultRefused].
 //
 // # Schemas and limits
 //
 // Schemas are JSON Schema 2020-12, or 2019-09, draft-07, draft-06 and draft-04 when their
 // $schema names them. Each is compiled once and checked in one pass over the raw argument
 // bytes, with exact numbers, violations in a deterministic order and no allocation on a
-// valid call. "format" is an annotation unless [WithFormatAssertion] is given (draft-07 and
-// earlier always assert it). [WithFullEngine] validates with santhosh-tekuri/jsonschema
+// valid call. "format" is an annotation unless [guard.WithFormatAssertion] is given (draft-07 and
+// earlier always assert it). [guard.WithFullEngine] validates with santhosh-tekuri/jsonschema
 // instead, to compare the two engines.
 //
-// [WithMaxDepth] bounds how deeply arguments may nest, [WithMaxViolations] how many
-// violations are listed, and [WithCacheBudget] the memory a guard's compiled schemas hold.
+// [guard.WithMaxDepth] bounds how deeply arguments may nest, [guard.WithMaxViolations] how many
+// violations are listed, and [guard.WithCacheBudget] the memory a guard's compiled schemas hold.
 //
 // # Without a server
 //
-// [Compile] compiles a schema into a [Validator], whose [Validator.Validate] checks
-// argument bytes and [Validator.ValidateValue] decoded arguments; [Messages] renders the
-// violations. [Lint] reviews a schema for what a strict reviewer would tighten. The command
+// [Compile] compiles a schema into a [Validator], whose [guard.Validator.Validate] checks
+// argument bytes and [guard.Validator.ValidateValue] decoded arguments; [guard.Messages] renders the
+// violations. [guard.Lint] reviews a schema for what a strict reviewer would tighten. The command
 // cmd/mcpvalidate does the same from a shell.
 //
 // # Packages
 //
-// The validator and the guard live in an internal package that imports no MCP framework;
-// this package adds the mcp-go adapter and gives the core's names ([Violation], [Option],
-// [Event], …) as its own, so an mcp-go server needs no other import. Servers on the
-// official Go SDK use [github.com/mcpvalidate/mcpvalidate/gosdk], a module of its own with
-// the same names, and depend on no mcp-go module; a process serving both shares one guard
-// through [Guard.Share] and gosdk's Wrap.
+// The validator and the guard live in package [github.com/mcpvalidate/mcpvalidate/guard],
+// which imports no MCP framework: its options, formatters, violations, events and counters
+// are the ones this package's guard uses. This package adds the mcp-go adapter. Servers on
+// the official Go SDK use [github.com/mcpvalidate/mcpvalidate/gosdk], a module of its own
+// that depends on no mcp-go module; a process serving both shares one [guard.Guard] through
+// [Adapt] and gosdk's Adapt.
 //
 // # Compatibility
 //

@@ -9,33 +9,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpvalidate/mcpvalidate"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
-
-func ExampleCompile() {
-	v, err := mcpvalidate.Compile([]byte(`{
-		"type": "object",
-		"properties": {
-			"location": {"type": "string"},
-			"days": {"type": "integer"},
-			"units": {"type": "string", "enum": ["c", "f"]}
-		},
-		"required": ["location"],
-		"additionalProperties": false
-	}`))
-	if err != nil {
-		panic(err)
-	}
-	for _, msg := range mcpvalidate.Messages(v.Validate([]byte(`{"days": 2.5, "units": "k", "x": 1}`)), nil) {
-		fmt.Println(msg)
-	}
-	fmt.Println(v.Validate([]byte(`{"location": "Paris", "days": 2}`)) == nil)
-	// Output:
-	// missing required property 'location'
-	// property 'days' must be integer
-	// property 'units' must be one of ['c', 'f']
-	// unexpected property 'x'
-	// true
-}
 
 func ExampleMiddleware() {
 	srv := server.NewMCPServer("weather", "1.0.0",
@@ -57,9 +32,9 @@ func ExampleMiddleware() {
 
 // Under WithViolationMeta a client reads a refusal's violations as data from the result's
 // _meta.
-func ExampleWithViolationMeta() {
-	guard := mcpvalidate.New(mcpvalidate.WithViolationMeta())
-	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+func Example_violationMeta() {
+	g := mcpvalidate.New(guard.WithViolationMeta())
+	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()))
 	srv.AddTool(mcp.NewTool("order",
 		mcp.WithString("sku", mcp.Required()),
 		mcp.WithNumber("quantity", mcp.Min(1)),
@@ -75,7 +50,7 @@ func ExampleWithViolationMeta() {
 			Limit                  json.Number
 		}
 	}
-	_ = json.Unmarshal(res.Meta.AdditionalFields[mcpvalidate.MetaKey].(json.RawMessage), &data)
+	_ = json.Unmarshal(res.Meta.AdditionalFields[guard.MetaKey].(json.RawMessage), &data)
 	for _, v := range data.Violations {
 		fmt.Printf("%q %s %s limit=%s\n", v.Pointer, v.Kind, v.Keyword, v.Limit)
 	}
@@ -84,9 +59,9 @@ func ExampleWithViolationMeta() {
 	// "/quantity" minimum minimum limit=1
 }
 
-func ExampleWithOutputValidation() {
-	guard := mcpvalidate.New(mcpvalidate.WithOutputValidation())
-	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+func Example_outputValidation() {
+	g := mcpvalidate.New(guard.WithOutputValidation())
+	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()))
 	srv.AddTool(mcp.NewTool("weather",
 		mcp.WithString("location", mcp.Required()),
 		mcp.WithRawOutputSchema(json.RawMessage(`{"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]}`)),
@@ -100,16 +75,16 @@ func ExampleWithOutputValidation() {
 	res := resp.(mcp.JSONRPCResponse).Result.(*mcp.CallToolResult)
 	fmt.Println(res.IsError, res.StructuredContent == nil)
 	fmt.Println(res.Content[0].(mcp.TextContent).Text)
-	fmt.Println(guard.Stats()[0].ResultRefused)
+	fmt.Println(g.Guard().Stats()[0].ResultRefused)
 	// Output:
 	// true true
 	// The tool failed on the server's side: its result does not match the tool's output schema, so it was withheld. The arguments were not the problem, and calling the tool again the same way will not help. The server's operator has been told.
 	// 1
 }
 
-func ExampleGuard_Stats() {
-	guard := mcpvalidate.New(mcpvalidate.WithFormatter(mcpvalidate.GatewayFormat))
-	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+func ExampleGuard_Guard() {
+	g := mcpvalidate.New(guard.WithFormatter(guard.GatewayFormat))
+	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()))
 	srv.AddTool(mcp.NewTool("lookup", mcp.WithString("id", mcp.Required())),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText("found"), nil
@@ -119,7 +94,7 @@ func ExampleGuard_Stats() {
 		r := resp.(mcp.JSONRPCResponse).Result.(*mcp.CallToolResult)
 		fmt.Println(r.Content[0].(mcp.TextContent).Text)
 	}
-	st := guard.Stats()[0]
+	st := g.Guard().Stats()[0]
 	calls, _ := st.CallsPerAccepted()
 	fmt.Printf("%s: %d accepted, %d refused, %.1f calls per accepted call\n", st.Tool, st.Accepted, st.Refused, calls)
 	// Output:
@@ -129,26 +104,11 @@ func ExampleGuard_Stats() {
 	// lookup: 1 accepted, 2 refused, 3.0 calls per accepted call
 }
 
-func ExampleDetailedFormat() {
-	v, _ := mcpvalidate.Compile([]byte(`{"type":"object","additionalProperties":false,"required":["location"],
-		"properties":{"location":{"type":"string"},"days":{"type":"integer"},"units":{"enum":["celsius","fahrenheit"]}}}`),
-		mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat), mcpvalidate.WithHints())
-	vs := v.Validate([]byte(`{"loction": "Paris", "days": "3", "units": "Celsius"}`))
-	for _, msg := range mcpvalidate.Messages(vs, mcpvalidate.DetailedFormat) {
-		fmt.Println(msg)
-	}
-	// Output:
-	// missing required property 'location'
-	// unexpected property 'loction' (did you mean 'location'?)
-	// property 'days' must be integer, not string
-	// property 'units' must be one of ['celsius', 'fahrenheit'] (did you mean 'celsius'?)
-}
-
 // A server checks its tools' schemas at start-up with the guard it serves through: it
 // refuses to start with a broken tool, and its first calls find every schema compiled.
 func ExampleGuard_CheckServer() {
-	guard := mcpvalidate.New()
-	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+	g := mcpvalidate.New()
+	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()))
 	ok := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("done"), nil
 	}
@@ -157,7 +117,7 @@ func ExampleGuard_CheckServer() {
 		`{"type":"object","properties":{"amount_cents":{"type":"integr"}}}`)), ok)
 	srv.AddTool(mcp.NewToolWithRawSchema("find", "Find a product", json.RawMessage(
 		`{"type":"object","properties":{"sku":{"type":"string","maxLength":-1}}}`)), ok)
-	if err := guard.CheckServer(srv); err != nil {
+	if err := g.CheckServer(srv); err != nil {
 		fmt.Println(err) // a server would log.Fatal(err)
 	}
 	// Output:
@@ -168,12 +128,12 @@ func ExampleGuard_CheckServer() {
 // A tool registered with AddTaskTool runs without tool middleware: its handler is wrapped
 // instead. A call with invalid arguments completes its task at once with the refusal.
 func ExampleGuard_TaskHandler() {
-	guard := mcpvalidate.New()
+	g := mcpvalidate.New()
 	srv := server.NewMCPServer("reports", "1.0.0",
-		server.WithToolHandlerMiddleware(guard.Middleware()), server.WithTaskCapabilities(true, true, true))
+		server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
 	tool := mcp.NewTool("report", mcp.WithString("quarter", mcp.Required(), mcp.Enum("Q1", "Q2", "Q3", "Q4")),
 		mcp.WithTaskSupport(mcp.TaskSupportRequired))
-	srv.AddTaskTool(tool, guard.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+	srv.AddTaskTool(tool, g.TaskHandler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
 		return &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent("report for " + req.GetString("quarter", ""))}}, nil
 	}))
 
@@ -206,14 +166,14 @@ func ExampleGuard_TaskHandler() {
 
 // An observer hears of every validated call: what became of it, and why a refused one was
 // refused, without the values sent.
-func ExampleWithObserver() {
-	guard := mcpvalidate.New(mcpvalidate.WithObserver(func(e mcpvalidate.Event) {
+func Example_observer() {
+	g := mcpvalidate.New(guard.WithObserver(func(e guard.Event) {
 		fmt.Println(e.Tool, e.Outcome)
 		for _, v := range e.Violations {
 			fmt.Printf("  %s at %q (keyword %q)\n", v.Kind, v.Path, v.Keyword)
 		}
 	}))
-	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()))
 	srv.AddTool(mcp.NewTool("weather",
 		mcp.WithString("location", mcp.Required()),
 		mcp.WithInteger("days", mcp.Min(1)),

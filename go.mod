@@ -14,9 +14,9 @@ require (
 
 require (
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000
+	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 )
 
-replace github.com/mcpvalidate/mcpvalidate/internal => ./internal
+replace github.com/mcpvalidate/mcpvalidate/guard => ./guard

@@ -14,12 +14,12 @@ import (
 
 // limitPackages are the packages docs/limits.md covers, by the name its rows give them.
 var limitPackages = map[string]string{
-	"mcpvalidate": ".", "gosdk": "gosdk", "core": "internal/core", "proxy": "proxy",
+	"mcpvalidate": ".", "gosdk": "gosdk", "guard": "guard", "proxy": "proxy",
 	"mcpvalidateotel": "otel", "report": "cmd/mcpvalidate",
 }
 
 // limitNames are the limits whose names do not say so (max…, default…).
-var limitNames = map[string]bool{"proxy.pageBurst": true, "proxy.pageRate": true, "core.logPaths": true}
+var limitNames = map[string]bool{"proxy.pageBurst": true, "proxy.pageRate": true, "guard.logPaths": true}
 
 // TestLimitsTable: docs/limits.md states every limit once. Each constant a row names has
 // the value the row gives, and every constant of the packages it covers whose name begins
@@ -73,7 +73,7 @@ func TestLimitsTable(t *testing.T) {
 
 // packageConsts returns the integer constants declared at the top of the package in dir,
 // by name, as far as their expressions can be evaluated (literals, <<, *, +, -, other
-// such constants, the core's and time's).
+// such constants, package guard's and time's).
 func packageConsts(t *testing.T, pkg, dir string) map[string]int64 {
 	t.Helper()
 	exprs := map[string]ast.Expr{}

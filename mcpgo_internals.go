@@ -10,7 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // This file holds every read of mcp-go's internals: its unexported fields, found by
@@ -462,7 +462,7 @@ func sameStrings(a, b []string) bool {
 }
 
 // snapshotIn returns the snapshot kept with a binding of a schemaKey.
-func snapshotIn(kept core.Kept) *schemaSnapshot {
+func snapshotIn(kept guard.Kept) *schemaSnapshot {
 	sn, _ := kept.(*schemaSnapshot)
 	return sn
 }

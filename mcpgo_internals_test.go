@@ -15,6 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // streamableSession opens a session on srv as mcp-go's streamable HTTP transport does, with
@@ -409,7 +410,7 @@ func openSessionTypes(t *testing.T) {
 // if one reaches its handler or its client.
 func stillValidates(t *testing.T) {
 	t.Helper()
-	g := New(WithOutputValidation())
+	g := New(guard.WithOutputValidation())
 	srv, calls := weatherServer(t, g)
 	if text, isErr := invoke(t, srv, nil, "weather", map[string]any{"days": 1}); !isErr || !strings.HasPrefix(text, refusalPrefix) || calls.Load() != 0 {
 		t.Errorf("a call without location: %q", text)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // weatherServer is the weather server: one tool, weather, wrapped by the middleware. calls
@@ -112,9 +112,9 @@ func sameRefusal(t *testing.T, got, text string, modern, withMeta bool) {
 	}
 	res, _ := g["result"].(map[string]any)
 	meta, _ := res["_meta"].(map[string]any)
-	ours, ok := meta[MetaKey].(map[string]any)
+	ours, ok := meta[guard.MetaKey].(map[string]any)
 	if ok != withMeta {
-		t.Fatalf("%s in _meta: %v, want %v: %s", MetaKey, ok, withMeta, got)
+		t.Fatalf("%s in _meta: %v, want %v: %s", guard.MetaKey, ok, withMeta, got)
 	}
 	if withMeta {
 		var msgs []string
@@ -126,7 +126,7 @@ func sameRefusal(t *testing.T, got, text string, modern, withMeta bool) {
 		if joined := refusalPrefix + strings.Join(msgs, "; "); ours["of"] != "arguments" || joined != text {
 			t.Errorf("_meta says %v of %v, the text %q", msgs, ours["of"], text)
 		}
-		delete(meta, MetaKey)
+		delete(meta, guard.MetaKey)
 		if len(meta) == 0 {
 			delete(res, "_meta")
 		}
@@ -162,7 +162,7 @@ func TestContractToolCalls(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/modern=%v/meta=%v", c.name, modern, withMeta), func(t *testing.T) {
 					g := New()
 					if withMeta {
-						g = New(WithViolationMeta())
+						g = New(guard.WithViolationMeta())
 					}
 					srv, calls := weatherServer(t, g)
 					got := call(t, srv, modern, "weather", c.args)
@@ -270,12 +270,12 @@ func TestSessionEndForgetsRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		invoke(t, srv, s, "weather", map[string]any{"days": 1})
-		if held := g.SessionsAwaitingRepair(); held != 1 {
+		if held := g.Guard().SessionsAwaitingRepair(); held != 1 {
 			t.Fatalf("%d sessions awaiting repair, want 1", held)
 		}
 		srv.UnregisterSession(context.Background(), s.id)
 	}
-	if held := g.SessionsAwaitingRepair(); held != 0 || theirs.Load() != sessions {
+	if held := g.Guard().SessionsAwaitingRepair(); held != 0 || theirs.Load() != sessions {
 		t.Errorf("%d sessions awaiting repair after all ended, want 0; the server's own hook ran %d times, want %d",
 			held, theirs.Load(), sessions)
 	}
@@ -285,7 +285,7 @@ func TestSessionEndForgetsRefusals(t *testing.T) {
 	}
 	invoke(t, srv, live, "weather", map[string]any{"days": 1})
 	invoke(t, srv, live, "weather", map[string]any{"location": "Paris"})
-	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 || st.Refused != sessions+1 {
+	if st := g.Guard().Stats()[0]; st.Repaired != 1 || st.Retries != 1 || st.Refused != sessions+1 {
 		t.Errorf("stats %+v, want the live session's repair counted", st)
 	}
 }
@@ -303,7 +303,7 @@ func TestSessionEndWithoutHooks(t *testing.T) {
 	}
 	invoke(t, srv, s, "weather", map[string]any{"days": 1})
 	srv.UnregisterSession(context.Background(), s.id)
-	if held := g.SessionsAwaitingRepair(); held != 0 {
+	if held := g.Guard().SessionsAwaitingRepair(); held != 0 {
 		t.Errorf("%d sessions awaiting repair after the only one ended", held)
 	}
 }
@@ -329,8 +329,8 @@ func TestSchemaChangesArePickedUp(t *testing.T) {
 }
 
 func TestBrokenSchemaRefusesEveryCall(t *testing.T) {
-	var events []Event
-	g := New(WithObserver(func(e Event) { events = append(events, e) }))
+	var events []guard.Event
+	g := New(guard.WithObserver(func(e guard.Event) { events = append(events, e) }))
 	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()))
 	ran := false
 	srv.AddTool(mcp.NewToolWithRawSchema("broken", "", json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","pattern":"(unclosed"}}}`)),
@@ -345,16 +345,16 @@ func TestBrokenSchemaRefusesEveryCall(t *testing.T) {
 	if strings.Contains(text, "unclosed") {
 		t.Error("the model's message leaks the schema's internals")
 	}
-	if len(events) != 1 || events[0].Outcome != SchemaBroken || events[0].Err == nil || !strings.Contains(events[0].Err.Error(), "#/properties/id/pattern") {
+	if len(events) != 1 || events[0].Outcome != guard.SchemaBroken || events[0].Err == nil || !strings.Contains(events[0].Err.Error(), "#/properties/id/pattern") {
 		t.Errorf("operator not told where: %+v", events)
 	}
 	err := g.CheckServer(srv)
-	var te *ToolError
-	var se *SchemaError
+	var te *guard.ToolError
+	var se *guard.SchemaError
 	if !errors.As(err, &te) || te.Tool != "broken" || !errors.As(err, &se) || se.Location != "#/properties/id/pattern" {
 		t.Errorf("CheckServer: %v", err)
 	}
-	if st := g.Stats(); len(st) != 1 || st[0].SchemaBroken != 1 {
+	if st := g.Guard().Stats(); len(st) != 1 || st[0].SchemaBroken != 1 {
 		t.Errorf("stats: %+v", st)
 	}
 }
@@ -382,8 +382,8 @@ func TestBuiltinValidationRunsFirst(t *testing.T) {
 }
 
 func TestObserverAndCounters(t *testing.T) {
-	var events []Event
-	g := New(WithObserver(func(e Event) { events = append(events, e) }))
+	var events []guard.Event
+	g := New(guard.WithObserver(func(e guard.Event) { events = append(events, e) }))
 	srv, _ := weatherServer(t, g)
 	session := &toolSession{id: "s9", ch: make(chan mcp.JSONRPCNotification, 10)}
 	if err := srv.RegisterSession(context.Background(), session); err != nil {
@@ -398,15 +398,15 @@ func TestObserverAndCounters(t *testing.T) {
 		t.Fatalf("%d events", len(events))
 	}
 	first := events[0]
-	if first.Outcome != Refused || first.Tool != "weather" || first.SessionID != "s9" || len(first.Violations) != 2 ||
+	if first.Outcome != guard.Refused || first.Tool != "weather" || first.SessionID != "s9" || len(first.Violations) != 2 ||
 		first.Violations[0].Path.String() != "days" || first.Violations[1].Path.String() != "location" || first.Duration <= 0 {
 		t.Errorf("first event: %+v", first)
 	}
 	if dump := fmt.Sprintf("%+v", events); strings.Contains(dump, secret) {
 		t.Error("an event carries an argument value")
 	}
-	st := g.Stats()
-	want := ToolStats{Tool: "weather", Accepted: 2, Refused: 2, Repaired: 1, Retries: 2}
+	st := g.Guard().Stats()
+	want := guard.ToolStats{Tool: "weather", Accepted: 2, Refused: 2, Repaired: 1, Retries: 2}
 	if len(st) != 1 || st[0] != want {
 		t.Fatalf("stats %+v, want %+v", st, want)
 	}
@@ -415,21 +415,21 @@ func TestObserverAndCounters(t *testing.T) {
 	if calls != 2 || refusals != 2 || !ok1 || !ok2 {
 		t.Errorf("ratios %v %v %v %v", calls, ok1, refusals, ok2)
 	}
-	if _, ok := (ToolStats{Refused: 3}).CallsPerAccepted(); ok {
+	if _, ok := (guard.ToolStats{Refused: 3}).CallsPerAccepted(); ok {
 		t.Error("a ratio of calls to no accepted call")
 	}
-	if _, ok := (ToolStats{Accepted: 3}).RefusalsPerRepair(); ok {
+	if _, ok := (guard.ToolStats{Accepted: 3}).RefusalsPerRepair(); ok {
 		t.Error("a ratio of refusals to no repair")
 	}
 }
 
 func TestGatewayStyleAndPanickingFormatter(t *testing.T) {
-	srv, _ := weatherServer(t, New(WithFormatter(GatewayFormat)))
+	srv, _ := weatherServer(t, New(guard.WithFormatter(guard.GatewayFormat)))
 	text, _ := invoke(t, srv, nil, "weather", map[string]any{"days": "two", "x": 1})
 	if want := "Invalid arguments: Missing required parameter: `location`; Invalid type for `days`: expected integer; Unknown parameter: `x`"; text != want {
 		t.Errorf("gateway style:\n got %q\nwant %q", text, want)
 	}
-	srv, calls := weatherServer(t, New(WithFormatter(func(Violation) string { panic("bug") })))
+	srv, calls := weatherServer(t, New(guard.WithFormatter(func(guard.Violation) string { panic("bug") })))
 	text, isErr := invoke(t, srv, nil, "weather", map[string]any{"days": "two"})
 	if !isErr || calls.Load() != 0 || text != "Invalid arguments: missing required property 'location'; property 'days' must be integer" {
 		t.Errorf("panicking formatter: %q", text)
@@ -448,15 +448,15 @@ func TestDetailedRefusalNamesTheNameSent(t *testing.T) {
 		opts []Option
 		want string
 	}{
-		{"detailed", []Option{WithFormatter(DetailedFormat), WithHints()}, refusalPrefix + "missing required property 'pullNumber' (sent 'pull_number')"},
-		{"default", []Option{WithHints()}, refusalPrefix + "missing required property 'pullNumber'"},
-		{"gateway", []Option{WithFormatter(GatewayFormat), WithHints()}, refusalPrefix + "Missing required parameter: `pullNumber`"},
+		{"detailed", []Option{guard.WithFormatter(guard.DetailedFormat), guard.WithHints()}, refusalPrefix + "missing required property 'pullNumber' (sent 'pull_number')"},
+		{"default", []Option{guard.WithHints()}, refusalPrefix + "missing required property 'pullNumber'"},
+		{"gateway", []Option{guard.WithFormatter(guard.GatewayFormat), guard.WithHints()}, refusalPrefix + "Missing required parameter: `pullNumber`"},
 	}
 	for _, modern := range protocols() {
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/modern=%v", c.name, modern), func(t *testing.T) {
 				var calls atomic.Int64
-				srv := server.NewMCPServer("weather", "1.0.0", server.WithToolCapabilities(true), server.WithToolHandlerMiddleware(New(append(c.opts, WithViolationMeta())...).Middleware()))
+				srv := server.NewMCPServer("weather", "1.0.0", server.WithToolCapabilities(true), server.WithToolHandlerMiddleware(New(append(c.opts, guard.WithViolationMeta())...).Middleware()))
 				srv.AddTool(mcp.NewToolWithRawSchema("get_pull_request", "A pull request", json.RawMessage(schema)), forecast(&calls))
 				got := call(t, srv, modern, "get_pull_request", args)
 				sameRefusal(t, got, c.want, modern, true)
@@ -532,7 +532,7 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 	reading := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"reading","arguments":{"station":"Orly"}}}`)
 	badReading := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"reading","arguments":{"station":"bad"}}}`)
-	outputs := server.WithToolHandlerMiddleware(New(WithOutputValidation()).Middleware())
+	outputs := server.WithToolHandlerMiddleware(New(guard.WithOutputValidation()).Middleware())
 	variants := []struct {
 		name string
 		opts []server.ServerOption
@@ -543,7 +543,7 @@ func BenchmarkToolCall(b *testing.B) {
 		{"mcpvalidate", []server.ServerOption{server.WithToolHandlerMiddleware(Middleware())}, valid, false},
 		{"builtin", []server.ServerOption{server.WithInputSchemaValidation()}, valid, false},
 		{"mcpvalidate-invalid", []server.ServerOption{server.WithToolHandlerMiddleware(Middleware())}, invalid, true},
-		{"mcpvalidate-invalid-meta", []server.ServerOption{server.WithToolHandlerMiddleware(New(WithViolationMeta()).Middleware())}, invalid, true},
+		{"mcpvalidate-invalid-meta", []server.ServerOption{server.WithToolHandlerMiddleware(New(guard.WithViolationMeta()).Middleware())}, invalid, true},
 		{"builtin-invalid", []server.ServerOption{server.WithInputSchemaValidation()}, invalid, true},
 		{"output-passthrough", []server.ServerOption{server.WithToolHandlerMiddleware(passthrough)}, reading, false},
 		{"output-valid", []server.ServerOption{outputs}, reading, false},
@@ -575,7 +575,7 @@ func BenchmarkToolCall(b *testing.B) {
 func TestLoggerReportsRefusalsAndBrokenSchemas(t *testing.T) {
 	var buf strings.Builder
 	logger := slog.New(slog.NewTextHandler(&buf, nil))
-	srv, _ := weatherServer(t, New(WithLogger(logger)))
+	srv, _ := weatherServer(t, New(guard.WithLogger(logger)))
 	srv.AddTool(mcp.NewToolWithRawSchema("broken", "", json.RawMessage(`{"type":"strnig"}`)), forecast(new(atomic.Int64)))
 	invoke(t, srv, nil, "weather", map[string]any{"location": "Paris", "days": "two"})
 	invoke(t, srv, nil, "weather", map[string]any{"location": "Paris"})
@@ -598,11 +598,11 @@ func TestLoggerReportsRefusalsAndBrokenSchemas(t *testing.T) {
 // same refusals, marked as having run.
 func TestReportOnly(t *testing.T) {
 	type run struct {
-		events []Event
+		events []guard.Event
 		log    strings.Builder
 		calls  atomic.Int64
 		texts  []string
-		stats  []ToolStats
+		stats  []guard.ToolStats
 	}
 	calls := []struct {
 		tool string
@@ -614,8 +614,8 @@ func TestReportOnly(t *testing.T) {
 	}
 	do := func(opts ...Option) *run {
 		r := &run{}
-		g := New(append(opts, WithObserver(func(e Event) { r.events = append(r.events, e) }),
-			WithLogger(slog.New(slog.NewTextHandler(&r.log, nil))))...)
+		g := New(append(opts, guard.WithObserver(func(e guard.Event) { r.events = append(r.events, e) }),
+			guard.WithLogger(slog.New(slog.NewTextHandler(&r.log, nil))))...)
 		srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()))
 		srv.AddTool(mcp.NewToolWithRawSchema("weather", "", json.RawMessage(weatherSchema)), forecast(&r.calls))
 		srv.AddTool(mcp.NewToolWithRawSchema("broken", "", json.RawMessage(`{"type":"strnig"}`)), forecast(&r.calls))
@@ -627,10 +627,10 @@ func TestReportOnly(t *testing.T) {
 			text, _ := invoke(t, srv, session, c.tool, c.args)
 			r.texts = append(r.texts, text)
 		}
-		r.stats = g.Stats()
+		r.stats = g.Guard().Stats()
 		return r
 	}
-	enforce, report := do(), do(WithReportOnly())
+	enforce, report := do(), do(guard.WithReportOnly())
 	if enforce.calls.Load() != 1 || report.calls.Load() != int64(len(calls)) {
 		t.Errorf("handlers ran %d times enforcing, %d report-only; want 1 and %d", enforce.calls.Load(), report.calls.Load(), len(calls))
 	}
@@ -655,8 +655,8 @@ func TestReportOnly(t *testing.T) {
 			t.Errorf("report-only log lacks %q:\n%s", want, report.log.String())
 		}
 	}
-	wantStats := func(unenforced uint64) []ToolStats {
-		return []ToolStats{{Tool: "broken", SchemaBroken: 1, Unenforced: unenforced}, {Tool: "weather", Accepted: 1, Refused: 1, Unenforced: unenforced}}
+	wantStats := func(unenforced uint64) []guard.ToolStats {
+		return []guard.ToolStats{{Tool: "broken", SchemaBroken: 1, Unenforced: unenforced}, {Tool: "weather", Accepted: 1, Refused: 1, Unenforced: unenforced}}
 	}
 	// A refusal the model never saw is not repaired by the next call.
 	if want := wantStats(1); !reflect.DeepEqual(report.stats, want) {
@@ -672,7 +672,9 @@ func TestReportOnly(t *testing.T) {
 // TestRepairsAfterAbandonedSessions: more sessions than the guard remembers end with a
 // refusal and are never reported ended; a later session's repair is still counted.
 func TestRepairsAfterAbandonedSessions(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	g := New()
 	srv, _ := weatherServer(t, g)
 	for i := range 12_000 {
@@ -688,10 +690,10 @@ func TestRepairsAfterAbandonedSessions(t *testing.T) {
 	}
 	invoke(t, srv, live, "weather", map[string]any{"days": 1})
 	invoke(t, srv, live, "weather", map[string]any{"location": "Paris"})
-	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 {
+	if st := g.Guard().Stats()[0]; st.Repaired != 1 || st.Retries != 1 {
 		t.Errorf("stats %+v, want the live session's repair counted", st)
 	}
-	if held := g.SessionsAwaitingRepair(); held > 10_000 {
+	if held := g.Guard().SessionsAwaitingRepair(); held > 10_000 {
 		t.Errorf("%d sessions awaiting repair, want at most 10,000", held)
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // TestAdopterModuleGraphs: a fresh module that adopts mcpvalidate for one framework holds
@@ -16,7 +14,9 @@ import (
 // supported, so that adopting moves no server past it. Full tier: it runs go mod tidy,
 // which may reach the module proxy, for each module.
 func TestAdopterModuleGraphs(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	t.Parallel()
 	checkout, err := filepath.Abs(".")
 	if err != nil {
@@ -54,7 +54,7 @@ func main() {
 			dir := t.TempDir()
 			dirOf := map[string]string{
 				c.module: filepath.Join(checkout, strings.TrimPrefix(strings.TrimPrefix(c.module, "github.com/mcpvalidate/mcpvalidate"), "/")),
-				"github.com/mcpvalidate/mcpvalidate/internal": filepath.Join(checkout, "internal"),
+				"github.com/mcpvalidate/mcpvalidate/guard": filepath.Join(checkout, "guard"),
 			}
 			mod := "module example.com/adopter\n\ngo 1.25.5\n\nrequire " + c.module + " v0.0.0-00010101000000-000000000000\n"
 			for m, d := range dirOf {
@@ -96,7 +96,9 @@ func goCmd(t *testing.T, dir string, args ...string) string {
 // TestReadmeProgramsBuild: each complete program in the README (a Go block that is a
 // package main) builds, in a fresh module that adopts this checkout as the README says.
 func TestReadmeProgramsBuild(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	t.Parallel()
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
@@ -121,7 +123,7 @@ func TestReadmeProgramsBuild(t *testing.T) {
 		"\tgithub.com/mcpvalidate/mcpvalidate/gosdk" + pseudo + "\n)\n\n" +
 		"replace github.com/mcpvalidate/mcpvalidate => " + checkout + "\n\n" +
 		"replace github.com/mcpvalidate/mcpvalidate/gosdk => " + filepath.Join(checkout, "gosdk") + "\n\n" +
-		"replace github.com/mcpvalidate/mcpvalidate/internal => " + filepath.Join(checkout, "internal") + "\n"
+		"replace github.com/mcpvalidate/mcpvalidate/guard => " + filepath.Join(checkout, "guard") + "\n"
 	for i, code := range programs {
 		dir := t.TempDir()
 		for name, text := range map[string]string{"go.mod": mod, "main.go": code} {

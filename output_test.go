@@ -14,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // Tests of WithOutputValidation: results checked against the tool's outputSchema.
@@ -89,19 +90,19 @@ func TestOutputValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var events []Event
-			g := New(WithOutputValidation(), WithViolationMeta(), WithObserver(func(e Event) { events = append(events, e) }))
+			var events []guard.Event
+			g := New(guard.WithOutputValidation(), guard.WithViolationMeta(), guard.WithObserver(func(e guard.Event) { events = append(events, e) }))
 			srv, ran := readingServer(t, g, c.result)
 			res := callResult(t, srv, "reading", `{"station":"Orly"}`)
 			if ran.Load() != 1 {
 				t.Fatalf("the handler ran %d times", ran.Load())
 			}
-			st := g.Stats()[0]
+			st := g.Guard().Stats()[0]
 			if !c.refused {
 				if res["content"].([]any)[0].(map[string]any)["text"] == badResultText {
 					t.Errorf("refused: %v", res)
 				}
-				if st.ResultRefused != 0 || st.Accepted != 1 || len(events) != 1 || events[0].Outcome != Accepted {
+				if st.ResultRefused != 0 || st.Accepted != 1 || len(events) != 1 || events[0].Outcome != guard.Accepted {
 					t.Errorf("stats %+v, events %+v", st, events)
 				}
 				return
@@ -110,7 +111,7 @@ func TestOutputValidation(t *testing.T) {
 				res["content"].([]any)[0].(map[string]any)["text"] != badResultText {
 				t.Errorf("result %v: want only the failure text", res)
 			}
-			meta := res["_meta"].(map[string]any)[MetaKey].(map[string]any)
+			meta := res["_meta"].(map[string]any)[guard.MetaKey].(map[string]any)
 			var kinds []string
 			for _, v := range meta["violations"].([]any) {
 				kinds = append(kinds, v.(map[string]any)["kind"].(string))
@@ -121,7 +122,7 @@ func TestOutputValidation(t *testing.T) {
 			if st.ResultRefused != 1 || st.Accepted != 1 || st.Refused != 0 || st.Unenforced != 0 {
 				t.Errorf("stats %+v", st)
 			}
-			if len(events) != 2 || events[0].Outcome != Accepted || events[1].Outcome != ResultRefused || len(events[1].Violations) == 0 {
+			if len(events) != 2 || events[0].Outcome != guard.Accepted || events[1].Outcome != guard.ResultRefused || len(events[1].Violations) == 0 {
 				t.Errorf("events %+v: want the call accepted, then its result refused", events)
 			}
 		})
@@ -136,8 +137,8 @@ func TestOutputValidation(t *testing.T) {
 func TestWithheldResultRepairsNothing(t *testing.T) {
 	for _, bound := range []bool{false, true} {
 		t.Run(map[bool]string{false: "middleware", true: "handler"}[bound], func(t *testing.T) {
-			var events []Event
-			g := New(WithOutputValidation(), WithObserver(func(e Event) { events = append(events, e) }))
+			var events []guard.Event
+			g := New(guard.WithOutputValidation(), guard.WithObserver(func(e guard.Event) { events = append(events, e) }))
 			var result atomic.Pointer[mcp.CallToolResult]
 			h := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return result.Load(), nil }
 			tool := mcp.NewTool("reading", mcp.WithString("station", mcp.Required()),
@@ -154,11 +155,11 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 			result.Store(good)
 			want := func(when string, repaired, retries uint64, pending int) {
 				t.Helper()
-				st := g.Stats()[0]
+				st := g.Guard().Stats()[0]
 				if st.Repaired != repaired || st.Retries != retries {
 					t.Errorf("%s: repaired %d, retries %d; want %d, %d (%+v)", when, st.Repaired, st.Retries, repaired, retries, st)
 				}
-				if held := g.SessionsAwaitingRepair(); held != pending {
+				if held := g.Guard().SessionsAwaitingRepair(); held != pending {
 					t.Errorf("%s: %d sessions awaiting repair, want %d", when, held, pending)
 				}
 				var told, repairs uint64
@@ -166,7 +167,7 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 					told += uint64(e.Retries)
 					if e.Retries > 0 {
 						repairs++
-						if e.Outcome != Accepted {
+						if e.Outcome != guard.Accepted {
 							t.Errorf("%s: %d retries told on a %s event", when, e.Retries, e.Outcome)
 						}
 					}
@@ -196,14 +197,14 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 				t.Fatalf("the handler's error: %q", text)
 			}
 			want("after an error result", 2, 3, 0)
-			if st := g.Stats()[0]; st.Accepted != 3 || st.Refused != 3 || st.ResultRefused != 1 {
+			if st := g.Guard().Stats()[0]; st.Accepted != 3 || st.Refused != 3 || st.ResultRefused != 1 {
 				t.Errorf("stats %+v", st)
 			}
-			var outcomes []Outcome
+			var outcomes []guard.Outcome
 			for _, e := range events {
 				outcomes = append(outcomes, e.Outcome)
 			}
-			if want := []Outcome{Refused, Accepted, ResultRefused, Accepted, Refused, Refused, Accepted}; !slices.Equal(outcomes, want) {
+			if want := []guard.Outcome{guard.Refused, guard.Accepted, guard.ResultRefused, guard.Accepted, guard.Refused, guard.Refused, guard.Accepted}; !slices.Equal(outcomes, want) {
 				t.Errorf("events %v, want %v", outcomes, want)
 			}
 		})
@@ -219,17 +220,17 @@ func TestOutputValidationIsOptIn(t *testing.T) {
 }
 
 func TestOutputValidationReportOnly(t *testing.T) {
-	var events []Event
+	var events []guard.Event
 	var log strings.Builder
-	g := New(WithOutputValidation(), WithReportOnly(), WithObserver(func(e Event) { events = append(events, e) }), WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+	g := New(guard.WithOutputValidation(), guard.WithReportOnly(), guard.WithObserver(func(e guard.Event) { events = append(events, e) }), guard.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
 	srv, _ := readingServer(t, g, structured(map[string]any{"celsius": "warm"}))
 	if res := callResult(t, srv, "reading", `{"station":"Orly"}`); res["isError"] == true || res["structuredContent"] == nil {
 		t.Errorf("report-only must send the result: %v", res)
 	}
-	if st := g.Stats()[0]; st.ResultRefused != 1 || st.Unenforced != 1 {
+	if st := g.Guard().Stats()[0]; st.ResultRefused != 1 || st.Unenforced != 1 {
 		t.Errorf("stats %+v", st)
 	}
-	if len(events) != 2 || events[1].Outcome != ResultRefused || !events[1].ReportOnly {
+	if len(events) != 2 || events[1].Outcome != guard.ResultRefused || !events[1].ReportOnly {
 		t.Errorf("events %+v", events)
 	}
 	if !strings.Contains(log.String(), `level=WARN msg="mcpvalidate: tool result does not match its output schema; it was sent (report-only)"`) || strings.Contains(log.String(), "warm") {
@@ -248,12 +249,12 @@ func TestBrokenOutputSchemaFailsClosed(t *testing.T) {
 			})
 		return srv, &ran
 	}
-	srv, ran := build(WithOutputValidation())
+	srv, ran := build(guard.WithOutputValidation())
 	if text, isErr := invoke(t, srv, nil, "reading", map[string]any{}); !isErr || text != brokenOutputText || ran.Load() != 0 {
 		t.Errorf("%q isError=%v, ran %d: want the tool not called", text, isErr, ran.Load())
 	}
-	var te *ToolError
-	if err := New(WithOutputValidation()).CheckServer(srv); !errors.As(err, &te) || te.Schema != "outputSchema" || !strings.Contains(err.Error(), "tool reading: outputSchema: ") {
+	var te *guard.ToolError
+	if err := New(guard.WithOutputValidation()).CheckServer(srv); !errors.As(err, &te) || te.Schema != "outputSchema" || !strings.Contains(err.Error(), "tool reading: outputSchema: ") {
 		t.Errorf("CheckServer: %v", err)
 	}
 	if err := New().CheckServer(srv); err != nil {
@@ -269,7 +270,7 @@ func TestOutputSchemaFromAStruct(t *testing.T) {
 	type reading struct {
 		Celsius float64 `json:"celsius" jsonschema:"required"`
 	}
-	g := New(WithOutputValidation())
+	g := New(guard.WithOutputValidation())
 	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()))
 	var content any
 	srv.AddTool(mcp.NewTool("reading", mcp.WithOutputSchema[reading]()),
@@ -291,8 +292,8 @@ func TestOutputSchemaFromAStruct(t *testing.T) {
 
 // A handler bound with Handler under the middleware has its result checked once.
 func TestBoundHandlerResultCheckedOnce(t *testing.T) {
-	var events []Event
-	g := New(WithOutputValidation(), WithViolationMeta(), WithObserver(func(e Event) { events = append(events, e) }))
+	var events []guard.Event
+	g := New(guard.WithOutputValidation(), guard.WithViolationMeta(), guard.WithObserver(func(e guard.Event) { events = append(events, e) }))
 	tool := mcp.NewTool("reading", mcp.WithRawOutputSchema(json.RawMessage(readingSchema)))
 	h := g.Handler(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return structured(map[string]any{"celsius": "warm"})(), nil
@@ -309,7 +310,7 @@ func TestBoundHandlerResultCheckedOnce(t *testing.T) {
 			if text, isErr := invoke(t, srv, nil, "reading", map[string]any{}); !isErr || text != badResultText {
 				t.Errorf("%q isError=%v", text, isErr)
 			}
-			if len(events) != 2 || events[1].Outcome != ResultRefused {
+			if len(events) != 2 || events[1].Outcome != guard.ResultRefused {
 				t.Errorf("events %+v: want one call and one refused result", events)
 			}
 		})
@@ -321,7 +322,7 @@ func TestBoundHandlerResultCheckedOnce(t *testing.T) {
 // leaves the middleware checking the looser one; the bound handler still holds its result
 // to its own.
 func TestBoundHandlerKeepsItsOutputSchema(t *testing.T) {
-	g := New(WithOutputValidation())
+	g := New(guard.WithOutputValidation())
 	var armed atomic.Bool
 	var srv *server.MCPServer
 	srv = server.NewMCPServer("s", "1",
@@ -360,7 +361,7 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 		refused bool
 	}{{map[string]any{"celsius": 4}, false}, {map[string]any{"celsius": "4"}, true}} {
 		calls := 0
-		g := New(WithOutputValidation())
+		g := New(guard.WithOutputValidation())
 		srv, _ := readingServer(t, g, func() *mcp.CallToolResult {
 			if calls++; calls > 1 {
 				return structured(c.final)()
@@ -382,7 +383,7 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 		if strings.Contains(final, badResultText) != c.refused {
 			t.Errorf("final result %v: %s", c.final, final)
 		}
-		if st := g.Stats()[0]; st.ResultRefused != map[bool]uint64{false: 0, true: 1}[c.refused] {
+		if st := g.Guard().Stats()[0]; st.ResultRefused != map[bool]uint64{false: 0, true: 1}[c.refused] {
 			t.Errorf("stats %+v", st)
 		}
 	}
@@ -413,7 +414,7 @@ func TestStructuredContentOfAnyType(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%v", c.schema, c.content), func(t *testing.T) {
-			g := New(WithOutputValidation())
+			g := New(guard.WithOutputValidation())
 			srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()))
 			srv.AddTool(mcp.NewTool("t", mcp.WithRawOutputSchema(json.RawMessage(c.schema))),
 				func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -438,7 +439,7 @@ func TestStructuredContentOfAnyType(t *testing.T) {
 }
 
 func TestTaskToolOutputValidation(t *testing.T) {
-	g := New(WithOutputValidation())
+	g := New(guard.WithOutputValidation())
 	srv := server.NewMCPServer("s", "1", server.WithTaskCapabilities(true, true, true))
 	tool := mcp.NewTool("reading", mcp.WithRawOutputSchema(json.RawMessage(readingSchema)))
 	tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
@@ -456,7 +457,7 @@ func TestTaskToolOutputValidation(t *testing.T) {
 			t.Errorf("%d %v: %q isError=%v", i, c.content, text, isErr)
 		}
 	}
-	if st := g.Stats()[0]; st.ResultRefused != 2 || st.Accepted != 3 {
+	if st := g.Guard().Stats()[0]; st.ResultRefused != 2 || st.Accepted != 3 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -468,10 +469,10 @@ func TestRefusalMeta(t *testing.T) {
 		"vars":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"a/b~c":{"type":"boolean"},
 		"tags":{"type":"array","uniqueItems":true},"scale":{"type":"integer"}},
 		"dependentRequired":{"units":["scale"]},"required":["station"],"additionalProperties":false}`
-	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(WithFormatter(GatewayFormat), WithViolationMeta()).Middleware()))
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(guard.WithFormatter(guard.GatewayFormat), guard.WithViolationMeta()).Middleware()))
 	srv.AddTool(mcp.NewToolWithRawSchema("t", "", json.RawMessage(schema)), looseHandler)
 	res := callResult(t, srv, "t", `{"units":"k","code":"ab","days":15,"vars":1,"a/b~c":"yes","tags":[1,1],"x":null}`)
-	got, _ := json.Marshal(res["_meta"].(map[string]any)[MetaKey])
+	got, _ := json.Marshal(res["_meta"].(map[string]any)[guard.MetaKey])
 	want := `{"notShown":0,"of":"arguments","violations":[` +
 		`{"keyword":"required","kind":"required","message":"Missing required parameter: ` + "`station`" + `","pointer":"/station"},` +
 		`{"keyword":"dependentRequired","kind":"dependent-required","message":"Missing required parameter: ` + "`scale` (required with `units`)" + `","name":"units","pointer":"/scale"},` +
@@ -492,7 +493,7 @@ func TestRefusalMeta(t *testing.T) {
 
 // The data stays within a refusal's bound: violations that do not fit whole are counted.
 func TestRefusalMetaIsBounded(t *testing.T) {
-	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(WithMaxViolations(1000), WithViolationMeta()).Middleware()))
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(guard.WithMaxViolations(1000), guard.WithViolationMeta()).Middleware()))
 	srv.AddTool(mcp.NewToolWithRawSchema("t", "", json.RawMessage(`{"type":"object","additionalProperties":false}`)), looseHandler)
 	var args strings.Builder
 	args.WriteString(`{"` + strings.Repeat("n", 20_000) + `":1`)
@@ -501,7 +502,7 @@ func TestRefusalMetaIsBounded(t *testing.T) {
 	}
 	args.WriteString("}")
 	res := callResult(t, srv, "t", args.String())
-	raw := res["_meta"].(map[string]any)[MetaKey]
+	raw := res["_meta"].(map[string]any)[guard.MetaKey]
 	got, _ := json.Marshal(raw)
 	var meta struct {
 		Violations []struct{ Pointer string }
@@ -585,7 +586,7 @@ func TestCheckedContentIsSentContent(t *testing.T) {
 		{"null", nil},
 	}
 	for _, tt := range tests {
-		srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(WithOutputValidation()).Middleware()))
+		srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(guard.WithOutputValidation()).Middleware()))
 		srv.AddTool(mcp.NewTool("t", mcp.WithRawOutputSchema(json.RawMessage(schema))), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			r := mcp.NewToolResultText("done")
 			r.RawStructuredContent, r.StructuredContent = json.RawMessage(tt.raw), tt.value

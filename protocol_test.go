@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // versionProtocol is the protocol version the clients of TestProtocolVersion negotiate:
@@ -66,11 +67,11 @@ func TestProtocolVersion(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			var mu sync.Mutex
 			var told []string
-			g := New(WithObserver(func(e Event) {
+			g := New(guard.WithObserver(func(e guard.Event) {
 				mu.Lock()
 				defer mu.Unlock()
 				told = append(told, "event "+e.ProtocolVersion)
-			}), WithCallEnd(func(e CallEnd) {
+			}), guard.WithCallEnd(func(e guard.CallEnd) {
 				mu.Lock()
 				defer mu.Unlock()
 				told = append(told, "end "+e.ProtocolVersion)
@@ -126,7 +127,7 @@ func TestProtocolVersion(t *testing.T) {
 	}
 	t.Run("_meta", func(t *testing.T) {
 		var got []string
-		g := New(WithCallEnd(func(e CallEnd) { got = append(got, e.ProtocolVersion) }))
+		g := New(guard.WithCallEnd(func(e guard.CallEnd) { got = append(got, e.ProtocolVersion) }))
 		srv, _ := weatherServer(t, g)
 		call(t, srv, true, "weather", `{"location":"Paris"}`)
 		if len(got) != 1 || got[0] != modernProtocol {

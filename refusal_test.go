@@ -14,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // recursiveSchema takes objects of any names, nested at will, down to arrays of strings.
@@ -45,7 +46,7 @@ func refusalText(t *testing.T, srv *server.MCPServer, msg []byte) string {
 }
 
 // nameBytes counts the bytes of distinct storage behind the names of vs's paths.
-func nameBytes(vs []Violation) int {
+func nameBytes(vs []guard.Violation) int {
 	seen := map[*byte]bool{}
 	n := 0
 	for _, v := range vs {
@@ -74,10 +75,10 @@ func TestRefusalsStayBounded(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var events []Event
+			var events []guard.Event
 			var log strings.Builder
-			g := New(WithObserver(func(e Event) { events = append(events, e) }),
-				WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+			g := New(guard.WithObserver(func(e guard.Event) { events = append(events, e) }),
+				guard.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
 			var calls atomic.Int64
 			srv, _ := weatherServer(t, g)
 			srv.AddTool(mcp.NewToolWithRawSchema("deep", "", json.RawMessage(recursiveSchema)), forecast(&calls))
@@ -109,7 +110,7 @@ func TestRefusalsStayBounded(t *testing.T) {
 				t.Error("the handler ran")
 			}
 
-			if len(events) != 1 || events[0].Outcome != Refused {
+			if len(events) != 1 || events[0].Outcome != guard.Refused {
 				t.Fatalf("want one refusal event, got %d", len(events))
 			}
 			names := c.levels * c.nameLen
@@ -157,7 +158,7 @@ func TestFormatterOutputIsBounded(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			calls := 0
-			srv, _ := weatherServer(t, New(WithMaxViolations(1000), WithFormatter(func(Violation) string {
+			srv, _ := weatherServer(t, New(guard.WithMaxViolations(1000), guard.WithFormatter(func(guard.Violation) string {
 				calls++
 				return c.message(calls - 1)
 			})))
@@ -206,7 +207,7 @@ func (s *clientSession) SetClientCapabilities(mcp.ClientCapabilities) {}
 // do, and the client's self-declared name escaped and elided like a name.
 func TestLogLineShowsNamesVisibly(t *testing.T) {
 	var log strings.Builder
-	srv, _ := weatherServer(t, New(WithLogger(slog.New(slog.NewJSONHandler(&log, nil)))))
+	srv, _ := weatherServer(t, New(guard.WithLogger(slog.New(slog.NewJSONHandler(&log, nil)))))
 	client := "evil\u202e" + strings.Repeat("x", 100_000)
 	session := &clientSession{toolSession: toolSession{id: "s1"}, info: mcp.Implementation{Name: client, Version: "1"}}
 	invoke(t, srv, session, "weather", map[string]any{"location": "x", "\u212a": 1, "a\u202eb": 2})
@@ -262,7 +263,7 @@ func TestRefusalCostsNoMoreThanBuiltin(t *testing.T) {
 	}
 	builtinAllocs, builtinBytes := cost(server.WithInputSchemaValidation())
 	allocs, bytes := cost(server.WithToolHandlerMiddleware(Middleware()))
-	metaAllocs, metaBytes := cost(server.WithToolHandlerMiddleware(New(WithViolationMeta()).Middleware()))
+	metaAllocs, metaBytes := cost(server.WithToolHandlerMiddleware(New(guard.WithViolationMeta()).Middleware()))
 	t.Logf("per refused call: builtin %.0f allocations, %.0f B; mcpvalidate %.0f, %.0f B; with its data %.0f, %.0f B",
 		builtinAllocs, builtinBytes, allocs, bytes, metaAllocs, metaBytes)
 	if allocs > builtinAllocs || bytes > builtinBytes {

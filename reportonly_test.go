@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // packagesArgs is a typed tool's input as gopls declares its tools: camel-case names, one
@@ -99,8 +100,8 @@ func TestReportOnlyNeverWeakensMCPGo(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			var aloneRuns, guardedRuns typedRuns
-			var events []Event
-			g := New(WithReportOnly(), WithObserver(func(e Event) { events = append(events, e) }))
+			var events []guard.Event
+			g := New(guard.WithReportOnly(), guard.WithObserver(func(e guard.Event) { events = append(events, e) }))
 			alone := packagesServer(&aloneRuns, opts...)
 			guarded := packagesServer(&guardedRuns, append(opts, server.WithToolHandlerMiddleware(g.Middleware()))...)
 
@@ -125,7 +126,7 @@ func TestReportOnlyNeverWeakensMCPGo(t *testing.T) {
 					t.Errorf("%s %s: mcp-go refused it, yet the guard saw it: %+v", c.tool, c.args, events)
 				case reached && len(events) != 1:
 					t.Errorf("%s %s: %d events, want 1", c.tool, c.args, len(events))
-				case reached && ((events[0].Outcome == Refused) != c.refused || !events[0].ReportOnly):
+				case reached && ((events[0].Outcome == guard.Refused) != c.refused || !events[0].ReportOnly):
 					t.Errorf("%s %s: reported %v (report-only %v), want refused: %v", c.tool, c.args, events[0].Outcome, events[0].ReportOnly, c.refused)
 				}
 				events = nil

@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate"
-	"github.com/mcpvalidate/mcpvalidate/internal/suite"
+	"github.com/mcpvalidate/mcpvalidate/guard"
+	"github.com/mcpvalidate/mcpvalidate/guard/testsuite"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -75,7 +76,7 @@ func BenchmarkCompare(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		oracle, err := compileOracle(suite.Group{Schema: []byte(c.schema)})
+		oracle, err := compileOracle(testsuite.Group{Schema: []byte(c.schema)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func BenchmarkCompare(b *testing.B) {
 	}
 }
 
-var answers []mcpvalidate.Violation
+var answers []guard.Violation
 
 // BenchmarkRefusalFloor measures what returning a refusal of the contract's first example costs
 // before anything is validated: a fresh copy of its violations, with their paths in one
@@ -137,8 +138,8 @@ func BenchmarkRefusalFloor(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		out := make([]mcpvalidate.Violation, len(want))
-		paths := make(mcpvalidate.Path, 0, elems)
+		out := make([]guard.Violation, len(want))
+		paths := make(guard.Path, 0, elems)
 		for i, w := range want {
 			out[i] = w
 			start := len(paths)

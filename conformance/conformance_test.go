@@ -15,20 +15,21 @@ import (
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate"
-	"github.com/mcpvalidate/mcpvalidate/internal/suite"
+	"github.com/mcpvalidate/mcpvalidate/guard"
+	"github.com/mcpvalidate/mcpvalidate/guard/testsuite"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var (
 	corpusOnce sync.Once
-	corpus     []suite.CorpusFile
+	corpus     []testsuite.CorpusFile
 	corpusErr  error
 )
 
 // loadCorpus reads the group files once per test binary.
-func loadCorpus(tb testing.TB) []suite.CorpusFile {
+func loadCorpus(tb testing.TB) []testsuite.CorpusFile {
 	tb.Helper()
-	corpusOnce.Do(func() { corpus, corpusErr = suite.LoadCorpus() })
+	corpusOnce.Do(func() { corpus, corpusErr = testsuite.LoadCorpus() })
 	if corpusErr != nil {
 		tb.Fatal(corpusErr)
 	}
@@ -39,15 +40,15 @@ func loadCorpus(tb testing.TB) []suite.CorpusFile {
 // deviation is allowed if known-deviations.json lists it.
 func optional(file string) bool { return strings.HasPrefix(file, "optional/") }
 
-func ourOptions(g suite.Group) []mcpvalidate.Option {
+func ourOptions(g testsuite.Group) []guard.CompileOption {
 	if g.FormatAssertion {
-		return []mcpvalidate.Option{mcpvalidate.WithFormatAssertion()}
+		return []guard.CompileOption{guard.WithFormatAssertion()}
 	}
 	return nil
 }
 
-// ourEngine is the engine under test, as suite.Run wants it.
-func ourEngine(g suite.Group) (func(json.RawMessage) bool, error) {
+// ourEngine is the engine under test, as testsuite.Run wants it.
+func ourEngine(g testsuite.Group) (func(json.RawMessage) bool, error) {
 	v, err := mcpvalidate.Compile(g.Schema, ourOptions(g)...)
 	if err != nil {
 		return nil, err
@@ -63,7 +64,7 @@ func (refuseRemote) Load(url string) (any, error) {
 }
 
 // compileOracle compiles a group's schema with santhosh-tekuri/jsonschema.
-func compileOracle(g suite.Group) (*jsonschema.Schema, error) {
+func compileOracle(g testsuite.Group) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(g.Schema))
 	if err != nil {
 		return nil, err
@@ -125,14 +126,14 @@ func pointer(tokens []string) string {
 // placed reports whether the oracle reports a failure where v stands: at v's path or
 // beneath it. A missing or undeclared member, a name that propertyNames refuses, or an item
 // that additionalItems refuses, is reported by the oracle at its parent.
-func placed(v mcpvalidate.Violation, leaves []string) bool {
+func placed(v guard.Violation, leaves []string) bool {
 	ptr := v.Path.Pointer()
 	parent := ""
 	if len(v.Path) > 0 {
 		parent = v.Path[:len(v.Path)-1].Pointer()
 	}
-	member := v.Kind == mcpvalidate.KindRequired || v.Kind == mcpvalidate.KindDependentRequired || v.Kind == mcpvalidate.KindAdditional ||
-		v.Kind == mcpvalidate.KindAdditionalItem || v.Keyword == "propertyNames"
+	member := v.Kind == guard.KindRequired || v.Kind == guard.KindDependentRequired || v.Kind == guard.KindAdditional ||
+		v.Kind == guard.KindAdditionalItem || v.Keyword == "propertyNames"
 	for _, l := range leaves {
 		if l == ptr || strings.HasPrefix(l, ptr+"/") || member && len(v.Path) > 0 && l == parent {
 			return true
@@ -143,7 +144,7 @@ func placed(v mcpvalidate.Violation, leaves []string) bool {
 
 // disagreement compares our violations with the oracle's error for the same data and says
 // how they differ, or returns "" when they agree on the verdict and on where it fails.
-func disagreement(vs []mcpvalidate.Violation, ve *jsonschema.ValidationError) string {
+func disagreement(vs []guard.Violation, ve *jsonschema.ValidationError) string {
 	switch {
 	case vs == nil && ve == nil:
 		return ""
@@ -154,7 +155,7 @@ func disagreement(vs []mcpvalidate.Violation, ve *jsonschema.ValidationError) st
 	}
 	leaves := leafPointers(ve)
 	for _, v := range vs {
-		if v.Kind == mcpvalidate.KindTruncated || v.Kind == mcpvalidate.KindSyntax {
+		if v.Kind == guard.KindTruncated || v.Kind == guard.KindSyntax {
 			continue
 		}
 		if !placed(v, leaves) {
@@ -165,8 +166,8 @@ func disagreement(vs []mcpvalidate.Violation, ve *jsonschema.ValidationError) st
 	return ""
 }
 
-func describe(vs []mcpvalidate.Violation) string {
-	return strings.Join(mcpvalidate.Messages(vs, nil), "; ")
+func describe(vs []guard.Violation) string {
+	return strings.Join(guard.Messages(vs, nil), "; ")
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -179,7 +180,7 @@ func TestSuiteVerdicts(t *testing.T) {
 	found := map[deviationKey]bool{}
 	for _, f := range loadCorpus(t) {
 		t.Run(f.Name, func(t *testing.T) {
-			results, c := suite.Run(f.Groups, ourEngine)
+			results, c := testsuite.Run(f.Groups, ourEngine)
 			deviations := 0
 			for _, r := range results {
 				k := deviationKey{r.File, r.Group, r.Test}
@@ -208,7 +209,7 @@ func TestSuiteVerdicts(t *testing.T) {
 	}
 }
 
-func failure(r suite.Result) string {
+func failure(r testsuite.Result) string {
 	if r.Err != nil {
 		return "the schema does not compile: " + r.Err.Error()
 	}
@@ -291,37 +292,37 @@ func TestOracle(t *testing.T) {
 
 // TestPlacedMatching pins down which oracle locations count as the place of a violation.
 func TestPlacedMatching(t *testing.T) {
-	at := func(kind mcpvalidate.Kind, elems ...any) mcpvalidate.Violation {
-		var p mcpvalidate.Path
+	at := func(kind guard.Kind, elems ...any) guard.Violation {
+		var p guard.Path
 		for _, e := range elems {
 			switch e := e.(type) {
 			case int:
-				p = append(p, mcpvalidate.PathElem{Index: e, IsIndex: true})
+				p = append(p, guard.PathElem{Index: e, IsIndex: true})
 			case string:
-				p = append(p, mcpvalidate.PathElem{Name: e})
+				p = append(p, guard.PathElem{Name: e})
 			}
 		}
-		return mcpvalidate.Violation{Kind: kind, Path: p}
+		return guard.Violation{Kind: kind, Path: p}
 	}
 	cases := []struct {
 		name   string
-		v      mcpvalidate.Violation
+		v      guard.Violation
 		leaves []string
 		want   bool
 	}{
-		{"same place", at(mcpvalidate.KindType, "a", 0), []string{"/a/0"}, true},
-		{"oracle deeper", at(mcpvalidate.KindNoMatch, "a"), []string{"/a/0/b"}, true},
-		{"root covers all", at(mcpvalidate.KindNoMatch), []string{"/x"}, true},
-		{"oracle shallower", at(mcpvalidate.KindType, "a", "b"), []string{"/a"}, false},
-		{"sibling with common prefix", at(mcpvalidate.KindType, "ab"), []string{"/abc"}, false},
-		{"elsewhere", at(mcpvalidate.KindType, "a"), []string{"/b"}, false},
-		{"missing member at its parent", at(mcpvalidate.KindRequired, "a", "b"), []string{"/a"}, true},
-		{"dependent member at its parent", at(mcpvalidate.KindDependentRequired, "b"), []string{""}, true},
-		{"additional member at its parent", at(mcpvalidate.KindAdditional, "x"), []string{""}, true},
-		{"refused name at its parent", mcpvalidate.Violation{Kind: mcpvalidate.KindOther, Keyword: "propertyNames", Path: at(0, "a", "b").Path}, []string{"/a"}, true},
-		{"missing member, other parent", at(mcpvalidate.KindRequired, "a", "b"), []string{"/c"}, false},
-		{"escaped names", at(mcpvalidate.KindType, "a/b", "c~d"), []string{"/a~1b/c~0d"}, true},
-		{"one of many leaves", at(mcpvalidate.KindEnum, 2), []string{"/0", "/1", "/2"}, true},
+		{"same place", at(guard.KindType, "a", 0), []string{"/a/0"}, true},
+		{"oracle deeper", at(guard.KindNoMatch, "a"), []string{"/a/0/b"}, true},
+		{"root covers all", at(guard.KindNoMatch), []string{"/x"}, true},
+		{"oracle shallower", at(guard.KindType, "a", "b"), []string{"/a"}, false},
+		{"sibling with common prefix", at(guard.KindType, "ab"), []string{"/abc"}, false},
+		{"elsewhere", at(guard.KindType, "a"), []string{"/b"}, false},
+		{"missing member at its parent", at(guard.KindRequired, "a", "b"), []string{"/a"}, true},
+		{"dependent member at its parent", at(guard.KindDependentRequired, "b"), []string{""}, true},
+		{"additional member at its parent", at(guard.KindAdditional, "x"), []string{""}, true},
+		{"refused name at its parent", guard.Violation{Kind: guard.KindOther, Keyword: "propertyNames", Path: at(0, "a", "b").Path}, []string{"/a"}, true},
+		{"missing member, other parent", at(guard.KindRequired, "a", "b"), []string{"/c"}, false},
+		{"escaped names", at(guard.KindType, "a/b", "c~d"), []string{"/a~1b/c~0d"}, true},
+		{"one of many leaves", at(guard.KindEnum, 2), []string{"/0", "/1", "/2"}, true},
 	}
 	for _, c := range cases {
 		if got := placed(c.v, c.leaves); got != c.want {

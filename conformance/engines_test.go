@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpvalidate/mcpvalidate"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // engineCase is a schema the subset validates, and arguments for it.
@@ -76,12 +76,12 @@ func TestSubsetMatchesFullEngine(t *testing.T) {
 	// The comparison means something only if WithFullEngine hands the schema to the other
 	// engine: where the two explain otherwise, they must.
 	oneOf := `{"oneOf":[{"properties":{"a":{"type":"string"}},"required":["a"]},{"properties":{"b":{}},"required":["b"]}]}`
-	if ours, theirs := mustCompile(t, oneOf).Validate([]byte(`{"a":1}`)), mustCompile(t, oneOf, mcpvalidate.WithFullEngine()).Validate([]byte(`{"a":1}`)); reflect.DeepEqual(ours, theirs) {
+	if ours, theirs := mustCompile(t, oneOf).Validate([]byte(`{"a":1}`)), mustCompile(t, oneOf, guard.WithFullEngine()).Validate([]byte(`{"a":1}`)); reflect.DeepEqual(ours, theirs) {
 		t.Fatalf("WithFullEngine explains a value matching no oneOf alternative as the subset does (%s): is the full engine in charge?", describe(ours))
 	}
-	compare := func(t *testing.T, what string, schema []byte, opts []mcpvalidate.Option, args [][]byte) {
+	compare := func(t *testing.T, what string, schema []byte, opts []guard.CompileOption, args [][]byte) {
 		v := mustCompile(t, string(schema), opts...)
-		full := mustCompile(t, string(schema), append(opts, mcpvalidate.WithFullEngine())...)
+		full := mustCompile(t, string(schema), append(opts, guard.WithFullEngine())...)
 		for _, a := range args {
 			ours, theirs := v.Validate(a), full.Validate(a)
 			file, group, _ := strings.Cut(what, " / ")

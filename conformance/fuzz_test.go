@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate"
-	"github.com/mcpvalidate/mcpvalidate/internal/suite"
+	"github.com/mcpvalidate/mcpvalidate/guard"
+	"github.com/mcpvalidate/mcpvalidate/guard/testsuite"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -43,7 +44,7 @@ func FuzzAgainstOracle(f *testing.F) {
 		}
 	}
 	for _, c := range sameAsFullCases {
-		oracle, err := compileOracle(suite.Group{Schema: []byte(c.schema)})
+		oracle, err := compileOracle(testsuite.Group{Schema: []byte(c.schema)})
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -51,12 +52,12 @@ func FuzzAgainstOracle(f *testing.F) {
 		targets = append(targets, fuzzTarget{name: c.name, ours: mustCompile(f, c.schema), oracle: oracle})
 	}
 	f.Fuzz(func(t *testing.T, i uint, data []byte) {
-		if !json.Valid(data) || !suite.PlainJSON(data, maxArgsDepth) {
+		if !json.Valid(data) || !testsuite.PlainJSON(data, maxArgsDepth) {
 			return
 		}
 		target := targets[i%uint(len(targets))]
 		vs := target.ours.Validate(data) // before the number filter: it must not panic on any number
-		if !suite.ModestNumbers(data) {
+		if !testsuite.ModestNumbers(data) {
 			return
 		}
 		ve, err := oracleValidate(target.oracle, data)
@@ -106,34 +107,34 @@ func FuzzNoPanic(f *testing.F) {
 		f.Add([]byte(s.schema), []byte(s.args), uint8(0xff))
 	}
 	f.Fuzz(func(t *testing.T, schema, args []byte, opts uint8) {
-		var options []mcpvalidate.Option
+		var options []guard.CompileOption
 		if opts&1 != 0 {
-			options = append(options, mcpvalidate.WithFormatAssertion())
+			options = append(options, guard.WithFormatAssertion())
 		}
 		if opts&2 != 0 {
-			options = append(options, mcpvalidate.WithFullEngine())
+			options = append(options, guard.WithFullEngine())
 		}
 		if opts&4 != 0 {
-			options = append(options, mcpvalidate.WithMaxDepth(3))
+			options = append(options, guard.WithMaxDepth(3))
 		}
 		if opts&8 != 0 {
-			options = append(options, mcpvalidate.WithMaxViolations(1))
+			options = append(options, guard.WithMaxViolations(1))
 		}
 		v, err := mcpvalidate.Compile(schema, options...)
 		if err != nil {
-			var se *mcpvalidate.SchemaError
+			var se *guard.SchemaError
 			if !errors.As(err, &se) {
 				t.Fatalf("Compile returned %T, not a *SchemaError: %v", err, err)
 			}
 			return
 		}
 		vs := v.Validate(args)
-		mcpvalidate.Messages(vs, nil)
-		mcpvalidate.Messages(vs, mcpvalidate.GatewayFormat)
+		guard.Messages(vs, nil)
+		guard.Messages(vs, guard.GatewayFormat)
 		syntax, tooDeep := false, false
 		for _, x := range vs {
-			syntax = syntax || x.Kind == mcpvalidate.KindSyntax
-			tooDeep = tooDeep || x.Kind == mcpvalidate.KindTooDeep
+			syntax = syntax || x.Kind == guard.KindSyntax
+			tooDeep = tooDeep || x.Kind == guard.KindTooDeep
 		}
 		wellFormed := json.Valid(args)
 		if wellFormed && syntax {
@@ -147,14 +148,14 @@ func FuzzNoPanic(f *testing.F) {
 		}
 		var decoded any
 		if json.Unmarshal(args, &decoded) == nil {
-			mcpvalidate.Messages(v.ValidateValue(decoded), nil)
+			guard.Messages(v.ValidateValue(decoded), nil)
 		}
 		// Decoded exactly, the same arguments must get the same verdict, unless a duplicate
 		// member name, which decoding drops, made Validate refuse them.
 		dec := json.NewDecoder(bytes.NewReader(args))
 		dec.UseNumber()
 		var exact any
-		if dec.Decode(&exact) != nil || !suite.PlainJSON(args, 1<<30) {
+		if dec.Decode(&exact) != nil || !testsuite.PlainJSON(args, 1<<30) {
 			return
 		}
 		if vvs := v.ValidateValue(exact); (vvs == nil) != (vs == nil) {

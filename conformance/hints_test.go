@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // TestRefusalsNameTheFix counts, over the MCP and real-server corpora, the violations
@@ -26,7 +27,7 @@ func TestRefusalsNameTheFix(t *testing.T) {
 				continue
 			}
 			for _, g := range f.Groups {
-				v, err := mcpvalidate.Compile(g.Schema, append(ourOptions(g), mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat), mcpvalidate.WithHints())...)
+				v, err := mcpvalidate.Compile(g.Schema, append(ourOptions(g), guard.WithHints())...)
 				if err != nil {
 					continue
 				}
@@ -59,8 +60,8 @@ func TestRefusalsNameTheFix(t *testing.T) {
 
 var formatters = []struct {
 	name string
-	f    mcpvalidate.Formatter
-}{{"default", mcpvalidate.DefaultFormat}, {"gateway", mcpvalidate.GatewayFormat}, {"detailed", mcpvalidate.DetailedFormat}}
+	f    guard.Formatter
+}{{"default", guard.DefaultFormat}, {"gateway", guard.GatewayFormat}, {"detailed", guard.DetailedFormat}}
 
 // A judge counts the fixes that refusals call for, and those each formatter names.
 type judge struct {
@@ -82,21 +83,21 @@ func (j *judge) refusal(v *mcpvalidate.Validator, schema any, args json.RawMessa
 	for _, x := range vs {
 		sent, ok := at(data, x.Path)
 		switch {
-		case x.Kind == mcpvalidate.KindRequired && len(x.Path) > 0:
+		case x.Kind == guard.KindRequired && len(x.Path) > 0:
 			parent, _ := at(data, x.Path[:len(x.Path)-1])
 			if slip := slipOf(schema, x.Path, parent); slip != "" {
 				fixes = append(fixes, fix{func(t *tally) *int { return &t.names }, func(m string) bool { return strings.Contains(m, "(sent '"+slip+"')") }})
 			}
 		case !ok:
-		case x.Kind == mcpvalidate.KindType:
+		case x.Kind == guard.KindType:
 			got := typeOf(sent)
 			fixes = append(fixes, fix{func(t *tally) *int { return &t.types }, func(m string) bool { return strings.Contains(m, "not "+got) }})
-		case x.Kind == mcpvalidate.KindAdditional:
+		case x.Kind == guard.KindAdditional:
 			parent, _ := at(data, x.Path[:len(x.Path)-1])
 			if meant := meantName(schema, x.Path, parent); meant != "" {
 				fixes = append(fixes, fix{func(t *tally) *int { return &t.names }, func(m string) bool { return strings.Contains(m, meant+"'?") }})
 			}
-		case x.Kind == mcpvalidate.KindEnum:
+		case x.Kind == guard.KindEnum:
 			if s, isString := sent.(string); isString {
 				if meant := meantValue(s, x.Values); meant != "" {
 					fixes = append(fixes, fix{func(t *tally) *int { return &t.values }, func(m string) bool { return strings.Contains(m, "'"+meant+"'?") }})
@@ -112,7 +113,7 @@ func (j *judge) refusal(v *mcpvalidate.Validator, schema any, args json.RawMessa
 		*fx.count(&j.found)++
 	}
 	for i, fm := range formatters {
-		text := strings.Join(mcpvalidate.Messages(vs, fm.f), "\n")
+		text := strings.Join(guard.Messages(vs, fm.f), "\n")
 		all := true
 		for _, fx := range fixes {
 			if fx.named(text) {
@@ -169,7 +170,7 @@ func slips(schema any, args json.RawMessage) []json.RawMessage {
 }
 
 // at returns the decoded value at p.
-func at(data any, p mcpvalidate.Path) (any, bool) {
+func at(data any, p guard.Path) (any, bool) {
 	for _, e := range p {
 		switch d := data.(type) {
 		case map[string]any:
@@ -211,7 +212,7 @@ func typeOf(v any) string {
 
 // meantName returns the name declared beside an unexpected one, absent from the object
 // sent, that differs from it in case or by at most two letters.
-func meantName(schema any, p mcpvalidate.Path, sent any) string {
+func meantName(schema any, p guard.Path, sent any) string {
 	obj, _ := sent.(map[string]any)
 	for _, e := range p[:len(p)-1] {
 		m, _ := schema.(map[string]any)
@@ -235,7 +236,7 @@ func meantName(schema any, p mcpvalidate.Path, sent any) string {
 
 // slipOf returns the name sent, in an object that allows undeclared members, that is the
 // missing required name at p with its second letter dropped.
-func slipOf(schema any, p mcpvalidate.Path, sent any) string {
+func slipOf(schema any, p guard.Path, sent any) string {
 	obj, _ := sent.(map[string]any)
 	for _, e := range p[:len(p)-1] {
 		m, _ := schema.(map[string]any)

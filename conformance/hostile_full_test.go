@@ -19,8 +19,8 @@ import (
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate"
-	"github.com/mcpvalidate/mcpvalidate/internal/suite"
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
+	"github.com/mcpvalidate/mcpvalidate/guard"
+	"github.com/mcpvalidate/mcpvalidate/guard/testsuite"
 )
 
 // allocated returns the heap bytes one call of fn allocates, averaged over runs calls after
@@ -66,7 +66,7 @@ type fullShape struct {
 	name   string
 	schema string
 	args   func(size int) string
-	first  mcpvalidate.Kind // the first violation listed
+	first  guard.Kind // the first violation listed
 }
 
 // recursive wants strings under any number of objects and arrays.
@@ -76,12 +76,12 @@ func fullShapes() []fullShape {
 	return []fullShape{
 		// The issue's case, one long name over many values, one violation.
 		{"long-name-over-values", `{"type":"object","required":["q"],"unevaluatedProperties":{}}`,
-			func(n int) string { return `{"` + strings.Repeat("a", n/2) + `":` + zeros(n/8) + `}` }, mcpvalidate.KindRequired},
+			func(n int) string { return `{"` + strings.Repeat("a", n/2) + `":` + zeros(n/8) + `}` }, guard.KindRequired},
 		{"failing-items", `{"properties":{"a":{"items":{"type":"string"}}},"unevaluatedProperties":{}}`,
-			func(n int) string { return `{"a":` + zeros(n/2) + `}` }, mcpvalidate.KindType},
+			func(n int) string { return `{"a":` + zeros(n/2) + `}` }, guard.KindType},
 		// 60 levels of long names, then failing items: every failure's path repeats them.
 		{"deep-long-names-failing-items", recursive,
-			func(n int) string { return nestNames(60, n/240, zeros(n/4)) }, mcpvalidate.KindType},
+			func(n int) string { return nestNames(60, n/240, zeros(n/4)) }, guard.KindType},
 		{"undeclared-members", `{"unevaluatedProperties":{},"additionalProperties":false}`,
 			func(n int) string {
 				var b strings.Builder
@@ -93,12 +93,12 @@ func fullShapes() []fullShape {
 					b.WriteString(`"m` + strconv.Itoa(i) + `":0`)
 				}
 				return b.String() + "}"
-			}, mcpvalidate.KindAdditional},
+			}, guard.KindAdditional},
 		{"enum-failures", `{"unevaluatedProperties":{},"properties":{"a":{"items":{"enum":[` +
 			strings.TrimSuffix(strings.Repeat(`"some allowed value",`, 50), ",") + `]}}}}`,
-			func(n int) string { return `{"a":` + zeros(n/2) + `}` }, mcpvalidate.KindEnum},
+			func(n int) string { return `{"a":` + zeros(n/2) + `}` }, guard.KindEnum},
 		{"anyOf-failures", `{"unevaluatedProperties":{},"properties":{"a":{"items":{"anyOf":[{"type":"string"},{"type":"object","required":["k"]}]}}}}`,
-			func(n int) string { return `{"a":` + zeros(n/2) + `}` }, mcpvalidate.KindType},
+			func(n int) string { return `{"a":` + zeros(n/2) + `}` }, guard.KindType},
 	}
 }
 
@@ -110,14 +110,16 @@ func fullShapes() []fullShape {
 // allocates at most 20 bytes per byte. Without WithFullEngine, the subset validates every
 // shape and a refusal of a megabyte allocates at most 20 bytes per byte, whatever the shape.
 func TestHostileFullRefusalMemory(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	// The engine allocates several hundred bytes per failing value: the sizes stay small
 	// where it validates every value.
 	sizes := map[string][2]int{"long-name-over-values": {64 << 10 / hostileScale, 1 << 20 / hostileScale}}
 	for _, sh := range fullShapes() {
 		t.Run(sh.name, func(t *testing.T) {
-			v := mustCompile(t, sh.schema, mcpvalidate.WithFullEngine())
-			oracle, err := compileOracle(suite.Group{Schema: []byte(sh.schema)})
+			v := mustCompile(t, sh.schema, guard.WithFullEngine())
+			oracle, err := compileOracle(testsuite.Group{Schema: []byte(sh.schema)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +130,7 @@ func TestHostileFullRefusalMemory(t *testing.T) {
 			var perByte [2]float64
 			for i, size := range pair {
 				args := []byte(sh.args(size))
-				var vs []mcpvalidate.Violation
+				var vs []guard.Violation
 				finishes(t, "Validate", func() { vs = v.Validate(args) })
 				if len(vs) == 0 || vs[0].Kind != sh.first {
 					t.Fatalf("%d bytes: got %s, want a first violation of kind %v", len(args), describe(vs[:min(len(vs), 3)]), sh.first)
@@ -167,7 +169,7 @@ func TestHostileFullRefusalMemory(t *testing.T) {
 // ns/op and B/op should grow 16 times per step (MB/s stays flat).
 func BenchmarkHostileFullRefusal(b *testing.B) {
 	for _, sh := range fullShapes()[:3] {
-		v := mustCompile(b, sh.schema, mcpvalidate.WithFullEngine())
+		v := mustCompile(b, sh.schema, guard.WithFullEngine())
 		for _, size := range []int{1 << 10, 16 << 10, 256 << 10, 1 << 20} {
 			b.Run(sh.name+"/"+sizeName(size), func(b *testing.B) {
 				args := []byte(sh.args(size))
@@ -206,16 +208,18 @@ var formatUnits = []string{"a", "((", ".", ":", "%41", `\\`, "é", "-", "/", "()
 // Go's regexp.Compile, the engine's check of "regex", allocated 230 to 580 bytes per byte
 // of pattern.
 func TestHostileFormats(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	formats := []string{"date", "date-time", "duration", "email", "hostname", "iri", "iri-reference", "ipv4", "ipv6",
 		"json-pointer", "period", "regex", "relative-json-pointer", "semver", "time", "uri", "uri-reference",
 		"uri-template", "uuid"}
 	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			schema := `{"type":"object","properties":{"x":{"type":"string","format":"` + format + `"}}}`
-			validators := map[string]*mcpvalidate.Validator{"subset": mustCompile(t, schema, mcpvalidate.WithFormatAssertion())}
+			validators := map[string]*mcpvalidate.Validator{"subset": mustCompile(t, schema, guard.WithFormatAssertion())}
 			if format == "regex" {
-				validators["full"] = mustCompile(t, schema, mcpvalidate.WithFormatAssertion(), mcpvalidate.WithFullEngine())
+				validators["full"] = mustCompile(t, schema, guard.WithFormatAssertion(), guard.WithFullEngine())
 			}
 			// Go's regular expression parser was the superlinear one: regex is checked at a
 			// megabyte, the others at a quarter of one.
@@ -248,7 +252,7 @@ func BenchmarkHostileFormat(b *testing.B) {
 		"regex": "[[:", "relative-json-pointer": "~0", "semver": ".", "time": "0", "uri": "%41", "uri-reference": "((",
 		"uri-template": "{}", "uuid": "-"}
 	for _, format := range slices.Sorted(maps.Keys(shapes)) {
-		v := mustCompile(b, `{"type":"object","properties":{"x":{"type":"string","format":"`+format+`"}}}`, mcpvalidate.WithFormatAssertion())
+		v := mustCompile(b, `{"type":"object","properties":{"x":{"type":"string","format":"`+format+`"}}}`, guard.WithFormatAssertion())
 		for _, size := range []int{64 << 10, 1 << 20} {
 			b.Run(format+"/"+sizeName(size), func(b *testing.B) {
 				args := formatArgs(format, shapes[format], size)
@@ -281,7 +285,7 @@ func TestOwnIDReferences(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			v := mustCompile(t, c.schema)
-			oracle, err := compileOracle(suite.Group{Schema: []byte(c.schema)})
+			oracle, err := compileOracle(testsuite.Group{Schema: []byte(c.schema)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -295,7 +299,7 @@ func TestOwnIDReferences(t *testing.T) {
 					t.Errorf("%s: %s, the oracle says valid=%v", args, describe(vs), ve == nil)
 				}
 			}
-			if vs := v.Validate([]byte(`{"p":1}`)); len(vs) != 1 || vs[0].Kind != mcpvalidate.KindType || vs[0].Path.String() != "p" {
+			if vs := v.Validate([]byte(`{"p":1}`)); len(vs) != 1 || vs[0].Kind != guard.KindType || vs[0].Path.String() != "p" {
 				t.Errorf(`{"p":1}: %s, want one type violation at p`, describe(vs))
 			}
 		})
@@ -307,7 +311,7 @@ func TestOwnIDReferences(t *testing.T) {
 	}
 	for _, c := range remote {
 		_, err := mcpvalidate.Compile([]byte(c.schema))
-		var se *mcpvalidate.SchemaError
+		var se *guard.SchemaError
 		if !errors.As(err, &se) || se.Location != c.at || !strings.Contains(se.Reason, "remote references are never fetched") {
 			t.Errorf("%s: %v, want a SchemaError at %s about a remote reference", c.schema, err, c.at)
 		}

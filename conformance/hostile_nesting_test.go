@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpvalidate/mcpvalidate"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // nestings are 20-level nests in which each level reaches the one below twice: naive
@@ -201,18 +201,18 @@ func TestHostileNestingNoViolationTwice(t *testing.T) {
 		`{"k":2,"d":0,"d":1,"d":2,"d":3,"d":4,"d":5,"d":6,"d":7,"d":8,"d":9,"d":10,"d":11,"d":12,"d":13,"d":14,"d":15,"d":16,"d":17,"d":18,"d":19,"d":20,"d":21,"d":22,"d":23,"d":24}`,
 	}
 	for _, schema := range schemas {
-		all := mustCompile(t, schema, mcpvalidate.WithMaxViolations(1000))
-		one := mustCompile(t, schema, mcpvalidate.WithMaxViolations(1))
+		all := mustCompile(t, schema, guard.WithMaxViolations(1000))
+		one := mustCompile(t, schema, guard.WithMaxViolations(1))
 		for _, doc := range args {
 			vs := all.Validate([]byte(doc))
 			var dups []string
 			for i, v := range vs {
 				for _, w := range vs[:i] {
 					if reflect.DeepEqual(v, w) {
-						t.Errorf("schema %.80s, args %s: %q is listed twice", schema, doc, mcpvalidate.DefaultFormat(v))
+						t.Errorf("schema %.80s, args %s: %q is listed twice", schema, doc, guard.DefaultFormat(v))
 					}
 				}
-				if v.Kind == mcpvalidate.KindDuplicate {
+				if v.Kind == guard.KindDuplicate {
 					dups = append(dups, v.Path.Pointer())
 				}
 			}
@@ -222,7 +222,7 @@ func TestHostileNestingNoViolationTwice(t *testing.T) {
 			}
 			first := one.Validate([]byte(doc))
 			counted := len(first)
-			if n := len(first); n > 0 && first[n-1].Kind == mcpvalidate.KindTruncated {
+			if n := len(first); n > 0 && first[n-1].Kind == guard.KindTruncated {
 				counted = n - 1 + first[n-1].Count
 			}
 			if counted != len(vs) {

@@ -35,8 +35,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpvalidate/mcpvalidate"
-	"github.com/mcpvalidate/mcpvalidate/internal/suite"
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
+	"github.com/mcpvalidate/mcpvalidate/guard"
+	"github.com/mcpvalidate/mcpvalidate/guard/testsuite"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -73,11 +73,11 @@ func hasC1Control(m string) bool {
 // checkMessages renders vs in both built-in styles and requires every message to stay on
 // one line and, when maxLen > 0, to be at most maxLen bytes long. It returns the default
 // style's messages.
-func checkMessages(t testing.TB, vs []mcpvalidate.Violation, maxLen int) []string {
+func checkMessages(t testing.TB, vs []guard.Violation, maxLen int) []string {
 	t.Helper()
 	var out []string
-	for i, f := range []mcpvalidate.Formatter{nil, mcpvalidate.GatewayFormat} {
-		msgs := mcpvalidate.Messages(vs, f)
+	for i, f := range []guard.Formatter{nil, guard.GatewayFormat} {
+		msgs := guard.Messages(vs, f)
 		if i == 0 {
 			out = msgs
 		}
@@ -99,7 +99,7 @@ func checkMessages(t testing.TB, vs []mcpvalidate.Violation, maxLen int) []strin
 	return out
 }
 
-func mustCompile(t testing.TB, schema string, opts ...mcpvalidate.Option) *mcpvalidate.Validator {
+func mustCompile(t testing.TB, schema string, opts ...guard.CompileOption) *mcpvalidate.Validator {
 	t.Helper()
 	v, err := mcpvalidate.Compile([]byte(schema), opts...)
 	if err != nil {
@@ -108,8 +108,8 @@ func mustCompile(t testing.TB, schema string, opts ...mcpvalidate.Option) *mcpva
 	return v
 }
 
-func kinds(vs []mcpvalidate.Violation) []mcpvalidate.Kind {
-	out := make([]mcpvalidate.Kind, len(vs))
+func kinds(vs []guard.Violation) []guard.Kind {
+	out := make([]guard.Kind, len(vs))
 	for i, v := range vs {
 		out[i] = v.Kind
 	}
@@ -191,10 +191,10 @@ func TestHostileDeepNesting(t *testing.T) {
 		for _, s := range schemas {
 			t.Run(in.name+"/"+s.name, func(t *testing.T) {
 				v := mustCompile(t, s.schema)
-				var vs []mcpvalidate.Violation
+				var vs []guard.Violation
 				finishes(t, "Validate", func() { vs = v.Validate(big) })
-				if len(vs) != 1 || vs[0].Kind != mcpvalidate.KindTooDeep {
-					t.Fatalf("got %v (%.500q), want exactly one %v", kinds(vs), describe(vs), mcpvalidate.KindTooDeep)
+				if len(vs) != 1 || vs[0].Kind != guard.KindTooDeep {
+					t.Fatalf("got %v (%.500q), want exactly one %v", kinds(vs), describe(vs), guard.KindTooDeep)
 				}
 				if vs[0].Count != maxArgsDepth || len(vs[0].Path) > maxArgsDepth {
 					t.Errorf("limit %d, path of %d steps; want the limit %d and a path no longer", vs[0].Count, len(vs[0].Path), maxArgsDepth)
@@ -214,9 +214,9 @@ func TestHostileDeepNesting(t *testing.T) {
 	}
 	t.Run("WithMaxDepth", func(t *testing.T) {
 		for _, limit := range []int{1, 2, 1000} {
-			v := mustCompile(t, `{}`, mcpvalidate.WithMaxDepth(limit))
+			v := mustCompile(t, `{}`, guard.WithMaxDepth(limit))
 			vs := v.Validate(nestArrays(levels))
-			if len(vs) != 1 || vs[0].Kind != mcpvalidate.KindTooDeep || vs[0].Count != limit {
+			if len(vs) != 1 || vs[0].Kind != guard.KindTooDeep || vs[0].Count != limit {
 				t.Errorf("WithMaxDepth(%d): got %q", limit, describe(vs))
 			}
 			if vs := v.Validate(nestArrays(limit)); vs != nil {
@@ -231,12 +231,14 @@ func TestHostileDeepNesting(t *testing.T) {
 // stack overflow is fatal.
 func TestHostileDeepNestingHugeLimit(t *testing.T) {
 	if os.Getenv("MCPVALIDATE_HOSTILE_CHILD") == "huge-limit" {
-		v := mustCompile(t, `{}`, mcpvalidate.WithMaxDepth(1<<30))
+		v := mustCompile(t, `{}`, guard.WithMaxDepth(1<<30))
 		vs := v.Validate(nestArrays(1_000_000))
 		fmt.Printf("child: %d violations\n", len(vs))
 		return
 	}
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -513,19 +515,21 @@ var hostileValues = []hostileValue{
 // strings to the handler: invalid UTF-8 and lone surrogates become U+FFFD), and the oracle's
 // verdict on that decoded value are one and the same, and the one the case was built for.
 func TestHostileValuesAgreeWithOracle(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	// Consecutive cases often share their arguments: decode them once.
 	var lastSum [32]byte
 	var lastDecoded any
 	for _, c := range hostileValues {
 		t.Run(c.name, func(t *testing.T) {
 			ours := mustCompile(t, c.schema)
-			oracle, err := compileOracle(suite.Group{Schema: []byte(c.schema)})
+			oracle, err := compileOracle(testsuite.Group{Schema: []byte(c.schema)})
 			if err != nil {
 				t.Fatalf("oracle: %v", err)
 			}
 			args := c.args()
-			var vs, vvs []mcpvalidate.Violation
+			var vs, vvs []guard.Violation
 			var oracleValid bool
 			var oracleErr, decodeErr error
 			finishes(t, "validation", func() {
@@ -571,7 +575,9 @@ func TestHostileValuesAgreeWithOracle(t *testing.T) {
 // detector) against every numeric keyword. Each validation finishes, with the verdict the
 // literal was built for: 7×10^k is an integer, a multiple of 7 and of 0.01, and so on.
 func TestHostileLongNumbers(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	n := 10_000_000 / hostileScale
 	e := strconv.Itoa(n - 1)
 	zeros := strings.Repeat("0", n-1)
@@ -601,7 +607,7 @@ func TestHostileLongNumbers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			v := mustCompile(t, `{"type":"object","properties":{"x":`+c.schema+`}}`)
 			args := []byte(`{"x":` + c.args + `}`)
-			var vs []mcpvalidate.Violation
+			var vs []guard.Violation
 			finishes(t, "Validate", func() { vs = v.Validate(args) })
 			if got := vs == nil; got != c.valid {
 				t.Errorf("valid=%v, want %v: %.300s", got, c.valid, describe(vs))
@@ -733,12 +739,12 @@ func TestHostileDuplicateNames(t *testing.T) {
 				found := false
 				for _, x := range vs {
 					switch x.Kind {
-					case mcpvalidate.KindDuplicate:
+					case guard.KindDuplicate:
 						found = true
 						if got := x.Path.String(); got != c.path {
 							t.Errorf("args %s: duplicate reported at %q, want %q", c.args, got, c.path)
 						}
-					case mcpvalidate.KindSyntax:
+					case guard.KindSyntax:
 						t.Errorf("args %s: well-formed JSON reported as a syntax error: %.300q", c.args, describe(vs))
 					}
 					if len(x.Path) > 8 {
@@ -774,14 +780,14 @@ func TestHostileNamesRendering(t *testing.T) {
 	nested := mustCompile(t, `{"type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"string"}}}`)
 	array := mustCompile(t, `{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}}`)
 	seen := map[string]string{} // message -> the arguments that gave it
-	unique := func(args string, vs []mcpvalidate.Violation) {
+	unique := func(args string, vs []guard.Violation) {
 		t.Helper()
 		if len(vs) != 1 {
 			t.Errorf("args %q: want one violation, got %q", args, describe(vs))
 			return
 		}
 		msgs := checkMessages(t, vs, 0)
-		gw := mcpvalidate.Messages(vs, mcpvalidate.GatewayFormat)
+		gw := guard.Messages(vs, guard.GatewayFormat)
 		for _, m := range []string{"default: " + msgs[0], "gateway: " + gw[0]} {
 			if other, dup := seen[m]; dup && other != args {
 				t.Errorf("arguments %q and %q render the same message %q", other, args, m)
@@ -1115,7 +1121,9 @@ var hostileSchemas = []hostileSchema{
 // compiled; when compiled, each validation finishes with the expected verdict and messages
 // of at most maxMessage bytes on one line.
 func TestHostileSchemas(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	for _, c := range hostileSchemas {
 		t.Run(c.name, func(t *testing.T) {
 			schema := []byte(c.schema())
@@ -1123,7 +1131,7 @@ func TestHostileSchemas(t *testing.T) {
 			var err error
 			finishes(t, "Compile", func() { v, err = mcpvalidate.Compile(schema) })
 			if err != nil {
-				var se *mcpvalidate.SchemaError
+				var se *guard.SchemaError
 				if !errors.As(err, &se) {
 					t.Fatalf("Compile returned %T, not a *SchemaError: %v", err, err)
 				}
@@ -1137,12 +1145,12 @@ func TestHostileSchemas(t *testing.T) {
 				return
 			}
 			if c.refuse {
-				var vs []mcpvalidate.Violation
+				var vs []guard.Violation
 				finishes(t, "Validate({})", func() { vs = v.Validate([]byte(`{}`)) })
 				t.Fatalf("Compile accepts the schema ; {} then gets %.300q", describe(vs))
 			}
 			for i, args := range c.args {
-				var vs []mcpvalidate.Violation
+				var vs []guard.Violation
 				finishes(t, fmt.Sprintf("Validate(%.60s)", args), func() { vs = v.Validate([]byte(args)) })
 				if got := vs == nil; got != c.valid[i] {
 					t.Errorf("args %.60s: valid=%v, want %v: %.300s", args, got, c.valid[i], describe(vs))
@@ -1225,7 +1233,7 @@ type handlerSaw struct {
 func newHostileServer(t testing.TB, g *mcpvalidate.Guard) *hostileServer {
 	t.Helper()
 	if g == nil {
-		g = mcpvalidate.New(mcpvalidate.WithViolationMeta())
+		g = mcpvalidate.New(guard.WithViolationMeta())
 	}
 	h := &hostileServer{guard: g, validators: map[string]*mcpvalidate.Validator{}}
 	h.srv = server.NewMCPServer("hostile", "1.0.0", server.WithToolCapabilities(true),
@@ -1580,7 +1588,9 @@ func loadCalls() []loadCall {
 // in it has exited, and fails the test if one is left blocked. That is the leak check,
 // exact and with no clock.
 func TestHostileLoad(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	start := time.Now()
 	synctest.Test(t, hostileLoad)
 	elapsed := time.Since(start)
@@ -1597,8 +1607,8 @@ func hostileLoad(t *testing.T) {
 		h.send(c.msg)
 	}
 	h.checkProblems(t)
-	baseline := map[string]mcpvalidate.ToolStats{}
-	for _, st := range g.Stats() {
+	baseline := map[string]guard.ToolStats{}
+	for _, st := range g.Guard().Stats() {
 		baseline[st.Tool] = st
 	}
 	handled := h.calls.Load()
@@ -1652,7 +1662,7 @@ func hostileLoad(t *testing.T) {
 	if ran := uint64(h.calls.Load() - handled); ran != total {
 		t.Errorf("the handler ran %d times for %d valid calls", ran, total)
 	}
-	for _, st := range g.Stats() {
+	for _, st := range g.Guard().Stats() {
 		b := baseline[st.Tool]
 		acc, ref := st.Accepted-b.Accepted, st.Refused-b.Refused
 		if acc != wantAccepted[st.Tool] || ref != wantRefused[st.Tool] || st.SchemaBroken != 0 {
@@ -1689,7 +1699,7 @@ func checkRefusalData(t *testing.T, response []byte, text string) {
 	if err := json.Unmarshal(response, &r); err != nil {
 		t.Fatalf("the response does not decode: %v: %.300s", err, response)
 	}
-	raw := r.Result.Meta[mcpvalidate.MetaKey]
+	raw := r.Result.Meta[guard.MetaKey]
 	var data struct {
 		Of         string
 		Violations []struct{ Pointer, Kind, Message string }

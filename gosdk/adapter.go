@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // This file is the adapter's room for go-sdk: a tool's schemas bound to its handler when it
@@ -29,7 +29,7 @@ import (
 // schema its tool holds, whatever happens to the server's other registrations meanwhile.
 
 // handler is [Guard.Handler] for the guard g.
-func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
+func handler(g *guard.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 	h = recovering(t.Name, h)
 	in, out := newSchemaRef(g, t.Name, false, t.InputSchema), &schemaRef{tool: t.Name, output: true}
 	if g.ChecksResults() && t.OutputSchema != nil {
@@ -93,12 +93,12 @@ func handler(g *core.Guard, t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 // Everything else is as mcp.AddTool has it: defaults from the input schema, decoding into
 // In, the output validated against the output schema and sent as structured content; but
 // In is decoded from the bytes the guard checked, so that its integers are those sent, where
-// go-sdk carries them through a float64; and under [WithOutputValidation] the guard checks
+// go-sdk carries them through a float64; and under [guard.WithOutputValidation] the guard checks
 // the output in go-sdk's place, withholding one that does not match as [Guard.Handler]
 // withholds a raw tool's result. Like mcp.AddTool, it panics when a schema cannot
 // be inferred or resolved. [Guard.CheckTools] of t checks the schemas inferred for it.
 //
-// Under [WithReportOnly] the guard refuses nothing and go-sdk keeps its own check: the
+// Under [guard.WithReportOnly] the guard refuses nothing and go-sdk keeps its own check: the
 // tool answers every call exactly as mcp.AddTool has it (go-sdk's validation, defaults and
 // decoding), so a call go-sdk alone refuses is still refused, in go-sdk's words, while the
 // guard reports what it would have refused.
@@ -120,7 +120,7 @@ func AddTool[In, Out any](g *Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandle
 var registered sync.Map // weak.Pointer[mcp.Tool] -> *mcp.Tool
 
 // checkTools is [Guard.CheckTools] for the guard g.
-func checkTools(g *core.Guard, tools ...*mcp.Tool) error {
+func checkTools(g *guard.Guard, tools ...*mcp.Tool) error {
 	tools = slices.SortedFunc(slices.Values(tools), func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	for i, t := range tools {
 		if tt, ok := registered.Load(weak.Make(t)); ok {
@@ -130,12 +130,12 @@ func checkTools(g *core.Guard, tools ...*mcp.Tool) error {
 	var errs []error
 	check := func(t *mcp.Tool, which string, schema any) {
 		if _, err := g.Compiled(bind(g, schema).schema(g)); err != nil {
-			errs = append(errs, &core.ToolError{Tool: t.Name, Schema: which, Err: err})
+			errs = append(errs, &guard.ToolError{Tool: t.Name, Schema: which, Err: err})
 		}
 	}
 	for _, t := range tools {
 		if t.InputSchema == nil {
-			errs = append(errs, &core.ToolError{Tool: t.Name, Schema: "inputSchema", Err: errNoInputSchema})
+			errs = append(errs, &guard.ToolError{Tool: t.Name, Schema: "inputSchema", Err: errNoInputSchema})
 			continue
 		}
 		check(t, "inputSchema", t.InputSchema)
@@ -157,7 +157,7 @@ type binding struct {
 	value any
 }
 
-func bind(g *core.Guard, schema any) *binding {
+func bind(g *guard.Guard, schema any) *binding {
 	b := &binding{key: new(byte), value: schema}
 	switch s := schema.(type) {
 	case json.RawMessage:
@@ -198,14 +198,14 @@ type schemaRef struct {
 	output bool // the tool's outputSchema; else its inputSchema
 }
 
-func newSchemaRef(g *core.Guard, tool string, output bool, schema any) *schemaRef {
+func newSchemaRef(g *guard.Guard, tool string, output bool, schema any) *schemaRef {
 	r := &schemaRef{tool: tool, output: output}
 	r.rebind(g, schema)
 	return r
 }
 
 // schema returns the compilation of schema, the field's value now.
-func (r *schemaRef) schema(g *core.Guard, schema any) *core.Schema {
+func (r *schemaRef) schema(g *guard.Guard, schema any) *guard.Schema {
 	b := r.Load()
 	if b == nil || !b.holds(schema) {
 		b = r.rebind(g, schema)
@@ -213,14 +213,14 @@ func (r *schemaRef) schema(g *core.Guard, schema any) *core.Schema {
 	return b.schema(g)
 }
 
-func (r *schemaRef) rebind(g *core.Guard, schema any) *binding {
+func (r *schemaRef) rebind(g *guard.Guard, schema any) *binding {
 	b := bind(g, schema)
 	g.Registered(r.tool, r.output, b.text)
 	r.Store(b)
 	return b
 }
 
-func (b *binding) schema(g *core.Guard) *core.Schema {
+func (b *binding) schema(g *guard.Guard) *guard.Schema {
 	if s := g.Lookup(b.key); s != nil {
 		return s
 	}
@@ -228,8 +228,8 @@ func (b *binding) schema(g *core.Guard) *core.Schema {
 }
 
 // callOf names the call's session; the client's name and version only for observers.
-func callOf(g *core.Guard, req *mcp.CallToolRequest) core.Call {
-	var call core.Call
+func callOf(g *guard.Guard, req *mcp.CallToolRequest) guard.Call {
+	var call guard.Call
 	if req.Params != nil {
 		call.Tool = req.Params.Name
 	}
@@ -250,10 +250,10 @@ func callOf(g *core.Guard, req *mcp.CallToolRequest) core.Call {
 
 // refusal is the tool result that answers a refused call: isError, the verdict's text, and
 // its violations as data in _meta.
-func refusal(vd core.Verdict) *mcp.CallToolResult {
+func refusal(vd guard.Verdict) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: vd.Text()}}, IsError: true}
 	if m := vd.Meta(); m != nil {
-		res.Meta = mcp.Meta{core.MetaKey: m}
+		res.Meta = mcp.Meta{guard.MetaKey: m}
 	}
 	return res
 }

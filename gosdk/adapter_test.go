@@ -16,10 +16,9 @@ import (
 	"weak"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
@@ -97,7 +96,7 @@ func TestHandlerAnswersTheContractCalls(t *testing.T) {
 			if ran := calls.Load() > before; ran == c.isError {
 				t.Errorf("handler ran: %v, for a call whose refusal is %v", ran, c.isError)
 			}
-			if _, hasMeta := res.Meta[MetaKey]; hasMeta {
+			if _, hasMeta := res.Meta[guard.MetaKey]; hasMeta {
 				t.Errorf("_meta %v without WithViolationMeta", res.Meta)
 			}
 		})
@@ -109,9 +108,9 @@ func TestHandlerAnswersTheContractCalls(t *testing.T) {
 func TestRefusalCarriesViolationsAsData(t *testing.T) {
 	srv := newServer()
 	tool := weatherTool()
-	srv.AddTool(tool, New(WithViolationMeta()).Handler(tool, forecast(new(atomic.Int64))))
+	srv.AddTool(tool, New(guard.WithViolationMeta()).Handler(tool, forecast(new(atomic.Int64))))
 	res := call(t, connect(t, srv), "weather", `{"location": "Paris", "days": "two"}`)
-	b, err := json.Marshal(res.Meta[MetaKey])
+	b, err := json.Marshal(res.Meta[guard.MetaKey])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +190,8 @@ func TestAddToolTyped(t *testing.T) {
 // client's name and version.
 func TestObserverCountersAndRepairs(t *testing.T) {
 	var mu sync.Mutex
-	var events []Event
-	g := New(WithObserver(func(e Event) {
+	var events []guard.Event
+	g := New(guard.WithObserver(func(e guard.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, e)
@@ -210,17 +209,17 @@ func TestObserverCountersAndRepairs(t *testing.T) {
 	if len(events) != 3 {
 		t.Fatalf("%d events, want 3", len(events))
 	}
-	for i, want := range []Outcome{Refused, Refused, Accepted} {
+	for i, want := range []guard.Outcome{guard.Refused, guard.Refused, guard.Accepted} {
 		e := events[i]
 		if e.Outcome != want || e.Tool != "weather" || e.SessionID != cs.ID() ||
 			e.ClientName != "client" || e.ClientVersion != "v1" {
 			t.Errorf("event %d: %+v, want %v from the client's session", i, e, want)
 		}
 	}
-	if v := events[0].Violations; len(v) != 1 || v[0].Kind != KindRequired {
+	if v := events[0].Violations; len(v) != 1 || v[0].Kind != guard.KindRequired {
 		t.Errorf("first event's violations: %+v", v)
 	}
-	st := g.Stats()
+	st := g.Guard().Stats()
 	if len(st) != 1 || st[0].Accepted != 1 || st[0].Refused != 2 || st[0].Repaired != 1 || st[0].Retries != 2 {
 		t.Errorf("stats %+v", st)
 	}
@@ -230,7 +229,7 @@ func TestObserverCountersAndRepairs(t *testing.T) {
 func TestBrokenSchemaRefusesEveryCall(t *testing.T) {
 	var calls atomic.Int64
 	var outcome atomic.Value
-	g := New(WithObserver(func(e Event) { outcome.Store(e.Outcome) }))
+	g := New(guard.WithObserver(func(e guard.Event) { outcome.Store(e.Outcome) }))
 	srv := newServer()
 	tool := &mcp.Tool{Name: "broken", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"pattern":"(unclosed"}}}`)}
 	srv.AddTool(tool, g.Handler(tool, forecast(&calls)))
@@ -238,7 +237,7 @@ func TestBrokenSchemaRefusesEveryCall(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "its input schema is invalid") || calls.Load() != 0 {
 		t.Errorf("got %q (isError %v), %d calls", text(res), res.IsError, calls.Load())
 	}
-	if outcome.Load() != SchemaBroken {
+	if outcome.Load() != guard.SchemaBroken {
 		t.Errorf("outcome %v, want SchemaBroken", outcome.Load())
 	}
 }
@@ -253,7 +252,7 @@ func TestOutputValidation(t *testing.T) {
 	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{StructuredContent: map[string]any{"celsius": *celsius.Load()}}, nil
 	}
-	srv.AddTool(tool, New(WithOutputValidation()).Handler(tool, h))
+	srv.AddTool(tool, New(guard.WithOutputValidation()).Handler(tool, h))
 	cs := connect(t, srv)
 	warm, mild := any("warm"), any(21.5)
 	celsius.Store(&mild)
@@ -272,8 +271,8 @@ func TestOutputValidation(t *testing.T) {
 // the client does, and its Accepted event tells the observers so.
 func TestWithheldResultRepairsNothing(t *testing.T) {
 	var mu sync.Mutex
-	var events []Event
-	g := New(WithOutputValidation(), WithObserver(func(e Event) {
+	var events []guard.Event
+	g := New(guard.WithOutputValidation(), guard.WithObserver(func(e guard.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, e)
@@ -295,20 +294,20 @@ func TestWithheldResultRepairsNothing(t *testing.T) {
 	if res := call(t, cs, "station", `{"id": 1}`); !strings.HasPrefix(text(res), "The tool failed on the server's side") {
 		t.Fatalf("a result that does not match was sent: %q", text(res))
 	}
-	if st := g.Stats()[0]; st.Repaired != 0 || st.Retries != 0 || st.ResultRefused != 1 {
+	if st := g.Guard().Stats()[0]; st.Repaired != 0 || st.Retries != 0 || st.ResultRefused != 1 {
 		t.Errorf("after a withheld result: %+v, want nothing repaired", st)
 	}
-	if held := g.SessionsAwaitingRepair(); held != 1 {
+	if held := g.Guard().SessionsAwaitingRepair(); held != 1 {
 		t.Errorf("%d sessions awaiting repair after a withheld result, want 1", held)
 	}
 	celsius.Store(&mild)
 	if res := call(t, cs, "station", `{"id": 1}`); res.IsError {
 		t.Fatalf("a result that matches was withheld: %q", text(res))
 	}
-	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 || st.Accepted != 2 || st.Refused != 1 {
+	if st := g.Guard().Stats()[0]; st.Repaired != 1 || st.Retries != 1 || st.Accepted != 2 || st.Refused != 1 {
 		t.Errorf("after a result sent: %+v, want 1 repair of 1 refusal", st)
 	}
-	if held := g.SessionsAwaitingRepair(); held != 0 {
+	if held := g.Guard().SessionsAwaitingRepair(); held != 0 {
 		t.Errorf("%d sessions awaiting repair, want 0", held)
 	}
 	mu.Lock()
@@ -380,7 +379,7 @@ func TestRegistrationChurn(t *testing.T) {
 // TestCheckTools: CheckTools reports every broken schema in the order of the tools' names,
 // and leaves the good ones compiled for the handlers bound to the same texts.
 func TestCheckTools(t *testing.T) {
-	g := New(WithOutputValidation())
+	g := New(guard.WithOutputValidation())
 	weather := weatherTool()
 	zeta := &mcp.Tool{Name: "zeta", InputSchema: json.RawMessage(`{"type":"strnig"}`)}
 	alpha := &mcp.Tool{Name: "alpha", InputSchema: json.RawMessage(`{"type":"object"}`),
@@ -391,8 +390,8 @@ func TestCheckTools(t *testing.T) {
 		t.Fatalf("CheckTools: %v, want two errors", err)
 	}
 	for i, want := range []struct{ tool, schema string }{{"alpha", "outputSchema"}, {"zeta", "inputSchema"}} {
-		var te *ToolError
-		var se *SchemaError
+		var te *guard.ToolError
+		var se *guard.SchemaError
 		if e := joined.Unwrap()[i]; !errors.As(e, &te) || !errors.As(e, &se) || te.Tool != want.tool || te.Schema != want.schema {
 			t.Errorf("error %d: %v, want %s's %s", i, e, want.tool, want.schema)
 		}
@@ -415,7 +414,7 @@ func TestCheckTools(t *testing.T) {
 // schema does not compile and every one that no handler of the guard serves, in the order
 // of their names; the server serves as before.
 func TestCheckServer(t *testing.T) {
-	g := New(WithOutputValidation())
+	g := New(guard.WithOutputValidation())
 	srv := newServer()
 	weather := weatherTool()
 	srv.AddTool(weather, g.Handler(weather, forecast(new(atomic.Int64))))
@@ -434,8 +433,8 @@ func TestCheckServer(t *testing.T) {
 	if !ok || len(joined.Unwrap()) != 2 {
 		t.Fatalf("CheckServer: %v, want two errors", err)
 	}
-	var first, second *ToolError
-	var se *SchemaError
+	var first, second *guard.ToolError
+	var se *guard.SchemaError
 	if !errors.As(joined.Unwrap()[0], &first) || first.Tool != "alpha" || !errors.Is(first, errUnguarded) {
 		t.Errorf("first error %v, want alpha unguarded", joined.Unwrap()[0])
 	}
@@ -451,7 +450,7 @@ func TestCheckServer(t *testing.T) {
 // inferred for it, which the tool given to AddTool does not hold, and the tool's entry goes
 // when the tool does.
 func TestCheckToolsAfterAddTool(t *testing.T) {
-	g := New(WithOutputValidation())
+	g := New(guard.WithOutputValidation())
 	srv := newServer()
 	tool := &mcp.Tool{Name: "greet"}
 	AddTool(g, srv, tool, greetHandler)
@@ -531,7 +530,7 @@ func TestSessionEndForgetsRefusals(t *testing.T) {
 		if held, w := g.core.SessionsAwaitingRepair(), waiting(); held != 0 || w != 0 {
 			t.Errorf("after %d sessions ended: %d awaiting repair, %d waited on; want none", sessions, held, w)
 		}
-		if st := g.Stats()[0]; st.Refused != 2*sessions || st.Repaired != 0 {
+		if st := g.Guard().Stats()[0]; st.Refused != 2*sessions || st.Repaired != 0 {
 			t.Errorf("stats %+v", st)
 		}
 	})
@@ -546,7 +545,9 @@ func waiting() (n int) {
 // refusal and stay open, never heard from again; a later session's repair is still
 // counted.
 func TestRepairsAfterAbandonedSessions(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	g := New()
 	srv := newServer()
 	tool := weatherTool()
@@ -571,7 +572,7 @@ func TestRepairsAfterAbandonedSessions(t *testing.T) {
 	live := connect(t, srv)
 	call(t, live, "weather", `{"days": 1}`)
 	call(t, live, "weather", `{"location": "Rome"}`)
-	if st := g.Stats()[0]; st.Repaired != 1 || st.Retries != 1 {
+	if st := g.Guard().Stats()[0]; st.Repaired != 1 || st.Retries != 1 {
 		t.Errorf("stats %+v, want the live session's repair counted", st)
 	}
 	if held := g.core.SessionsAwaitingRepair(); held > 10_000 {
@@ -721,7 +722,7 @@ func TestSchemaChangedAfterRegistration(t *testing.T) {
 			if first != nil {
 				tool.OutputSchema = first
 			}
-			srv.AddTool(tool, New(WithOutputValidation()).Handler(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			srv.AddTool(tool, New(guard.WithOutputValidation()).Handler(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{StructuredContent: map[string]any{"n": "x"}, Content: []mcp.Content{&mcp.TextContent{Text: "{}"}}}, nil
 			}))
 			cs := connect(t, srv)
@@ -740,8 +741,8 @@ func TestSchemaChangedAfterRegistration(t *testing.T) {
 // field holds another value, is told as a change, with the paths that differ; its first
 // registration, or the same schema again, tells nothing.
 func TestSchemaChangesTold(t *testing.T) {
-	var changes []SchemaChange
-	g := New(WithSchemaChanges(func(c SchemaChange) { changes = append(changes, c) }))
+	var changes []guard.SchemaChange
+	g := New(guard.WithSchemaChanges(func(c guard.SchemaChange) { changes = append(changes, c) }))
 	srv := newServer()
 	tool := &mcp.Tool{Name: "pick", InputSchema: json.RawMessage(`{"type":"object","properties":{"v":{"const":1}}}`)}
 	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

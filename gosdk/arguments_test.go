@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // argumentsDefaults: a default beside a required member, an object filled from the
@@ -114,7 +112,9 @@ func TestPrepareArgumentsRefusesBadInput(t *testing.T) {
 // number of bytes per byte, whatever their shape, and a member repeated to have a large
 // default written again and again is refused.
 func TestPrepareArgumentsScale(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	large, err := defaultsOf(&jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
 		"s": {Properties: map[string]*jsonschema.Schema{"m": {Default: json.RawMessage(`"` + strings.Repeat("m", 100) + `"`)}}},
 	}})

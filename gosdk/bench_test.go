@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -86,8 +87,8 @@ func BenchmarkGoSDKToolCall(b *testing.B) {
 		{"typed-builtin-invalid", func(s *mcp.Server) { mcp.AddTool(s, typedTool(), benchWeatherTyped) }, benchInvalidArgs, isError},
 		{"typed-mcpvalidate", func(s *mcp.Server) { AddTool(New(), s, typedTool(), benchWeatherTyped) }, benchValidArgs, ok},
 		{"typed-mcpvalidate-invalid", func(s *mcp.Server) { AddTool(New(), s, typedTool(), benchWeatherTyped) }, benchInvalidArgs, refused},
-		{"typed-report-only", func(s *mcp.Server) { AddTool(New(WithReportOnly()), s, typedTool(), benchWeatherTyped) }, benchValidArgs, ok},
-		{"typed-report-only-invalid", func(s *mcp.Server) { AddTool(New(WithReportOnly()), s, typedTool(), benchWeatherTyped) }, benchInvalidArgs, isError},
+		{"typed-report-only", func(s *mcp.Server) { AddTool(New(guard.WithReportOnly()), s, typedTool(), benchWeatherTyped) }, benchValidArgs, ok},
+		{"typed-report-only-invalid", func(s *mcp.Server) { AddTool(New(guard.WithReportOnly()), s, typedTool(), benchWeatherTyped) }, benchInvalidArgs, isError},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {

@@ -6,16 +6,15 @@
 // Bind each tool to a guard where it is registered. A raw tool, which go-sdk never
 // validates:
 //
-//	guard := gosdk.New()
-//	srv.AddTool(tool, guard.Handler(tool, handler))
+//	g := gosdk.New()
+//	srv.AddTool(tool, g.Handler(tool, handler))
 //
 // A typed tool, in place of mcp.AddTool, so that the model reads the guard's messages
 // rather than go-sdk's and every violation at once:
 //
-//	gosdk.AddTool(guard, srv, tool, handler)
+//	gosdk.AddTool(g, srv, tool, handler)
 //
-// The options, formatters, violations, events and counters have the names and meaning
-// they have for mcp-go servers (package mcpvalidate); one guard can serve both (see
-// [Wrap]). This package is a module of its own: a go-sdk server that uses it depends on
+// The options, formatters, violations, events and counters are package guard's, as for
+// mcp-go servers (package mcpvalidate); one [guard.Guard] can serve both (see [Adapt]). This package is a module of its own: a go-sdk server that uses it depends on
 // no mcp-go module.
 package gosdk

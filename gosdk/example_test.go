@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvalidate/mcpvalidate/gosdk"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // weatherTool is a raw tool: go-sdk passes its arguments to the handler unchecked.
@@ -87,9 +88,9 @@ func Example() {
 // of every call.
 func ExampleNew() {
 	guard := gosdk.New(
-		gosdk.WithHints(),
-		gosdk.WithFormatter(gosdk.DetailedFormat),
-		gosdk.WithObserver(func(e gosdk.Event) {
+		guard.WithHints(),
+		guard.WithFormatter(guard.DetailedFormat),
+		guard.WithObserver(func(e guard.Event) {
 			fmt.Printf("observed: %s %s, %d violations\n", e.Tool, e.Outcome, len(e.Violations))
 		}),
 	)
@@ -166,7 +167,7 @@ func ExampleGuard_CheckTools() {
 // Compile checks values against a schema outside any server, with the messages a refused
 // call carries.
 func ExampleCompile() {
-	v, err := gosdk.Compile([]byte(`{
+	v, err := guard.Compile([]byte(`{
 		"type": "object",
 		"properties": {"units": {"type": "array", "items": {"enum": ["c", "f"]}, "maxItems": 2}},
 		"additionalProperties": false
@@ -174,7 +175,7 @@ func ExampleCompile() {
 	if err != nil {
 		panic(err)
 	}
-	for _, msg := range gosdk.Messages(v.Validate([]byte(`{"units": ["c", "k", "f"], "x": 1}`)), nil) {
+	for _, msg := range guard.Messages(v.Validate([]byte(`{"units": ["c", "k", "f"], "x": 1}`)), nil) {
 		fmt.Println(msg)
 	}
 	fmt.Println(v.Validate([]byte(`{"units": ["f"]}`)) == nil)

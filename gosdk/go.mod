@@ -4,7 +4,7 @@ go 1.25.5
 
 require (
 	github.com/google/jsonschema-go v0.4.3
-	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000
+	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.7.0
 	github.com/segmentio/encoding v0.5.4
 )
@@ -20,4 +20,4 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/mcpvalidate/mcpvalidate/internal => ../internal
+replace github.com/mcpvalidate/mcpvalidate/guard => ../guard

@@ -1,6 +1,6 @@
 package gosdk
 
-// The guard of a go-sdk server: the core package's Guard, with the verbs that bind it to
+// The guard of a go-sdk server: a guard.Guard, with the verbs that bind it to
 // go-sdk's tools.
 
 import (
@@ -13,47 +13,36 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
-// A Guard validates tool calls before their handlers run. It holds the compiled schemas
-// and the counters, so create it once per server with [New], bind each tool to it where
-// the tool is registered ([Guard.Handler], [AddTool]), and check every tool's schema at
-// start-up with [Guard.CheckServer]. A Guard is safe for concurrent use.
+// A Guard validates the tool calls of go-sdk servers before their handlers run: the
+// adapter of a [guard.Guard], which holds the compiled schemas and the counters, so create
+// it once per server with [New], bind each tool to it where the tool is registered
+// ([Guard.Handler], [AddTool]), and check every tool's schema at start-up with
+// [Guard.CheckServer]. A Guard is safe for concurrent use.
 type Guard struct {
-	core  *core.Guard
+	core  *guard.Guard
 	bound sync.Map // tool name -> struct{}: the tools bound to this Guard
 }
 
-// New returns a Guard configured by opts.
-func New(opts ...Option) *Guard { return &Guard{core: core.New(opts...)} }
+// An Option configures a guard: [guard.WithReportOnly], [guard.WithObserver],
+// [guard.WithMaxDepth] and the other options of package guard.
+type Option = guard.Option
 
-// Wrap returns a Guard for go-sdk servers around another framework's guard, shared with
-// its Share method: one cache, one set of counters and the same options, for a process
-// that serves through both. With an mcp-go server's guard m, gosdk.Wrap(m.Share()). The
-// zero Shared gives a guard with the default options.
-func Wrap(s Shared) *Guard {
-	if g := core.Unshare(s); g != nil {
-		return &Guard{core: g}
-	}
-	return New()
-}
+// New returns a Guard over a new [guard.Guard] configured by opts.
+func New(opts ...Option) *Guard { return Adapt(guard.New(opts...)) }
 
-// Share returns the guard as Wrap of another framework's adapter takes it.
-func (g *Guard) Share() Shared { return g.core.Share() }
+// Adapt returns a Guard for go-sdk servers over g, which may serve other frameworks'
+// servers of the same process too (the mcp-go adapter's Adapt).
+func Adapt(g *guard.Guard) *Guard { return &Guard{core: g} }
 
-// Stats returns a snapshot of every tool's counters, sorted by tool name. When more than
-// 4,096 tool names have been called, the counters of those called least recently are
-// summed in one entry whose Tool is empty, which sorts first.
-func (g *Guard) Stats() []ToolStats { return g.core.Stats() }
-
-// SessionsAwaitingRepair reports how many sessions have refusals that no accepted call
-// has repaired yet, at most 10,000: a gauge of models stuck on a tool, and of sessions
-// whose end the server did not report.
-func (g *Guard) SessionsAwaitingRepair() int { return g.core.SessionsAwaitingRepair() }
+// Guard returns the framework-free guard under g: its counters, its cache, its
+// configuration.
+func (g *Guard) Guard() *guard.Guard { return g.core }
 
 // Handler binds a tool's handler to the tool's inputSchema (and, under
-// [WithOutputValidation], its outputSchema), for tools registered with
+// [guard.WithOutputValidation], its outputSchema), for tools registered with
 // (*mcp.Server).AddTool, which go-sdk never validates:
 //
 //	srv.AddTool(tool, guard.Handler(tool, handler))
@@ -70,8 +59,8 @@ func (g *Guard) Handler(t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler {
 }
 
 // CheckTools compiles the inputSchema of every tool (and, under
-// [WithOutputValidation], every outputSchema) in the guard's cache and returns every
-// problem at once, as [*ToolError] values in the order of the tools' names (nil when
+// [guard.WithOutputValidation], every outputSchema) in the guard's cache and returns every
+// problem at once, as [*guard.ToolError] values in the order of the tools' names (nil when
 // all compile), so that a server can refuse to start with a broken tool rather than
 // refuse its calls later:
 //
@@ -118,7 +107,7 @@ func (g *Guard) CheckServer(srv *mcp.Server) error {
 	var errs []error
 	for _, t := range tools {
 		if _, ok := g.bound.Load(t.Name); !ok {
-			errs = append(errs, &ToolError{Tool: t.Name, Schema: "inputSchema", Err: errUnguarded})
+			errs = append(errs, &guard.ToolError{Tool: t.Name, Schema: "inputSchema", Err: errUnguarded})
 			continue
 		}
 		errs = append(errs, g.CheckTools(t))

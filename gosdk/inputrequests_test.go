@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,7 +28,7 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 		final   any
 		refused bool
 	}{{21.5, false}, {"warm", true}} {
-		g := New(WithOutputValidation())
+		g := New(guard.WithOutputValidation())
 		srv := newServer()
 		raw := &mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object"}`),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]}`)}
@@ -107,7 +108,7 @@ func TestStructuredContentOfAnyType(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%v", c.schema, c.content), func(t *testing.T) {
 			srv := newServer()
 			tool := &mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(c.schema)}
-			srv.AddTool(tool, New(WithOutputValidation()).Handler(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			srv.AddTool(tool, New(guard.WithOutputValidation()).Handler(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}, StructuredContent: c.content}, nil
 			}))
 			res := call(t, connect(t, srv), "t", `{}`)

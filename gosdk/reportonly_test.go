@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -108,9 +109,9 @@ func TestReportOnlyTypedToolProtectsAsGoSDK(t *testing.T) {
 	addPackagesTools(sdkServer, nil, &sdkRan)
 	var (
 		mu     sync.Mutex
-		events []Event
+		events []guard.Event
 	)
-	g := New(WithReportOnly(), WithObserver(func(e Event) {
+	g := New(guard.WithReportOnly(), guard.WithObserver(func(e guard.Event) {
 		mu.Lock()
 		events = append(events, e)
 		mu.Unlock()
@@ -142,7 +143,7 @@ func TestReportOnlyTypedToolProtectsAsGoSDK(t *testing.T) {
 			if len(evs) != 1 {
 				t.Fatalf("%d events, want 1", len(evs))
 			}
-			if e := evs[0]; (e.Outcome == Refused) != tc.refused || !e.ReportOnly || e.Tool != tc.tool {
+			if e := evs[0]; (e.Outcome == guard.Refused) != tc.refused || !e.ReportOnly || e.Tool != tc.tool {
 				t.Errorf("reported %v (report-only %v) for %s, want refused: %v", e.Outcome, e.ReportOnly, e.Tool, tc.refused)
 			}
 		})
@@ -153,7 +154,7 @@ func TestReportOnlyTypedToolProtectsAsGoSDK(t *testing.T) {
 	}
 
 	var tools []string
-	for _, s := range g.Stats() {
+	for _, s := range g.Guard().Stats() {
 		tools = append(tools, s.Tool)
 		if s.Unenforced != s.Refused {
 			t.Errorf("%s: %d refusals, %d of them unenforced", s.Tool, s.Refused, s.Unenforced)

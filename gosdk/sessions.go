@@ -5,7 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // A session's refusals await the accepted call that repairs them; when the session ends,
@@ -13,7 +13,7 @@ import (
 // waiting on it, so a session that has had a refusal is waited on, once per guard.
 
 type watchKey struct {
-	guard   *core.Guard
+	guard   *guard.Guard
 	session *mcp.ServerSession
 }
 
@@ -21,7 +21,7 @@ type watchKey struct {
 var watched sync.Map // watchKey -> struct{}
 
 // forgetWhenEnded makes g forget ss's refusals when ss ends.
-func forgetWhenEnded(g *core.Guard, ss *mcp.ServerSession) {
+func forgetWhenEnded(g *guard.Guard, ss *mcp.ServerSession) {
 	if ss == nil {
 		return
 	}

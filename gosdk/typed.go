@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // typedHandler returns the tool as registered and the raw handler that runs h as
@@ -34,7 +34,7 @@ import (
 //
 // The server's SchemaCache is not consulted: its methods are unexported, so schemas are
 // inferred afresh for each registration. The schemas produced are the same.
-func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], g *core.Guard) (*mcp.Tool, mcp.ToolHandler, error) {
+func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], g *guard.Guard) (*mcp.Tool, mcp.ToolHandler, error) {
 	checked := !g.ReportsOnly()
 	resultsChecked := g.ChecksResults()
 	tt := *t

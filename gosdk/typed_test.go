@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -59,7 +60,7 @@ func add[In, Out any](t *testing.T, srv *mcp.Server, via registration, tool *mcp
 		mcp.AddTool(srv, tool, h)
 		return
 	}
-	g := New(WithReportOnly())
+	g := New(guard.WithReportOnly())
 	if via == viaChecked {
 		g = New()
 	}
@@ -499,9 +500,9 @@ const codeSchema = `{"type":"object","properties":{"code":{"type":"string","patt
 func TestAddToolWithholdsInvalidOutput(t *testing.T) {
 	var (
 		mu       sync.Mutex
-		outcomes = map[string][]Outcome{}
+		outcomes = map[string][]guard.Outcome{}
 	)
-	g := New(WithOutputValidation(), WithViolationMeta(), WithObserver(func(e Event) {
+	g := New(guard.WithOutputValidation(), guard.WithViolationMeta(), guard.WithObserver(func(e guard.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		outcomes[e.Tool] = append(outcomes[e.Tool], e.Outcome)
@@ -532,7 +533,7 @@ func TestAddToolWithholdsInvalidOutput(t *testing.T) {
 	if !strings.Contains(want, `"isError":true`) || strings.Contains(want, "42") {
 		t.Errorf("the raw tool answered %s", want)
 	}
-	for _, st := range g.Stats() {
+	for _, st := range g.Guard().Stats() {
 		if st.Tool == "typed" && (st.ResultRefused != calls || st.Accepted != calls) {
 			t.Errorf("typed tool's counters %+v, want %d results refused", st, calls)
 		}
@@ -553,7 +554,7 @@ func TestAddToolWithholdsInvalidOutput(t *testing.T) {
 // WithOutputValidation, a typed tool's output that breaks its outputSchema is answered as
 // go-sdk answers it, and the guard reports it in ResultRefused.
 func TestReportOnlyTypedToolReportsInvalidOutput(t *testing.T) {
-	g := New(WithReportOnly(), WithOutputValidation())
+	g := New(guard.WithReportOnly(), guard.WithOutputValidation())
 	srv := newServer()
 	AddTool(g, srv, &mcp.Tool{Name: "typed", OutputSchema: json.RawMessage(codeSchema)},
 		func(context.Context, *mcp.CallToolRequest, any) (*mcp.CallToolResult, codeOut, error) {
@@ -563,7 +564,7 @@ func TestReportOnlyTypedToolReportsInvalidOutput(t *testing.T) {
 		!strings.Contains(got, "validating tool output") {
 		t.Errorf("answered %s, want go-sdk's error", got)
 	}
-	if st := g.Stats(); len(st) != 1 || st[0].ResultRefused != 1 {
+	if st := g.Guard().Stats(); len(st) != 1 || st[0].ResultRefused != 1 {
 		t.Errorf("counters %+v, want one result refused", st)
 	}
 }
@@ -663,7 +664,7 @@ func TestAddToolNullArguments(t *testing.T) {
 
 	// Under report-only, go-sdk's own check answers, null counted as {} there too.
 	reportOnly := newServer()
-	register(reportOnly, New(WithReportOnly()))
+	register(reportOnly, New(guard.WithReportOnly()))
 	ro := connect(t, reportOnly)
 	if res := call(t, ro, "default", `null`); res.IsError {
 		t.Errorf("report-only: default(null) refused: %s", text(res))

@@ -3,7 +3,7 @@ module github.com/mcpvalidate/mcpvalidate/otel
 go 1.25.5
 
 require (
-	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000
+	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	go.opentelemetry.io/otel v1.46.0
 	go.opentelemetry.io/otel/metric v1.46.0
 	go.opentelemetry.io/otel/sdk v1.46.0
@@ -22,4 +22,4 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 )
 
-replace github.com/mcpvalidate/mcpvalidate/internal => ../internal
+replace github.com/mcpvalidate/mcpvalidate/guard => ../guard

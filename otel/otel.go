@@ -8,8 +8,8 @@
 // OpenTelemetry. One [Instrumentation] serves guards of both frameworks:
 //
 //	inst, err := mcpvalidateotel.New(mcpvalidateotel.WithMeterProvider(mp))
-//	guard := mcpvalidate.New(inst.Option()) // or gosdk.New(inst.Option())
-//	inst.ObserveCache(guard.Share())
+//	g := mcpvalidate.New(inst.Option()) // or gosdk.New(inst.Option())
+//	inst.ObserveCache(g.Guard())
 //
 // Metric attributes stay bounded whatever a model sends: the tool's name (one of the
 // server's tools; past [MaxTools] names, "_other"), the outcome, the violation's kind and
@@ -31,7 +31,7 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // ScopeName is the instrumentation scope of the meter the instruments come from.
@@ -125,7 +125,7 @@ type Instrumentation struct {
 	other *toolAttrs
 
 	cacheMu sync.Mutex
-	guards  []*core.Guard
+	guards  []*guard.Guard
 	cacheOn bool
 }
 
@@ -222,15 +222,15 @@ func New(opts ...Option) (*Instrumentation, error) {
 }
 
 // Option returns the guard option that records every validated call: pass it to
-// mcpvalidate.New or gosdk.New (their Option is the core's).
-func (in *Instrumentation) Option() core.Option {
-	return core.Join(core.WithObserver(in.Observe), core.WithCallEnd(in.End), core.WithSchemaChanges(in.SchemaChanged))
+// mcpvalidate.New or gosdk.New (their Option is package guard's).
+func (in *Instrumentation) Option() guard.Option {
+	return guard.Join(guard.WithObserver(in.Observe), guard.WithCallEnd(in.End), guard.WithSchemaChanges(in.SchemaChanged))
 }
 
 // SchemaChanged counts each tool of c in mcpvalidate.schema.changes, by
 // mcpvalidate.schema.change: added, removed or changed. [Instrumentation.Option]
 // installs it.
-func (in *Instrumentation) SchemaChanged(c core.SchemaChange) {
+func (in *Instrumentation) SchemaChanged(c guard.SchemaChange) {
 	for _, each := range []struct {
 		change string
 		tools  []string
@@ -250,13 +250,13 @@ func (in *Instrumentation) countChange(server, tool, change string) {
 }
 
 // outcomes is the number of outcomes, with the zero value.
-const outcomes = int(core.UnknownTool) + 1
+const outcomes = int(guard.UnknownTool) + 1
 
-var outcomeNames = [outcomes]string{core.Accepted: "accepted", core.Refused: "refused",
-	core.SchemaBroken: "schema_broken", core.ResultRefused: "result_refused", core.UnknownTool: "unknown_tool"}
+var outcomeNames = [outcomes]string{guard.Accepted: "accepted", guard.Refused: "refused",
+	guard.SchemaBroken: "schema_broken", guard.ResultRefused: "result_refused", guard.UnknownTool: "unknown_tool"}
 
 // OutcomeName returns the value of mcpvalidate.outcome for o.
-func OutcomeName(o core.Outcome) string {
+func OutcomeName(o guard.Outcome) string {
 	if int(o) < len(outcomeNames) && outcomeNames[o] != "" {
 		return outcomeNames[o]
 	}
@@ -272,7 +272,7 @@ func newToolAttrs(key string) *toolAttrs {
 	}
 	for ro := range 2 {
 		for o := range outcomeNames {
-			t.outcomes[ro][o] = measuredOf(t.with(KeyOutcome.String(OutcomeName(core.Outcome(o))), KeyReportOnly.Bool(ro == 1))...)
+			t.outcomes[ro][o] = measuredOf(t.with(KeyOutcome.String(OutcomeName(guard.Outcome(o))), KeyReportOnly.Bool(ro == 1))...)
 		}
 	}
 	t.tool = measuredOf(t.with()...).add
@@ -406,12 +406,12 @@ func (n *names[V]) each(f func(V)) {
 	}
 }
 
-// Observe records one validated call ([core.Event]): mcpvalidate.calls, the check's time
+// Observe records one validated call ([guard.Event]): mcpvalidate.calls, the check's time
 // (mcpvalidate.check.time and .max, and .duration [WithCheckHistogram]), violations,
 // repairs and retries, and, on the span in the call's context, the outcome and, unless the
 // call was accepted, a [RefusalEvent]. [Instrumentation.Option] installs it;
 // mcpvalidate.WithObserver(inst.Observe) does too, without the operation's duration.
-func (in *Instrumentation) Observe(e core.Event) {
+func (in *Instrumentation) Observe(e guard.Event) {
 	ctx := e.Context
 	if ctx == nil {
 		ctx = context.Background()
@@ -424,8 +424,8 @@ func (in *Instrumentation) Observe(e core.Event) {
 	if o >= len(outcomeNames) {
 		o = 0
 	}
-	if e.Outcome == core.UnknownTool { // not checked: counted alone, under one name
-		in.attrs(e.ServerName, core.UnknownToolName).calls[ro][o].Add(1)
+	if e.Outcome == guard.UnknownTool { // not checked: counted alone, under one name
+		in.attrs(e.ServerName, guard.UnknownToolName).calls[ro][o].Add(1)
 		annotate(trace.SpanFromContext(ctx), e)
 		return
 	}
@@ -443,7 +443,7 @@ func (in *Instrumentation) Observe(e core.Event) {
 	}
 	for _, v := range e.Violations {
 		n := int64(1)
-		if v.Kind == core.KindTruncated {
+		if v.Kind == guard.KindTruncated {
 			n = int64(v.Count)
 		}
 		where := "arguments"
@@ -493,8 +493,8 @@ func (in *Instrumentation) observeCalls(_ context.Context, o metric.Observer) er
 
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 
-// End records mcp.server.operation.duration for one call's end ([core.CallEnd]).
-func (in *Instrumentation) End(e core.CallEnd) {
+// End records mcp.server.operation.duration for one call's end ([guard.CallEnd]).
+func (in *Instrumentation) End(e guard.CallEnd) {
 	ctx := e.Context
 	if ctx == nil {
 		ctx = context.Background()
@@ -545,13 +545,13 @@ func protocolVersion(v string) string {
 }
 
 // annotate records the call's outcome on span, and what was refused in a RefusalEvent.
-func annotate(span trace.Span, e core.Event) {
+func annotate(span trace.Span, e guard.Event) {
 	if !span.IsRecording() {
 		return
 	}
 	outcome := OutcomeName(e.Outcome)
 	span.SetAttributes(KeyOutcome.String(outcome), KeyReportOnly.Bool(e.ReportOnly))
-	if e.Outcome == core.Accepted {
+	if e.Outcome == guard.Accepted {
 		return
 	}
 	if !e.ReportOnly {
@@ -561,7 +561,7 @@ func annotate(span trace.Span, e core.Event) {
 	kinds := make([]string, 0, min(len(e.Violations), MaxSpanPaths))
 	paths := make([]string, 0, cap(kinds))
 	for _, v := range e.Violations {
-		if v.Kind == core.KindTruncated {
+		if v.Kind == guard.KindTruncated {
 			count += v.Count
 			continue
 		}
@@ -578,7 +578,7 @@ func annotate(span trace.Span, e core.Event) {
 // spanPath is where a violation is, as the guard's log lines show it: names escaped, long
 // names and deep paths elided; a result's under structuredContent; "" for the arguments
 // (or the result) as a whole.
-func spanPath(v core.Violation) string {
+func spanPath(v guard.Violation) string {
 	p := v.Path.String()
 	if !v.InResult {
 		return p
@@ -595,12 +595,11 @@ func spanPath(v core.Violation) string {
 // ObserveCache reports the schema cache of g, summed with those of the other guards
 // given, through observable instruments read at each collection: mcpvalidate.cache.schemas,
 // .bindings and .size (gauges), and .compilations, .hits, .misses and .evictions
-// (counters). Pass the guard's Share(), of either framework. The guard is kept for as long
-// as the Instrumentation.
-func (in *Instrumentation) ObserveCache(s core.Shared) error {
-	g := core.Unshare(s)
+// (counters). A framework's adapter gives its guard with its Guard method. The guard is
+// kept for as long as the Instrumentation.
+func (in *Instrumentation) ObserveCache(g *guard.Guard) error {
 	if g == nil {
-		return errors.New("mcpvalidateotel: ObserveCache of the zero Shared: pass a guard's Share()")
+		return errors.New("mcpvalidateotel: ObserveCache of a nil guard")
 	}
 	in.cacheMu.Lock()
 	defer in.cacheMu.Unlock()
@@ -629,7 +628,7 @@ func (in *Instrumentation) ObserveCache(s core.Shared) error {
 	}
 	_, err := m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		in.cacheMu.Lock()
-		var sum core.CacheStats
+		var sum guard.CacheStats
 		for _, g := range in.guards {
 			st := g.CacheStats()
 			sum.Texts += st.Texts

@@ -16,7 +16,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 const weatherSchema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"},
@@ -28,16 +28,16 @@ type rig struct {
 	spans  *tracetest.SpanRecorder
 	tp     *sdktrace.TracerProvider
 	inst   *Instrumentation
-	g      *core.Guard
+	g      *guard.Guard
 }
 
-func newRig(t *testing.T, opts ...core.Option) *rig {
+func newRig(t *testing.T, opts ...guard.Option) *rig {
 	t.Helper()
 	return newRigWith(t, nil, opts...)
 }
 
 // newRigWith is newRig with options of New besides the MeterProvider.
-func newRigWith(t *testing.T, instOpts []Option, opts ...core.Option) *rig {
+func newRigWith(t *testing.T, instOpts []Option, opts ...guard.Option) *rig {
 	t.Helper()
 	r := &rig{reader: sdkmetric.NewManualReader(), spans: tracetest.NewSpanRecorder()}
 	r.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(r.spans))
@@ -46,8 +46,8 @@ func newRigWith(t *testing.T, instOpts []Option, opts ...core.Option) *rig {
 		t.Fatal(err)
 	}
 	r.inst = inst
-	r.g = core.New(append(opts, inst.Option())...)
-	if err := inst.ObserveCache(r.g.Share()); err != nil {
+	r.g = guard.New(append(opts, inst.Option())...)
+	if err := inst.ObserveCache(r.g); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -57,7 +57,7 @@ func newRigWith(t *testing.T, instOpts []Option, opts ...core.Option) *rig {
 func (r *rig) call(tool, session, args string) {
 	ctx, span := r.tp.Tracer("test").Start(context.Background(), "tools/call "+tool)
 	defer span.End()
-	c := core.Call{Tool: tool, Session: session, Context: ctx, ProtocolVersion: "2025-06-18"}
+	c := guard.Call{Tool: tool, Session: session, Context: ctx, ProtocolVersion: "2025-06-18"}
 	s := r.g.Lookup(tool)
 	if s == nil {
 		schema := weatherSchema
@@ -322,7 +322,7 @@ func TestSpans(t *testing.T) {
 // TestSpanPathsBounded: a call with many violations under long hostile names lists at most
 // MaxSpanPaths paths, each elided, and counts them all.
 func TestSpanPathsBounded(t *testing.T) {
-	r := newRig(t, core.WithMaxViolations(100))
+	r := newRig(t, guard.WithMaxViolations(100))
 	var args strings.Builder
 	args.WriteString(`{"location":"x"`)
 	for i := range 50 {
@@ -354,7 +354,7 @@ func TestSpanPathsBounded(t *testing.T) {
 // TestReportOnly: under WithReportOnly a refused call is counted with report_only=true,
 // and its span has the event but no error.type: the tool ran.
 func TestReportOnly(t *testing.T) {
-	r := newRig(t, core.WithReportOnly())
+	r := newRig(t, guard.WithReportOnly())
 	r.call("weather", "s1", `{}`)
 	wantCounts(t, "mcpvalidate.calls", sums(t, r.collect(t)["mcpvalidate.calls"]), map[string]int64{
 		strings.ReplaceAll(refused, "report_only=false", "report_only=true"): 1,
@@ -373,9 +373,9 @@ func TestReportOnly(t *testing.T) {
 // TestResultRefused: a result refused by its output schema is counted as result_refused,
 // its violations under violation.in=result, its paths under structuredContent.
 func TestResultRefused(t *testing.T) {
-	r := newRig(t, core.WithOutputValidation())
+	r := newRig(t, guard.WithOutputValidation())
 	ctx, span := r.tp.Tracer("test").Start(context.Background(), "tools/call out")
-	c := core.Call{Tool: "out", Context: ctx}
+	c := guard.Call{Tool: "out", Context: ctx}
 	v, vd := r.g.ResultValidator(&c, r.g.Bind("out", nil, []byte(`{"type":"object","required":["summary"]}`), nil))
 	if vd.Found() {
 		t.Fatal(vd.Text())
@@ -400,7 +400,7 @@ func TestResultRefused(t *testing.T) {
 func TestToolNamesBounded(t *testing.T) {
 	r := newRig(t)
 	for i := range MaxTools + 5 {
-		r.inst.Observe(core.Event{Tool: "t" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i), Outcome: core.Accepted})
+		r.inst.Observe(guard.Event{Tool: "t" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i), Outcome: guard.Accepted})
 	}
 	got := sums(t, r.collect(t)["mcpvalidate.calls"])
 	if len(got) != MaxTools+1 {
@@ -417,7 +417,7 @@ func TestToolNamesBounded(t *testing.T) {
 func TestUnknownTools(t *testing.T) {
 	r := newRig(t)
 	for i := range MaxTools + 10 {
-		r.g.Unlisted(&core.Call{Tool: "made-up-" + itoa(i)}, i%2 == 1)
+		r.g.Unlisted(&guard.Call{Tool: "made-up-" + itoa(i)}, i%2 == 1)
 	}
 	r.call("weather", "s", `{"location":"Oslo"}`)
 	wantCounts(t, "mcpvalidate.calls", sums(t, r.collect(t)["mcpvalidate.calls"]), map[string]int64{
@@ -459,11 +459,11 @@ func TestWithoutMeterProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := core.New(inst.Option())
-	if err := inst.ObserveCache(g.Share()); err != nil {
+	g := guard.New(inst.Option())
+	if err := inst.ObserveCache(g); err != nil {
 		t.Fatal(err)
 	}
-	c := core.Call{Tool: "t"}
+	c := guard.Call{Tool: "t"}
 	if vd := g.Check(&c, g.Bind("t", nil, []byte(`{}`), nil), []byte(`{}`), nil); vd.Found() {
 		t.Error(vd.Text())
 	}
@@ -481,7 +481,7 @@ func TestProtocolVersionsBounded(t *testing.T) {
 	}
 	versions = append(versions, "not a version", "2025-06-18", "2024-11-05", "2025-03-26", "2025-11-25", "2026-07-28", "2025-06-18")
 	for _, v := range versions {
-		r.inst.End(core.CallEnd{Tool: "t", ProtocolVersion: v})
+		r.inst.End(guard.CallEnd{Tool: "t", ProtocolVersion: v})
 	}
 	got := map[string]uint64{}
 	for _, p := range r.collect(t)["mcp.server.operation.duration"].Data.(metricdata.Histogram[float64]).DataPoints {
@@ -497,11 +497,11 @@ func TestProtocolVersionsBounded(t *testing.T) {
 // TestRepairAfterResultCheck: the repair made by a call whose result is checked is
 // recorded once its result is sent; a withheld result repairs nothing.
 func TestRepairAfterResultCheck(t *testing.T) {
-	r := newRig(t, core.WithOutputValidation())
+	r := newRig(t, guard.WithOutputValidation())
 	r.call("t", "s", `{"days":1}`)
 	out := r.g.Bind("out", nil, []byte(`{"type":"object","required":["summary"]}`), nil)
 	for _, result := range []string{`{"sum":1}`, `{"summary":"sun"}`} {
-		c := core.Call{Tool: "t", Session: "s", ChecksResult: true}
+		c := guard.Call{Tool: "t", Session: "s", ChecksResult: true}
 		if vd := r.g.Check(&c, r.g.Lookup("t"), []byte(`{"location":"Paris"}`), nil); vd.Found() {
 			t.Fatal(vd.Text())
 		}
@@ -525,8 +525,8 @@ func TestValidCallAllocatesNothing(t *testing.T) {
 	for _, opts := range [][]Option{nil, {WithCheckHistogram()}} {
 		r := newRigWith(t, opts)
 		ctx, span := r.tp.Tracer("test").Start(context.Background(), "tools/call t")
-		e := core.Event{Tool: "t", Outcome: core.Accepted, Context: ctx, Retries: 1, Duration: time.Microsecond}
-		end := core.CallEnd{Tool: "t", Context: ctx, ProtocolVersion: "2025-06-18"}
+		e := guard.Event{Tool: "t", Outcome: guard.Accepted, Context: ctx, Retries: 1, Duration: time.Microsecond}
+		end := guard.CallEnd{Tool: "t", Context: ctx, ProtocolVersion: "2025-06-18"}
 		r.inst.Observe(e)
 		r.inst.End(end)
 		if n := testing.AllocsPerRun(100, func() { r.inst.End(end) }); n != 0 {
@@ -550,18 +550,18 @@ func TestCheckTime(t *testing.T) {
 		ref = "gen_ai.tool.name=a,mcpvalidate.outcome=refused,mcpvalidate.report_only=true"
 		b   = "gen_ai.tool.name=b,mcpvalidate.outcome=accepted,mcpvalidate.report_only=false"
 	)
-	observe := func(tool string, o core.Outcome, reportOnly bool, ds ...time.Duration) {
+	observe := func(tool string, o guard.Outcome, reportOnly bool, ds ...time.Duration) {
 		for _, d := range ds {
-			r.inst.Observe(core.Event{Tool: tool, Outcome: o, ReportOnly: reportOnly, Duration: d})
+			r.inst.Observe(guard.Event{Tool: tool, Outcome: o, ReportOnly: reportOnly, Duration: d})
 		}
 	}
 	collect := func() (map[string]float64, map[string]float64) {
 		ms := r.collect(t)
 		return floatSums(t, ms["mcpvalidate.check.time"]), floatGauges(t, ms["mcpvalidate.check.max"])
 	}
-	observe("a", core.Accepted, false, 3*time.Microsecond, 40*time.Microsecond, 5*time.Microsecond)
-	observe("a", core.Refused, true, 7*time.Millisecond)
-	observe("b", core.Accepted, false, 0, 0)
+	observe("a", guard.Accepted, false, 3*time.Microsecond, 40*time.Microsecond, 5*time.Microsecond)
+	observe("a", guard.Refused, true, 7*time.Millisecond)
+	observe("b", guard.Accepted, false, 0, 0)
 	times, longest := collect()
 	wantCounts(t, "mcpvalidate.check.time", times, map[string]float64{acc: 48e-6, ref: 7e-3, b: 0})
 	wantCounts(t, "mcpvalidate.check.max", longest, map[string]float64{acc: 40e-6, ref: 7e-3, b: 0})
@@ -570,7 +570,7 @@ func TestCheckTime(t *testing.T) {
 	wantCounts(t, "mcpvalidate.check.time", times, map[string]float64{acc: 48e-6, ref: 7e-3, b: 0})
 	wantCounts(t, "mcpvalidate.check.max", longest, map[string]float64{})
 
-	observe("a", core.Accepted, false, 2*time.Microsecond, 9*time.Microsecond)
+	observe("a", guard.Accepted, false, 2*time.Microsecond, 9*time.Microsecond)
 	times, longest = collect()
 	wantCounts(t, "mcpvalidate.check.time", times, map[string]float64{acc: 59e-6, ref: 7e-3, b: 0})
 	wantCounts(t, "mcpvalidate.check.max", longest, map[string]float64{acc: 9e-6})
@@ -587,7 +587,7 @@ func TestCheckHistogram(t *testing.T) {
 		}
 		r := newRigWith(t, opts)
 		for _, d := range []time.Duration{3 * time.Microsecond, 300 * time.Microsecond} {
-			r.inst.Observe(core.Event{Tool: "a", Outcome: core.Accepted, Duration: d})
+			r.inst.Observe(guard.Event{Tool: "a", Outcome: guard.Accepted, Duration: d})
 		}
 		m, ok := r.collect(t)["mcpvalidate.check.duration"]
 		if ok != with {
@@ -628,11 +628,11 @@ func TestCheckTimeConcurrent(t *testing.T) {
 		}
 		wg.Go(func() {
 			for i := range each {
-				o := core.Accepted
+				o := guard.Accepted
 				if i%2 == 1 {
-					o = core.Refused
+					o = guard.Refused
 				}
-				r.inst.Observe(core.Event{Tool: "a", Outcome: o, Duration: time.Duration(duration(w, i))})
+				r.inst.Observe(guard.Event{Tool: "a", Outcome: o, Duration: time.Duration(duration(w, i))})
 			}
 		})
 	}
@@ -686,7 +686,7 @@ func TestServerNames(t *testing.T) {
 	r := newRig(t)
 	long := strings.Repeat("s", 1000)
 	for _, server := range []string{"a", "b", "", "b", long, "c\x00d"} {
-		c := core.Call{Tool: "weather", Server: server, Session: "s"}
+		c := guard.Call{Tool: "weather", Server: server, Session: "s"}
 		s := r.g.Lookup("weather")
 		if s == nil {
 			s = r.g.Bind("weather", nil, []byte(weatherSchema), nil)
@@ -721,8 +721,8 @@ func TestServerNames(t *testing.T) {
 // mcpvalidate.schema.changes, by server, tool and sort of change.
 func TestSchemaChangesCounted(t *testing.T) {
 	r := newRig(t)
-	r.g.SchemaChanged(core.SchemaChange{Server: "s", Added: []string{"a", "b"}, Removed: []string{"c"}, Changed: []core.ToolChange{{Tool: "weather"}}})
-	r.g.SchemaChanged(core.SchemaChange{Changed: []core.ToolChange{{Tool: "weather"}}})
+	r.g.SchemaChanged(guard.SchemaChange{Server: "s", Added: []string{"a", "b"}, Removed: []string{"c"}, Changed: []guard.ToolChange{{Tool: "weather"}}})
+	r.g.SchemaChanged(guard.SchemaChange{Changed: []guard.ToolChange{{Tool: "weather"}}})
 	wantCounts(t, "mcpvalidate.schema.changes", sums(t, r.collect(t)["mcpvalidate.schema.changes"]), map[string]int64{
 		"gen_ai.tool.name=a,mcpvalidate.schema.change=added,mcpvalidate.server.name=s":         1,
 		"gen_ai.tool.name=b,mcpvalidate.schema.change=added,mcpvalidate.server.name=s":         1,

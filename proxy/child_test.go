@@ -21,8 +21,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // The test binary runs again as a child in these roles, chosen by the variable role.
@@ -276,7 +274,9 @@ func TestRunClientEnds(t *testing.T) {
 // TestRunStopsStubbornServer: a server that outlives its stdin is sent SIGTERM, and Run
 // returns with the status the signal gave it. It waits out the grace period, 5 seconds.
 func TestRunStopsStubbornServer(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	send, got, result := runProxy(t, "stubborn")
 	send.Close()
 	if _, err := got.ReadString('\n'); err != io.EOF {

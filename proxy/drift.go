@@ -4,12 +4,12 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // drift remembers, for each caller (the headers that may select its tools, over HTTP;
 // one over stdio), the last whole tool list the proxy learned of the server, and tells the
-// guard when the next differs (core.SchemaChange): the tools added, removed and changed.
+// guard when the next differs (guard.SchemaChange): the tools added, removed and changed.
 // Callers of different tools are compared each with itself, never with each other.
 type drift struct {
 	mu   sync.Mutex
@@ -46,8 +46,8 @@ func (p *Proxy) learned(caller string, tools map[string]*tool) {
 }
 
 // change is what changed from the tools before to those after.
-func (p *Proxy) change(before, after map[string]*tool) core.SchemaChange {
-	c := core.SchemaChange{Server: p.serverName()}
+func (p *Proxy) change(before, after map[string]*tool) guard.SchemaChange {
+	c := guard.SchemaChange{Server: p.serverName()}
 	for name, t := range after {
 		switch u := before[name]; {
 		case u == nil:
@@ -55,8 +55,8 @@ func (p *Proxy) change(before, after map[string]*tool) core.SchemaChange {
 		case !u.same(t):
 			fromIn, fromOut := u.texts()
 			toIn, toOut := t.texts()
-			c.Changed = append(c.Changed, core.ToolChange{Tool: name, From: core.ToolHash(fromIn, fromOut), To: core.ToolHash(toIn, toOut),
-				Paths: core.SchemaPaths(fromIn, fromOut, toIn, toOut)})
+			c.Changed = append(c.Changed, guard.ToolChange{Tool: name, From: guard.ToolHash(fromIn, fromOut), To: guard.ToolHash(toIn, toOut),
+				Paths: guard.SchemaPaths(fromIn, fromOut, toIn, toOut)})
 		}
 	}
 	for name := range before {
@@ -66,7 +66,7 @@ func (p *Proxy) change(before, after map[string]*tool) core.SchemaChange {
 	}
 	slices.Sort(c.Added)
 	slices.Sort(c.Removed)
-	slices.SortFunc(c.Changed, func(a, b core.ToolChange) int {
+	slices.SortFunc(c.Changed, func(a, b guard.ToolChange) int {
 		if a.Tool < b.Tool {
 			return -1
 		}

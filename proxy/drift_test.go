@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // TestSchemaChanges: a whole tool list that differs from the one the proxy learned before
@@ -18,9 +18,9 @@ import (
 // first one, tells nothing. The log line names the server and no schema's text.
 func TestSchemaChanges(t *testing.T) {
 	var logged bytes.Buffer
-	var changes []core.SchemaChange
+	var changes []guard.SchemaChange
 	h := newHarness(t, Options{Logger: slog.New(slog.NewJSONHandler(&logged, nil)),
-		Guard: []GuardOption{core.WithSchemaChanges(func(c core.SchemaChange) { changes = append(changes, c) })}})
+		Guard: []guard.Option{guard.WithSchemaChanges(func(c guard.SchemaChange) { changes = append(changes, c) })}})
 	h.clientPasses(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
 	h.serverPasses(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"weather-server","version":"2"}}}`)
 	list := func(id, result string) {
@@ -63,7 +63,7 @@ func TestSchemaChanges(t *testing.T) {
 // and serves other tools for other toolsets are compared each with itself: their lists
 // differing tells nothing, a client's own list changing does.
 func TestSchemaChangesByCaller(t *testing.T) {
-	var changes []core.SchemaChange
+	var changes []guard.SchemaChange
 	loose := looseList
 	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var m struct {
@@ -77,7 +77,7 @@ func TestSchemaChangesByCaller(t *testing.T) {
 		}
 		w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + list + `}`))
 	})
-	f, _ := memoryFront(t, upstream, Options{Guard: []GuardOption{core.WithSchemaChanges(func(c core.SchemaChange) { changes = append(changes, c) })}})
+	f, _ := memoryFront(t, upstream, Options{Guard: []guard.Option{guard.WithSchemaChanges(func(c guard.SchemaChange) { changes = append(changes, c) })}})
 	list := func(toolset string) {
 		req := localRequest("POST", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 		req.Header.Set("Content-Type", "application/json")

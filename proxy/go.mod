@@ -3,7 +3,7 @@ module github.com/mcpvalidate/mcpvalidate/proxy
 go 1.25.5
 
 require (
-	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000
+	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/otel v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.opentelemetry.io/otel v1.46.0
@@ -31,6 +31,6 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/mcpvalidate/mcpvalidate/internal => ../internal
+replace github.com/mcpvalidate/mcpvalidate/guard => ../guard
 
 replace github.com/mcpvalidate/mcpvalidate/otel => ../otel

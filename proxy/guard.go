@@ -6,49 +6,46 @@ import (
 	"fmt"
 	"unique"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
-// This file is the proxy's only use of package core: the guard made from Options, the
-// tools' schemas bound in its cache, and its verdicts turned into JSON-RPC answers.
-
-// guard is the proxy's guard.
-type guard = *core.Guard
+// The proxy's guard: made from Options, the tools' schemas bound in its cache, and its
+// verdicts turned into JSON-RPC answers.
 
 // newGuard makes the guard that o describes.
-func newGuard(o *Options) (guard, error) {
+func newGuard(o *Options) (*guard.Guard, error) {
 	// A refusal carries its violations as data: the proxy writes its answers itself, so the
 	// data costs only its bytes, not a framework's repeated marshals.
-	opts := []core.Option{core.WithViolationMeta()}
+	opts := []guard.Option{guard.WithViolationMeta()}
 	switch o.Format {
 	case "", FormatDefault:
 	case FormatGateway:
-		opts = append(opts, core.WithFormatter(core.GatewayFormat))
+		opts = append(opts, guard.WithFormatter(guard.GatewayFormat))
 	case FormatDetailed:
-		opts = append(opts, core.WithFormatter(core.DetailedFormat), core.WithHints())
+		opts = append(opts, guard.WithFormatter(guard.DetailedFormat))
 	default:
 		return nil, fmt.Errorf("proxy: unknown format %q (want default, gateway or detailed)", o.Format)
 	}
 	if o.ReportOnly {
-		opts = append(opts, core.WithReportOnly())
+		opts = append(opts, guard.WithReportOnly())
 	}
 	if o.FormatAssertion {
-		opts = append(opts, core.WithFormatAssertion())
+		opts = append(opts, guard.WithFormatAssertion())
 	}
 	if o.Output {
-		opts = append(opts, core.WithOutputValidation())
+		opts = append(opts, guard.WithOutputValidation())
 	}
 	if o.MaxDepth < 0 || o.MaxViolations < 0 || o.MaxMessage < 0 || o.CacheBudget < 0 || o.BodyTimeout < 0 || o.WriteTimeout < 0 {
 		return nil, errors.New("proxy: MaxDepth, MaxViolations, MaxMessage, CacheBudget, BodyTimeout and WriteTimeout must not be negative")
 	}
-	opts = append(opts, core.WithMaxDepth(o.MaxDepth), core.WithMaxViolations(o.MaxViolations), core.WithCacheBudget(o.CacheBudget))
+	opts = append(opts, guard.WithMaxDepth(o.MaxDepth), guard.WithMaxViolations(o.MaxViolations), guard.WithCacheBudget(o.CacheBudget))
 	if o.Logger != nil {
-		opts = append(opts, core.WithLogger(o.Logger))
+		opts = append(opts, guard.WithLogger(o.Logger))
 		if o.LogEnumValues {
-			opts = append(opts, core.WithEnumMisses())
+			opts = append(opts, guard.WithEnumMisses())
 		}
 	}
-	return core.New(append(opts, o.Guard...)...), nil
+	return guard.New(append(opts, o.Guard...)...), nil
 }
 
 // A schema is one tool's inputSchema or outputSchema: its text, kept once however many
@@ -66,7 +63,7 @@ func newSchema(text []byte, err error) *schema {
 	return &schema{key: unique.Make(string(text))}
 }
 
-func (s *schema) of(g *core.Guard) *core.Schema {
+func (s *schema) of(g *guard.Guard) *guard.Schema {
 	if c := g.Lookup(s.key); c != nil {
 		return c
 	}
@@ -96,7 +93,7 @@ func (p *Proxy) checkCall(s *session, o *observed, t *tool, c *callParams, id []
 func (p *Proxy) decide(s *session, o *observed, t *tool, name string, args []byte) (text string, meta json.RawMessage, refused bool) {
 	if t == nil {
 		pass := p.opts.Unknown == PassUnknown || p.opts.ReportOnly
-		var local core.Call
+		var local guard.Call
 		p.guard.Unlisted(o.guardCall(p, s, name, &local, false), pass)
 		o.unlisted()
 		if pass {
@@ -104,7 +101,7 @@ func (p *Proxy) decide(s *session, o *observed, t *tool, name string, args []byt
 		}
 		return "Unknown tool: " + shownName(name), nil, true
 	}
-	var local core.Call
+	var local guard.Call
 	call := o.guardCall(p, s, name, &local, t.out != nil && p.guard.ChecksResults())
 	if vd := p.guard.Check(call, t.in.of(p.guard), args, nil); vd.Refused() {
 		return vd.Text(), vd.Meta(), true
@@ -119,7 +116,7 @@ func (p *Proxy) decide(s *session, o *observed, t *tool, name string, args []byt
 
 // shownName is a tool name as the proxy's answers show it: quoted unless plain, and
 // elided past 64 characters, so that a made-up name cannot fill them.
-func shownName(name string) string { return core.ShownName(name) }
+func shownName(name string) string { return guard.ShownName(name) }
 
 // checkResult checks the result of a successful call of t against its outputSchema, under
 // Options.Output, and returns the answer that replaces the server's, or nil; modern: the
@@ -134,7 +131,7 @@ func (p *Proxy) checkResult(s *session, t *tool, name string, o *observed, id, r
 	if isTrue(member(result, "isError")) {
 		return nil
 	}
-	var local core.Call
+	var local guard.Call
 	call := o.guardCall(p, s, name, &local, false)
 	v, vd := p.guard.ResultValidator(call, t.out.of(p.guard))
 	if v == nil {
@@ -166,11 +163,11 @@ func (p *Proxy) serverName() string {
 }
 
 // call is the call of the tool name in s, as the guard is told of it.
-func (p *Proxy) call(s *session, name string) core.Call {
+func (p *Proxy) call(s *session, name string) guard.Call {
 	server := p.serverName()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return core.Call{Tool: name, Session: s.id, Client: s.client, ClientVersion: s.clientVersion, Server: server, ProtocolVersion: s.version}
+	return guard.Call{Tool: name, Session: s.id, Client: s.client, ClientVersion: s.clientVersion, Server: server, ProtocolVersion: s.version}
 }
 
 // A reply is what the proxy's own answer to a call depends on: whether the call's
@@ -207,7 +204,7 @@ func (p *Proxy) refusal(id []byte, text string, meta json.RawMessage, r reply) [
 		b := append(responseHead(id), `"error":{"code":-32602,"message":`...)
 		b = appendString(b, text)
 		if meta != nil {
-			b = append(b, `,"data":{"`+core.MetaKey+`":`...)
+			b = append(b, `,"data":{"`+guard.MetaKey+`":`...)
 			b = append(append(b, meta...), '}')
 		}
 		return append(b, "}}"...)
@@ -232,7 +229,7 @@ func appendRefusalResult(b []byte, text string, meta json.RawMessage, modern boo
 	b = appendString(b, text)
 	b = append(b, `}],"isError":true`...)
 	if meta != nil {
-		b = append(b, `,"_meta":{"`+core.MetaKey+`":`...)
+		b = append(b, `,"_meta":{"`+guard.MetaKey+`":`...)
 		b = append(append(b, meta...), '}')
 	}
 	return append(b, '}')

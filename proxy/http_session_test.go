@@ -18,8 +18,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // looseList is what a session-less upstream lists for the credentials "Bearer loose":
@@ -311,7 +309,9 @@ func memoryFront(t testing.TB, upstream http.Handler, opts Options) (*front, fun
 // proxy, however many, and a call under one is never passed unchecked: the list fetched
 // for it is answered 404, as the call is then.
 func TestHTTPMadeUpSessionIDs(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	u := &sessionUpstream{}
 	f, do := memoryFront(t, u, Options{})
 	const n = 2 * maxSessions
@@ -346,7 +346,9 @@ func TestHTTPMadeUpSessionIDs(t *testing.T) {
 // are never forgotten to make room: a new session is refused, saying so, and every task's
 // result is still checked.
 func TestHTTPSessionsWithChecksPendingKept(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	if testing.Short() {
 		t.Skip("makes 10,000 MCP sessions")
 	}

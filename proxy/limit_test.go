@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // TestOverlongScan: what the scan of a dropped message finds, fed whole and a byte at a
@@ -178,7 +176,7 @@ func (e *endless) Read(p []byte) (int, error) {
 func TestMessageLimitAtScale(t *testing.T) {
 	const limit = 1 << 20
 	size := 16 << 20
-	if tier.Enabled() {
+	if !testing.Short() {
 		size = 1 << 30
 	}
 	p, err := New(Options{MaxMessage: limit})
@@ -219,7 +217,7 @@ func TestMessageLimitAtScale(t *testing.T) {
 func TestEventLimitAtScale(t *testing.T) {
 	const limit = 1 << 20
 	size := int64(16 << 20)
-	if tier.Enabled() {
+	if !testing.Short() {
 		size = 1 << 30
 	}
 	head, tail := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"result\":{\"pad\":[\n", "data: \"\"]},\ndata: \"id\":77}\n\n"

@@ -1,6 +1,6 @@
 package proxy
 
-import "github.com/mcpvalidate/mcpvalidate/internal/core"
+import "github.com/mcpvalidate/mcpvalidate/guard"
 
 // This file is what the guard's observers (Options.Guard, such as mcpvalidateotel's
 // instrumentation) are told of the calls through the proxy besides the checks: each
@@ -9,29 +9,22 @@ import "github.com/mcpvalidate/mcpvalidate/internal/core"
 // reaches the client. The fronts reach it through nil checks: without observers, a call
 // costs nothing more.
 
-// GuardOption is an option of the guard that checks the calls: mcpvalidateotel's
-// Instrumentation.Option(), or any option of mcpvalidate's or gosdk's (the same type).
-type GuardOption = core.Option
-
-// Shared is the proxy's guard as mcpvalidateotel's ObserveCache takes it.
-type Shared = core.Shared
-
 // UnknownTool is the tool name under which a call of a tool the server does not list ends
 // (the guard's call-end observers, Options.Trace) and is counted in metrics, whatever name
 // the call gave: names that a model makes up are not recorded, so that metric attributes
 // stay bounded. The guard's event of the call (outcome unknown tool) carries the name
 // sent, which the Logger shows escaped and elided.
-const UnknownTool = core.UnknownToolName
+const UnknownTool = guard.UnknownToolName
 
-// Share returns the proxy's guard for mcpvalidateotel's ObserveCache, which reports its
-// schema cache.
-func (p *Proxy) Share() Shared { return p.guard.Share() }
+// Guard returns the guard that checks the proxy's calls: its counters and its cache, which
+// mcpvalidateotel's ObserveCache reports.
+func (p *Proxy) Guard() *guard.Guard { return p.guard }
 
 // An observed call is a tools/call the guard's observers are told of, kept from its
 // request to its response.
 type observed struct {
-	g    guard
-	call core.Call
+	g    *guard.Guard
+	call guard.Call
 	task bool                            // answered with a task: its result comes later, unchecked
 	end  func(tool string, isError bool) // of Options.Trace; nil without it
 }
@@ -59,7 +52,7 @@ func (p *Proxy) started(s *session, c *callParams) *observed {
 
 // guardCall returns the call the guard checks, of the listed tool name: o's, the result
 // to be checked when checksResult, or, without observers, a call made in local.
-func (o *observed) guardCall(p *Proxy, s *session, name string, local *core.Call, checksResult bool) *core.Call {
+func (o *observed) guardCall(p *Proxy, s *session, name string, local *guard.Call, checksResult bool) *guard.Call {
 	if o == nil {
 		*local = p.call(s, name)
 		return local

@@ -21,7 +21,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
 )
 
@@ -105,11 +105,11 @@ func TestObservedCalls(t *testing.T) {
 					span.End()
 				}
 			}
-			p, err := New(Options{Output: true, Guard: []GuardOption{inst.Option()}, Trace: trace})
+			p, err := New(Options{Output: true, Guard: []guard.Option{inst.Option()}, Trace: trace})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := inst.ObserveCache(p.Share()); err != nil {
+			if err := inst.ObserveCache(p.Guard()); err != nil {
 				t.Fatal(err)
 			}
 			// The client's newest version is stateless: each request says its version in
@@ -324,8 +324,8 @@ func collect(t *testing.T, reader *sdkmetric.ManualReader) map[string]float64 {
 // task-augmented call is answered with, the server's JSON-RPC error, or the proxy's error
 // when the server is gone; a cancelled call, which gets no response, does not end.
 func TestOperationEnds(t *testing.T) {
-	var ends []core.CallEnd
-	h := newHarness(t, Options{Guard: []GuardOption{core.WithCallEnd(func(e core.CallEnd) { ends = append(ends, e) })}})
+	var ends []guard.CallEnd
+	h := newHarness(t, Options{Guard: []guard.Option{guard.WithCallEnd(func(e guard.CallEnd) { ends = append(ends, e) })}})
 	h.listed()
 	call := func(id int, params string) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params)
@@ -362,7 +362,7 @@ func TestOperationEnds(t *testing.T) {
 // TestUnobservedCallsAreNotFollowed: without observers or Options.Trace (a logger alone,
 // or a guard option that observes nothing), the proxy keeps nothing of a call for its end.
 func TestUnobservedCallsAreNotFollowed(t *testing.T) {
-	for _, opts := range []Options{{}, {Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, {Guard: []GuardOption{core.WithMaxDepth(10)}}} {
+	for _, opts := range []Options{{}, {Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, {Guard: []guard.Option{guard.WithMaxDepth(10)}}} {
 		p, err := New(opts)
 		if err != nil {
 			t.Fatal(err)
@@ -379,10 +379,10 @@ func TestUnobservedCallsAreNotFollowed(t *testing.T) {
 func TestServerNamed(t *testing.T) {
 	for _, observed := range []bool{false, true} {
 		var logged bytes.Buffer
-		var events []core.Event
+		var events []guard.Event
 		opts := Options{Logger: slog.New(slog.NewJSONHandler(&logged, nil))}
 		if observed {
-			opts.Guard = []GuardOption{core.WithObserver(func(e core.Event) { events = append(events, e) })}
+			opts.Guard = []guard.Option{guard.WithObserver(func(e guard.Event) { events = append(events, e) })}
 		}
 		h := newHarness(t, opts)
 		h.clientPasses(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
@@ -403,8 +403,8 @@ func TestServerNamed(t *testing.T) {
 // TestServerNamedByResults: from 2026-07-28, without initialize, the server names itself in
 // its results' _meta: a tools/list's names it to the guard.
 func TestServerNamedByResults(t *testing.T) {
-	var events []core.Event
-	h := newHarness(t, Options{Guard: []GuardOption{core.WithObserver(func(e core.Event) { events = append(events, e) })}})
+	var events []guard.Event
+	h := newHarness(t, Options{Guard: []guard.Option{guard.WithObserver(func(e guard.Event) { events = append(events, e) })}})
 	h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	list := strings.Replace(toolsList, `{"tools":`, `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"weather-server","version":"2"}},"tools":`, 1)
 	h.serverPasses(`{"jsonrpc":"2.0","id":1,"result":` + list + `}`)

@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // Format is the style of a refusal's text.
 type Format string
 
-// The built-in styles of core: DefaultFormat, GatewayFormat, and DetailedFormat with hints.
+// The built-in styles of package guard: DefaultFormat, GatewayFormat, and DetailedFormat with hints.
 const (
 	FormatDefault  Format = "default"
 	FormatGateway  Format = "gateway"
@@ -41,8 +43,8 @@ type Options struct {
 	Format          Format // "" or FormatDefault, FormatGateway, FormatDetailed
 	FormatAssertion bool   // check "format" (date-time, email, ...) as an assertion
 	Output          bool   // check a successful result's structuredContent against outputSchema
-	MaxDepth        int    // 0: core's default
-	MaxViolations   int    // 0: core's default
+	MaxDepth        int    // 0: the guard's default
+	MaxViolations   int    // 0: the guard's default
 	// MaxMessage bounds, in bytes, each message the proxy reads, either way: a line over
 	// stdio, a POST's body, an upstream answer or SSE event. A message over it is read to
 	// its end without being kept, and answered in its place (an error response to its
@@ -60,7 +62,7 @@ type Options struct {
 	// list that cannot be fetched).
 	Logger *slog.Logger
 	// LogEnumValues makes the Logger's line of a refused call carry the values sent
-	// outside an enum, escaped and bounded (core's WithEnumMisses): model output, which
+	// outside an enum, escaped and bounded (guard.WithEnumMisses): model output, which
 	// may hold what a user told the model, so it is off by default.
 	LogEnumValues bool
 	// RefuseAsError answers a refused call with a JSON-RPC error -32602 whose message is
@@ -101,10 +103,11 @@ type Options struct {
 	// requests are forgotten and the failure logged first.
 	ErrorHandler func(w http.ResponseWriter, r *http.Request, err error)
 	// Guard holds further options of the guard, applied after those the fields above
-	// make: mcpvalidateotel's Instrumentation.Option(), which records the checks as
+	// make: observers, a logger, compile options, or mcpvalidateotel's
+	// Instrumentation.Option(), which records the checks as
 	// metrics and each tools/call's operation, from the request the proxy receives to the
 	// response it sends back (calls of tools the server does not list under [UnknownTool]).
-	Guard []GuardOption
+	Guard []guard.Option
 	// Trace, when set, is called as each tools/call request arrives, with its
 	// params._meta (nil when it has none; a client's traceparent travels there). The
 	// context it returns is the call's, which the guard's observers are given, so that
@@ -123,7 +126,7 @@ const DefaultCacheBudget = 64 << 20
 // for concurrent use.
 type Proxy struct {
 	opts     Options
-	guard    guard
+	guard    *guard.Guard
 	log      *slog.Logger
 	observe  bool   // the guard has observers besides the fields': calls are followed to their end
 	idPrefix string // of the proxy's own request ids: no client picks it by chance

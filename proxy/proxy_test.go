@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // TestLossless passes a scripted exchange of everything but refused calls, and checks
@@ -257,9 +257,9 @@ func TestUnknownToolVisible(t *testing.T) {
 		{Options{}, long, false},
 	} {
 		var log strings.Builder
-		var events []core.Event
+		var events []guard.Event
 		c.opts.Logger = slog.New(slog.NewJSONHandler(&log, nil))
-		c.opts.Guard = []GuardOption{core.WithObserver(func(e core.Event) { events = append(events, e) })}
+		c.opts.Guard = []guard.Option{guard.WithObserver(func(e guard.Event) { events = append(events, e) })}
 		h := newHarness(t, c.opts)
 		h.listed()
 		call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":` + strconv.Quote(c.name) + `,"arguments":{}}}`

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
 )
 
 // taskCall is a task-augmented call of sum, the tool with an outputSchema, under id.
@@ -261,7 +259,9 @@ func task(i int) string { return `"task-` + strconv.Itoa(i) + `"` }
 // by the proxy. Delivered tasks go first, the earliest first; a cancelled task frees its
 // slot; a taskId of a megabyte costs what a short one does.
 func TestTasksAreBounded(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	f := newTasksFixture(t, Options{Output: true})
 	for i := range maxTasks - 1 {
 		f.create(strconv.Itoa(i), task(i))

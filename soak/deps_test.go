@@ -7,7 +7,7 @@ import (
 )
 
 // TestDependencyGraphsStayApart: a go-sdk server using this package compiles no mcp-go
-// package, an mcp-go server using the root package no go-sdk package, and the core
+// package, an mcp-go server using the root package no go-sdk package, and package guard
 // neither; none compiles OpenTelemetry, which only the otel module brings.
 func TestDependencyGraphsStayApart(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
@@ -16,11 +16,11 @@ func TestDependencyGraphsStayApart(t *testing.T) {
 	for _, c := range []struct{ pkg, never string }{
 		{"github.com/mcpvalidate/mcpvalidate/gosdk", "github.com/mark3labs/mcp-go"},
 		{"github.com/mcpvalidate/mcpvalidate", "github.com/modelcontextprotocol/go-sdk"},
-		{"github.com/mcpvalidate/mcpvalidate/internal/core", "github.com/mark3labs/mcp-go"},
-		{"github.com/mcpvalidate/mcpvalidate/internal/core", "github.com/modelcontextprotocol/go-sdk"},
+		{"github.com/mcpvalidate/mcpvalidate/guard", "github.com/mark3labs/mcp-go"},
+		{"github.com/mcpvalidate/mcpvalidate/guard", "github.com/modelcontextprotocol/go-sdk"},
 		{"github.com/mcpvalidate/mcpvalidate/gosdk", "go.opentelemetry.io"},
 		{"github.com/mcpvalidate/mcpvalidate", "go.opentelemetry.io"},
-		{"github.com/mcpvalidate/mcpvalidate/internal/core", "go.opentelemetry.io"},
+		{"github.com/mcpvalidate/mcpvalidate/guard", "go.opentelemetry.io"},
 	} {
 		out, err := exec.Command("go", "list", "-deps", c.pkg).CombinedOutput()
 		if err != nil {

@@ -6,7 +6,7 @@ require (
 	github.com/mark3labs/mcp-go v0.56.0
 	github.com/mcpvalidate/mcpvalidate v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/gosdk v0.0.0-00010101000000-000000000000
-	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000
+	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/proxy v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
@@ -26,7 +26,7 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/mcpvalidate/mcpvalidate/internal => ../internal
+replace github.com/mcpvalidate/mcpvalidate/guard => ../guard
 
 replace github.com/mcpvalidate/mcpvalidate/gosdk => ../gosdk
 

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvalidate/mcpvalidate/gosdk"
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // gosdkServer is a go-sdk streamable-HTTP handler with a server per session: go-sdk has no
@@ -42,7 +42,7 @@ type sharedTool struct {
 }
 
 func newGoSDK(h *harness) *gosdkServer {
-	s := &gosdkServer{g: gosdk.New(gosdk.WithCacheBudget(cacheBudget)), h: h, servers: map[int]*perSession{}}
+	s := &gosdkServer{g: gosdk.New(guard.WithCacheBudget(cacheBudget)), h: h, servers: map[int]*perSession{}}
 	s.register(0)
 	s.front = serve(h.t, mcp.NewStreamableHTTPHandler(s.serverFor, &mcp.StreamableHTTPOptions{SessionTimeout: idleTTL}))
 	s.url = s.front.URL
@@ -115,7 +115,7 @@ func hasSession(srv *mcp.Server) bool {
 	return false
 }
 
-func (s *gosdkServer) guard() *core.Guard { return core.Unshare(s.g.Share()) }
+func (s *gosdkServer) guard() *guard.Guard { return s.g.Guard() }
 
 func (s *gosdkServer) stop() {
 	s.front.CloseClientConnections()

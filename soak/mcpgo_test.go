@@ -15,7 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpvalidate/mcpvalidate"
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 // mcpgoServer is an mcp-go streamable-HTTP server behind the guard's middleware. A
@@ -31,7 +31,7 @@ type mcpgoServer struct {
 }
 
 func newMCPGo(h *harness) *mcpgoServer {
-	m := &mcpgoServer{g: mcpvalidate.New(mcpvalidate.WithCacheBudget(cacheBudget)), h: h}
+	m := &mcpgoServer{g: mcpvalidate.New(guard.WithCacheBudget(cacheBudget)), h: h}
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(m.addSessionTools)
 	m.srv = server.NewMCPServer("soak", "1.0.0", server.WithToolCapabilities(true),
@@ -80,7 +80,7 @@ func (m *mcpgoServer) register(version int) {
 	m.srv.AddTools(tools...)
 }
 
-func (m *mcpgoServer) guard() *core.Guard { return core.Unshare(m.g.Share()) }
+func (m *mcpgoServer) guard() *guard.Guard { return m.g.Guard() }
 
 func (m *mcpgoServer) stop() {
 	m.front.CloseClientConnections()

@@ -18,8 +18,8 @@ import (
 // one guard, its cache and its counters.
 func TestOneGuardForBothFrameworks(t *testing.T) {
 	const schema = `{"type":"object","properties":{"location":{"type":"string"},"days":{"type":"integer"}},"required":["location"]}`
-	guard := mcpvalidate.New()
-	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+	g := mcpvalidate.New()
+	srv := server.NewMCPServer("weather", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()))
 	srv.AddTool(mcp.NewToolWithRawSchema("weather", "", json.RawMessage(schema)),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText("Sunny"), nil
@@ -35,7 +35,7 @@ func TestOneGuardForBothFrameworks(t *testing.T) {
 	other := sdk.NewServer(&sdk.Implementation{Name: "weather", Version: "1.0.0"}, nil)
 	tool := &sdk.Tool{Name: "weather", InputSchema: json.RawMessage(schema)}
 	var ran atomic.Int64
-	other.AddTool(tool, gosdk.Wrap(guard.Share()).Handler(tool, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	other.AddTool(tool, gosdk.Adapt(g.Guard()).Handler(tool, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		ran.Add(1)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "Sunny"}}}, nil
 	}))
@@ -56,7 +56,7 @@ func TestOneGuardForBothFrameworks(t *testing.T) {
 		t.Fatalf("go-sdk: %+v, %v", res, err)
 	}
 
-	stats := guard.Stats()
+	stats := g.Guard().Stats()
 	if len(stats) != 1 || stats[0].Refused != 1 || stats[0].Accepted != 1 {
 		t.Errorf("stats %+v, want one refusal (mcp-go) and one acceptance (go-sdk)", stats)
 	}

@@ -5,11 +5,11 @@
 // measures what a long-lived server must not do: hold more live heap the longer it runs,
 // count calls it did not see, or leave goroutines behind when it stops.
 //
-// By default it runs in the full tier (MCPVALIDATE_TESTS=full) for about 25 seconds;
+// By default it runs in the full tier (without -short) for about 25 seconds;
 // -soak.duration runs it longer (at most 10 minutes), -soak.sessions for a number of
 // sessions per framework:
 //
-//	MCPVALIDATE_TESTS=full go test -run TestSoak -v ./soak/ -soak.duration=5m
+//	go test -run TestSoak -v ./soak/ -soak.duration=5m
 package soak
 
 import (
@@ -32,8 +32,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 var (
@@ -66,7 +65,9 @@ func sessionsPerFramework() int {
 }
 
 func TestSoak(t *testing.T) {
-	tier.Full(t)
+	if testing.Short() {
+		t.Skip("full tier: runs without -short")
+	}
 	sessions := sessionsPerFramework()
 	t.Run("mcp-go", func(t *testing.T) {
 		soak(t, sessions, func(h *harness) framework { return newMCPGo(h) })
@@ -80,7 +81,7 @@ func TestSoak(t *testing.T) {
 type framework interface {
 	open(ctx context.Context, n int) (clientSession, error)
 	register(version int) // registers the server tools again, their schemas at version
-	guard() *core.Guard
+	guard() *guard.Guard
 	stop()
 }
 
@@ -289,7 +290,7 @@ func (h *harness) call(ctx context.Context, s clientSession, c plannedCall) erro
 // and the handlers did: every call the guard decided is counted once, under its tool, in
 // the outcome the client received.
 func (h *harness) checkCounters() {
-	var sum core.ToolStats
+	var sum guard.ToolStats
 	for _, s := range h.srv.guard().Stats() {
 		seen, ok := h.seen[s.Tool]
 		if !ok {

@@ -3,8 +3,7 @@ module github.com/mcpvalidate/mcpvalidate/cmd/mcpvalidate
 go 1.25.5
 
 require (
-	github.com/mcpvalidate/mcpvalidate v0.0.0-00010101000000-000000000000
-	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000
+	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/otel v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/proxy v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.24.1
@@ -26,17 +25,13 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
-	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
-	github.com/mark3labs/mcp-go v0.56.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	github.com/spf13/cast v1.7.1 // indirect
-	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.46.0 // indirect
 	go.opentelemetry.io/otel/metric v1.46.0 // indirect
@@ -50,7 +45,7 @@ require (
 
 replace github.com/mcpvalidate/mcpvalidate => ../..
 
-replace github.com/mcpvalidate/mcpvalidate/internal => ../../internal
+replace github.com/mcpvalidate/mcpvalidate/guard => ../../guard
 
 replace github.com/mcpvalidate/mcpvalidate/proxy => ../../proxy
 

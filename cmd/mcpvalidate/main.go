@@ -31,8 +31,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpvalidate/mcpvalidate"
-	"github.com/mcpvalidate/mcpvalidate/internal/suite"
+	"github.com/mcpvalidate/mcpvalidate/guard"
+	"github.com/mcpvalidate/mcpvalidate/guard/testsuite"
 )
 
 func main() {
@@ -160,21 +160,21 @@ func check(fs *flag.FlagSet) action {
 		if err != nil {
 			return 0, err
 		}
-		formatter := mcpvalidate.DefaultFormat
+		formatter := guard.DefaultFormat
 		switch {
 		case *gateway:
-			formatter = mcpvalidate.GatewayFormat
+			formatter = guard.GatewayFormat
 		case *detailed:
-			formatter = mcpvalidate.DetailedFormat
+			formatter = guard.DetailedFormat
 		}
-		opts := []mcpvalidate.Option{mcpvalidate.WithFormatter(formatter)}
+		var opts []guard.CompileOption
 		if *detailed {
-			opts = append(opts, mcpvalidate.WithHints())
+			opts = append(opts, guard.WithHints())
 		}
 		if *format {
-			opts = append(opts, mcpvalidate.WithFormatAssertion())
+			opts = append(opts, guard.WithFormatAssertion())
 		}
-		v, err := mcpvalidate.Compile(schema, opts...)
+		v, err := guard.Compile(schema, opts...)
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", *schemaPath, err)
 		}
@@ -188,7 +188,7 @@ func check(fs *flag.FlagSet) action {
 			return 0, err
 		}
 		vs := v.Validate(data)
-		for _, msg := range mcpvalidate.Messages(vs, formatter) {
+		for _, msg := range guard.Messages(vs, formatter) {
 			fmt.Fprintln(stdout, msg)
 		}
 		if len(vs) > 0 {
@@ -204,12 +204,12 @@ func runSuite(fs *flag.FlagSet) action {
 		if fs.NArg() == 0 {
 			return 0, fmt.Errorf("%w: suite needs at least one file", errUsage)
 		}
-		engine := func(g suite.Group) (func(json.RawMessage) bool, error) {
-			var opts []mcpvalidate.Option
+		engine := func(g testsuite.Group) (func(json.RawMessage) bool, error) {
+			var opts []guard.CompileOption
 			if *format || g.FormatAssertion {
-				opts = append(opts, mcpvalidate.WithFormatAssertion())
+				opts = append(opts, guard.WithFormatAssertion())
 			}
-			v, err := mcpvalidate.Compile(g.Schema, opts...)
+			v, err := guard.Compile(g.Schema, opts...)
 			if err != nil {
 				return nil, err
 			}
@@ -217,11 +217,11 @@ func runSuite(fs *flag.FlagSet) action {
 		}
 		passed, failed := 0, 0
 		for _, path := range fs.Args() {
-			groups, err := suite.Load(path)
+			groups, err := testsuite.Load(path)
 			if err != nil {
 				return 0, err
 			}
-			results, counts := suite.Run(groups, engine)
+			results, counts := testsuite.Run(groups, engine)
 			for _, r := range results {
 				if r.Passed() {
 					continue
@@ -252,7 +252,7 @@ func lint(fs *flag.FlagSet) action {
 		if err != nil {
 			return 0, err
 		}
-		advice, err := mcpvalidate.Lint(schema)
+		advice, err := guard.Lint(schema)
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", fs.Arg(0), err)
 		}

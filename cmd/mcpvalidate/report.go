@@ -45,7 +45,7 @@ const (
 	lineSchemaChanged
 )
 
-// guardMessages are the messages of the guard's lines (internal/core's WithLogger).
+// guardMessages are the messages of the guard's lines (guard.WithLogger).
 
 var guardMessages = map[string]lineKind{
 	"mcpvalidate: tool call refused":                                                                 lineRefused,

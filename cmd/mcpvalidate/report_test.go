@@ -14,8 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpvalidate/mcpvalidate/internal/core"
-	"github.com/mcpvalidate/mcpvalidate/internal/tier"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/sample.log and the sample in docs/report.md")
@@ -32,9 +31,9 @@ const (
 // program, and one cut short.
 func writeSampleLog(t *testing.T, w io.Writer) {
 	t.Helper()
-	g := core.New(core.WithOutputValidation(), core.WithEnumMisses(),
-		core.WithLogger(slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-	schemas := map[string]*core.Schema{
+	g := guard.New(guard.WithOutputValidation(), guard.WithEnumMisses(),
+		guard.WithLogger(slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	schemas := map[string]*guard.Schema{
 		"weather": g.Bind("weather", nil, []byte(`{"type":"object","properties":{"location":{"type":"string"},
 			"days":{"type":"integer","minimum":1,"maximum":16},"units":{"enum":["c","f"]}},
 			"required":["location"],"additionalProperties":false}`), nil),
@@ -73,7 +72,7 @@ func writeSampleLog(t *testing.T, w io.Writer) {
 		{"s9", "geocode", `{"address":"1 Main St"}`},
 	}
 	for _, c := range calls {
-		call := &core.Call{Tool: c.tool, Session: c.session, Client: "assistant", ChecksResult: c.session == "s8"}
+		call := &guard.Call{Tool: c.tool, Session: c.session, Client: "assistant", ChecksResult: c.session == "s8"}
 		if vd := g.Check(call, schemas[c.tool], []byte(c.args), nil); vd.Found() || !call.ChecksResult {
 			continue
 		}
@@ -81,7 +80,7 @@ func writeSampleLog(t *testing.T, w io.Writer) {
 		g.CheckResult(call, v, []byte(`{"error":"no data"}`))
 	}
 	for _, name := range []string{"Weather", "get_weather", "Weather"} {
-		g.Unlisted(&core.Call{Tool: name, Session: "s11", Client: "assistant"}, false)
+		g.Unlisted(&guard.Call{Tool: name, Session: "s11", Client: "assistant"}, false)
 	}
 	fmt.Fprintln(w, `{"time":"2026-12-02T09:00:00Z","level":"WARN","msg":"mcpvalidate proxy: the server exited","error":"exit status 1"}`)
 	fmt.Fprintln(w, `{"time":"2026-12-02T09:00:00Z","level":"INFO","msg":"listening","addr":"127.0.0.1:8080"}`)
@@ -186,17 +185,17 @@ func TestReportOfSample(t *testing.T) {
 // log shows them; they make no tool of their own, whatever names a model makes up.
 func TestReportUnknownTools(t *testing.T) {
 	var log bytes.Buffer
-	g := core.New(core.WithLogger(slog.New(slog.NewJSONHandler(&log, nil))))
+	g := guard.New(guard.WithLogger(slog.New(slog.NewJSONHandler(&log, nil))))
 	for range 5 {
-		g.Unlisted(&core.Call{Tool: "Weather"}, false)
+		g.Unlisted(&guard.Call{Tool: "Weather"}, false)
 	}
-	g.Unlisted(&core.Call{Tool: "weather "}, true)
-	g.Unlisted(&core.Call{Tool: "weather "}, true)
-	g.Unlisted(&core.Call{Tool: strings.Repeat("x", 100000) + "\u202e"}, false)
+	g.Unlisted(&guard.Call{Tool: "weather "}, true)
+	g.Unlisted(&guard.Call{Tool: "weather "}, true)
+	g.Unlisted(&guard.Call{Tool: strings.Repeat("x", 100000) + "\u202e"}, false)
 	for i := range 3000 {
-		g.Unlisted(&core.Call{Tool: fmt.Sprintf("made-up-%d", i)}, false)
+		g.Unlisted(&guard.Call{Tool: fmt.Sprintf("made-up-%d", i)}, false)
 	}
-	g.Check(&core.Call{Tool: "weather"}, g.Bind("weather", nil, []byte(`{"required":["location"]}`), nil), []byte(`{}`), nil)
+	g.Check(&guard.Call{Tool: "weather"}, g.Bind("weather", nil, []byte(`{"required":["location"]}`), nil), []byte(`{}`), nil)
 	text := runReport(t, bytes.NewReader(log.Bytes()), "-top", "2", "-")
 	var r Report
 	if err := json.Unmarshal([]byte(runReport(t, bytes.NewReader(log.Bytes()), "-json", "-top", "2", "-")), &r); err != nil {
@@ -334,7 +333,7 @@ func (g *generatedLog) Read(p []byte) (int, error) {
 // does not grow with it, and with allocations linear in its lines.
 func TestReportBounded(t *testing.T) {
 	lines := 80_000 // about 18 MB
-	if tier.Enabled() {
+	if !testing.Short() {
 		lines = 500_000
 	}
 	var before, after runtime.MemStats
@@ -448,17 +447,17 @@ func TestReportSaturates(t *testing.T) {
 func TestReportSeparatesServers(t *testing.T) {
 	var log bytes.Buffer
 	for _, who := range []struct{ service, server string }{{"forecasts", "weather-server"}, {"travel", "trips"}} {
-		g := core.New(core.WithLogger(slog.New(slog.NewJSONHandler(&log, nil)).With("service", who.service)))
+		g := guard.New(guard.WithLogger(slog.New(slog.NewJSONHandler(&log, nil)).With("service", who.service)))
 		s := g.Bind("weather", nil, []byte(`{"required":["location"]}`), nil)
 		refusals := 1
 		if who.server == "trips" {
 			refusals = 3
 		}
 		for range refusals {
-			g.Check(&core.Call{Tool: "weather", Session: "s", Server: who.server}, s, []byte(`{}`), nil)
+			g.Check(&guard.Call{Tool: "weather", Session: "s", Server: who.server}, s, []byte(`{}`), nil)
 		}
-		g.Check(&core.Call{Tool: "weather", Session: "s", Server: who.server}, s, []byte(`{"location":"Oslo"}`), nil)
-		g.Unlisted(&core.Call{Tool: "Weather", Server: who.server}, false)
+		g.Check(&guard.Call{Tool: "weather", Session: "s", Server: who.server}, s, []byte(`{"location":"Oslo"}`), nil)
+		g.Unlisted(&guard.Call{Tool: "Weather", Server: who.server}, false)
 	}
 	var r Report
 	if err := json.Unmarshal([]byte(runReport(t, bytes.NewReader(log.Bytes()), "-json", "-")), &r); err != nil {
@@ -491,16 +490,16 @@ func TestReportSeparatesServers(t *testing.T) {
 // refusals rose after it.
 func TestReportSchemaChanges(t *testing.T) {
 	var log bytes.Buffer
-	g := core.New(core.WithLogger(slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	g := guard.New(guard.WithLogger(slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	s := g.Bind("weather", nil, []byte(`{"required":["location"]}`), nil)
 	call := func(args string, n int) {
 		for range n {
-			g.Check(&core.Call{Tool: "weather", Server: "w"}, s, []byte(args), nil)
+			g.Check(&guard.Call{Tool: "weather", Server: "w"}, s, []byte(args), nil)
 		}
 	}
 	call(`{"location":"Oslo"}`, 9)
 	call(`{}`, 1)
-	g.SchemaChanged(core.SchemaChange{Server: "w", Added: []string{"station"}, Changed: []core.ToolChange{{Tool: "weather", From: "a", To: "b"}}})
+	g.SchemaChanged(guard.SchemaChange{Server: "w", Added: []string{"station"}, Changed: []guard.ToolChange{{Tool: "weather", From: "a", To: "b"}}})
 	call(`{}`, 5)
 	call(`{"location":"Oslo"}`, 5)
 	var r Report

@@ -188,7 +188,7 @@ func (t *telemetry) observeCache(p *proxy.Proxy) error {
 	if t == nil {
 		return nil
 	}
-	return t.inst.ObserveCache(p.Share())
+	return t.inst.ObserveCache(p.Guard())
 }
 
 // shutdown stops serving /metrics and pushes what the OTLP exporter has not sent yet.

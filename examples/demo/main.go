@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpvalidate/mcpvalidate"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 const refundSchema = `{
@@ -133,9 +134,9 @@ func main() {
 // run replays the script and prints the session; it fails when an answer is not the one
 // the script expects.
 func run(out io.Writer) error {
-	guard := mcpvalidate.New(mcpvalidate.WithFormatAssertion(), mcpvalidate.WithOutputValidation(), mcpvalidate.WithViolationMeta())
-	srv := newServer(guard)
-	if err := guard.CheckServer(srv); err != nil {
+	g := mcpvalidate.New(guard.WithFormatAssertion(), guard.WithOutputValidation(), guard.WithViolationMeta())
+	srv := newServer(g)
+	if err := g.CheckServer(srv); err != nil {
 		return err
 	}
 	ctx := context.Background()
@@ -173,8 +174,8 @@ func run(out io.Writer) error {
 			fmt.Fprintf(out, "    ✓ %s\n", text(res))
 		}
 		if s.data && res.Meta != nil {
-			data, _ := json.Marshal(res.Meta.AdditionalFields[mcpvalidate.MetaKey])
-			fmt.Fprintf(out, "    the same as data, in _meta[%q]:\n      %s\n", mcpvalidate.MetaKey, data)
+			data, _ := json.Marshal(res.Meta.AdditionalFields[guard.MetaKey])
+			fmt.Fprintf(out, "    the same as data, in _meta[%q]:\n      %s\n", guard.MetaKey, data)
 		}
 		fmt.Fprintln(out)
 	}
@@ -182,7 +183,7 @@ func run(out io.Writer) error {
 	fmt.Fprintln(out, "Counters (mcpvalidate.Guard.Stats):")
 	fmt.Fprintf(out, "  %-16s %8s %8s %17s %18s %15s\n", "tool", "accepted", "refused", "calls per accept", "refusals per fix", "results refused")
 	var accepted, refused, bad uint64
-	for _, st := range guard.Stats() {
+	for _, st := range g.Guard().Stats() {
 		accepted += st.Accepted
 		refused += st.Refused
 		bad += st.ResultRefused
@@ -203,8 +204,8 @@ func ratio(r float64, ok bool) string {
 	return fmt.Sprintf("%.2f", r)
 }
 
-func newServer(guard *mcpvalidate.Guard) *server.MCPServer {
-	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(guard.Middleware()))
+func newServer(g *mcpvalidate.Guard) *server.MCPServer {
+	srv := server.NewMCPServer("shop", "1.0.0", server.WithToolHandlerMiddleware(g.Middleware()))
 	srv.AddTool(mcp.NewTool("weather",
 		mcp.WithDescription("Weather forecast for a city"),
 		mcp.WithString("location", mcp.Required()),

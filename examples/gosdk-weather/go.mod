@@ -4,12 +4,12 @@ go 1.25.5
 
 require (
 	github.com/mcpvalidate/mcpvalidate/gosdk v0.0.0-00010101000000-000000000000
+	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
-	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -21,6 +21,6 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/mcpvalidate/mcpvalidate/internal => ../../internal
+replace github.com/mcpvalidate/mcpvalidate/guard => ../../guard
 
 replace github.com/mcpvalidate/mcpvalidate/gosdk => ../../gosdk

@@ -28,6 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpvalidate/mcpvalidate/gosdk"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 func main() {
@@ -37,17 +38,17 @@ func main() {
 	flag.Parse()
 
 	// Refusals carry their violations as data too, for clients that act on them.
-	opts := []gosdk.Option{gosdk.WithOutputValidation(), gosdk.WithViolationMeta(),
-		gosdk.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
+	opts := []gosdk.Option{guard.WithOutputValidation(), guard.WithViolationMeta(),
+		guard.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
 	if *reportOnly {
-		opts = append(opts, gosdk.WithReportOnly())
+		opts = append(opts, guard.WithReportOnly())
 	}
 	if *detailed {
-		opts = append(opts, gosdk.WithFormatter(gosdk.DetailedFormat), gosdk.WithHints())
+		opts = append(opts, guard.WithFormatter(guard.DetailedFormat), guard.WithHints())
 	}
-	guard := gosdk.New(opts...)
-	srv := newServer(guard)
-	if err := guard.CheckServer(srv); err != nil {
+	g := gosdk.New(opts...)
+	srv := newServer(g)
+	if err := g.CheckServer(srv); err != nil {
 		log.Fatal(err)
 	}
 
@@ -76,21 +77,21 @@ func main() {
 
 // newServer builds the server, each handler wrapped in one call: the weather tool, and
 // station.
-func newServer(guard *gosdk.Guard) *mcp.Server {
+func newServer(g *gosdk.Guard) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "weather", Version: "1.0.0"}, nil)
 	weather := &mcp.Tool{
 		Name:        "weather",
 		Description: "Weather forecast for a city",
 		InputSchema: json.RawMessage(forecastSchema),
 	}
-	srv.AddTool(weather, guard.Handler(weather, forecast))
+	srv.AddTool(weather, g.Handler(weather, forecast))
 	station := &mcp.Tool{
 		Name:         "station",
 		Description:  "Current reading of a weather station",
 		InputSchema:  json.RawMessage(stationSchema),
 		OutputSchema: json.RawMessage(readingSchema),
 	}
-	srv.AddTool(station, guard.Handler(station, reading))
+	srv.AddTool(station, g.Handler(station, reading))
 	return srv
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpvalidate/mcpvalidate"
 	"github.com/mcpvalidate/mcpvalidate/examples/internal/weathertools"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
 )
 
@@ -69,7 +70,7 @@ func newBenchSetup(b *testing.B) benchSetup {
 	return benchSetup{
 		plain: weathertools.NewServer(mcpvalidate.New()),
 		otel:  weathertools.NewServer(mcpvalidate.New(inst.Option())),
-		ours:  weathertools.NewServer(mcpvalidate.New(mcpvalidate.WithObserver(inst.Observe))),
+		ours:  weathertools.NewServer(mcpvalidate.New(guard.WithObserver(inst.Observe))),
 		record: func(ctx context.Context, start time.Time) {
 			op.Inst().Record(ctx, time.Since(start).Seconds(), opAttrs...)
 		},

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpvalidate/mcpvalidate"
 	"github.com/mcpvalidate/mcpvalidate/examples/internal/weathertools"
 	"github.com/mcpvalidate/mcpvalidate/gosdk"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
 )
 
@@ -164,11 +165,11 @@ func checkSpans(t *testing.T, spans []sdktrace.ReadOnlySpan) {
 // call in a span of the client's, which the in-process transport hands to the handler.
 func TestMCPGo(t *testing.T) {
 	in := newInstruments(t)
-	guard := mcpvalidate.New(in.inst.Option(), mcpvalidate.WithOutputValidation())
-	if err := in.inst.ObserveCache(guard.Share()); err != nil {
+	g := mcpvalidate.New(in.inst.Option(), guard.WithOutputValidation())
+	if err := in.inst.ObserveCache(g.Guard()); err != nil {
 		t.Fatal(err)
 	}
-	srv := weathertools.NewServer(guard)
+	srv := weathertools.NewServer(g)
 	c, err := client.NewInProcessClient(srv)
 	if err != nil {
 		t.Fatal(err)
@@ -193,8 +194,8 @@ func TestMCPGo(t *testing.T) {
 // call's span, as a server's tracing would.
 func TestGoSDK(t *testing.T) {
 	in := newInstruments(t)
-	guard := gosdk.New(in.inst.Option(), gosdk.WithOutputValidation())
-	if err := in.inst.ObserveCache(guard.Share()); err != nil {
+	g := gosdk.New(in.inst.Option(), guard.WithOutputValidation())
+	if err := in.inst.ObserveCache(g.Guard()); err != nil {
 		t.Fatal(err)
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "weather", Version: "1.0.0"}, nil)
@@ -206,13 +207,13 @@ func TestGoSDK(t *testing.T) {
 	weather := &sdk.Tool{Name: "weather", InputSchema: map[string]any{"type": "object", "additionalProperties": false,
 		"required": []any{"location"}, "properties": map[string]any{"location": map[string]any{"type": "string"},
 			"days": map[string]any{"type": "integer"}, "units": map[string]any{"type": "string", "enum": []any{"c", "f"}}}}}
-	gosdk.AddTool(guard, srv, weather, func(context.Context, *sdk.CallToolRequest, forecastIn) (*sdk.CallToolResult, any, error) {
+	gosdk.AddTool(g, srv, weather, func(context.Context, *sdk.CallToolRequest, forecastIn) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "Sunny"}}}, nil, nil
 	})
 	station := &sdk.Tool{Name: "station", InputSchema: map[string]any{"type": "object", "required": []any{"id"},
 		"properties": map[string]any{"id": map[string]any{"type": "string"}}},
 		OutputSchema: map[string]any{"type": "object", "required": []any{"celsius"}, "properties": map[string]any{"celsius": map[string]any{"type": "number"}}}}
-	srv.AddTool(station, guard.Handler(station, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	srv.AddTool(station, g.Handler(station, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "offline"}}, StructuredContent: map[string]any{"celsius": nil}}, nil
 	}))
 	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
@@ -292,9 +293,9 @@ func TestMCPGoProtocolVersion(t *testing.T) {
 	for name, connect := range transports {
 		t.Run(name, func(t *testing.T) {
 			in := newInstruments(t)
-			guard := mcpvalidate.New(in.inst.Option(), mcpvalidate.WithOutputValidation())
-			srv := weathertools.NewServer(guard)
-			if err := guard.CheckServer(srv); err != nil {
+			g := mcpvalidate.New(in.inst.Option(), guard.WithOutputValidation())
+			srv := weathertools.NewServer(g)
+			if err := g.CheckServer(srv); err != nil {
 				t.Fatal(err)
 			}
 			c := initialized(t, connect(t, srv), version)

@@ -6,6 +6,7 @@ require (
 	github.com/mark3labs/mcp-go v0.56.0
 	github.com/mcpvalidate/mcpvalidate v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/gosdk v0.0.0-00010101000000-000000000000
+	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/otel v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/prometheus/client_golang v1.24.1
@@ -28,7 +29,6 @@ require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
-	github.com/mcpvalidate/mcpvalidate/internal v0.0.0-00010101000000-000000000000 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/common v0.70.1 // indirect
@@ -54,7 +54,7 @@ require (
 
 replace github.com/mcpvalidate/mcpvalidate => ../..
 
-replace github.com/mcpvalidate/mcpvalidate/internal => ../../internal
+replace github.com/mcpvalidate/mcpvalidate/guard => ../../guard
 
 replace github.com/mcpvalidate/mcpvalidate/otel => ../../otel
 

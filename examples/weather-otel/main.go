@@ -32,6 +32,7 @@ import (
 
 	"github.com/mcpvalidate/mcpvalidate"
 	"github.com/mcpvalidate/mcpvalidate/examples/internal/weathertools"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
 )
 
@@ -58,20 +59,20 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	opts := []mcpvalidate.Option{inst.Option(), mcpvalidate.WithOutputValidation(), mcpvalidate.WithViolationMeta(),
-		mcpvalidate.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
+	opts := []mcpvalidate.Option{inst.Option(), guard.WithOutputValidation(), guard.WithViolationMeta(),
+		guard.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
 	if *reportOnly {
-		opts = append(opts, mcpvalidate.WithReportOnly())
+		opts = append(opts, guard.WithReportOnly())
 	}
 	if *detailed {
-		opts = append(opts, mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat), mcpvalidate.WithHints())
+		opts = append(opts, guard.WithFormatter(guard.DetailedFormat), guard.WithHints())
 	}
-	guard := mcpvalidate.New(opts...)
-	if err := inst.ObserveCache(guard.Share()); err != nil {
+	g := mcpvalidate.New(opts...)
+	if err := inst.ObserveCache(g.Guard()); err != nil {
 		log.Fatal(err)
 	}
-	srv := weathertools.NewServer(guard)
-	if err := guard.CheckServer(srv); err != nil {
+	srv := weathertools.NewServer(g)
+	if err := g.CheckServer(srv); err != nil {
 		log.Fatal(err)
 	}
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpvalidate/mcpvalidate"
 	"github.com/mcpvalidate/mcpvalidate/examples/internal/weathertools"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
 func main() {
@@ -28,17 +29,17 @@ func main() {
 	flag.Parse()
 
 	// Refusals carry their violations as data too, for clients that act on them.
-	opts := []mcpvalidate.Option{mcpvalidate.WithOutputValidation(), mcpvalidate.WithViolationMeta(),
-		mcpvalidate.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
+	opts := []mcpvalidate.Option{guard.WithOutputValidation(), guard.WithViolationMeta(),
+		guard.WithLogger(slog.New(slog.NewTextHandler(os.Stderr, nil)))}
 	if *reportOnly {
-		opts = append(opts, mcpvalidate.WithReportOnly())
+		opts = append(opts, guard.WithReportOnly())
 	}
 	if *detailed {
-		opts = append(opts, mcpvalidate.WithFormatter(mcpvalidate.DetailedFormat), mcpvalidate.WithHints())
+		opts = append(opts, guard.WithFormatter(guard.DetailedFormat), guard.WithHints())
 	}
-	guard := mcpvalidate.New(opts...)
-	srv := weathertools.NewServer(guard)
-	if err := guard.CheckServer(srv); err != nil {
+	g := mcpvalidate.New(opts...)
+	srv := weathertools.NewServer(g)
+	if err := g.CheckServer(srv); err != nil {
 		log.Fatal(err)
 	}
 	if *addr == "" {

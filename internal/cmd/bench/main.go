@@ -84,7 +84,7 @@ var suites = []suite{
 		},
 	},
 	{
-		pkg: "./internal/core/", bench: "^Benchmark(UniqueItems|MultipleOf|Hints|Format)Slope$", slope: true,
+		pkg: "./guard/", bench: "^Benchmark(UniqueItems|MultipleOf|Hints|Format)Slope$", slope: true,
 		title: "Slopes of the core (`BenchmarkUniqueItemsSlope`, `BenchmarkMultipleOfSlope`, `BenchmarkHintsSlope`, `BenchmarkFormatSlope`)",
 		doc:   "Time against input size: each step's time should grow as its size does (MB/s flat).",
 	},

@@ -1,0 +1,8 @@
+module github.com/mcpvalidate/mcpvalidate/guard
+
+go 1.25.5
+
+require (
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	golang.org/x/text v0.14.0
+)
