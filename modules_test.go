@@ -9,7 +9,7 @@ import (
 )
 
 // TestAdopterModuleGraphs: a fresh module that adopts mcpvalidate for one framework holds
-// no module of the other in its module graph, so go mod tidy never downloads it nor
+// no module of the other in its module graph (and one that adopts the proxy, neither), so go mod tidy never downloads it nor
 // raises the versions of what they share, and its framework at the oldest release
 // supported, so that adopting moves no server past it. Full tier: it runs go mod tidy,
 // which may reach the module proxy, for each module.
@@ -23,7 +23,8 @@ func TestAdopterModuleGraphs(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		name, module, main, needs, never string
+		name, module, main, needs string
+		never                     []string
 	}{
 		{"mcp-go", "github.com/mcpvalidate/mcpvalidate", `package main
 
@@ -34,7 +35,7 @@ import (
 )
 
 func main() { server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(mcpvalidate.Middleware())) }
-`, "github.com/mark3labs/mcp-go@v0.56.0", "github.com/modelcontextprotocol/go-sdk"},
+`, "github.com/mark3labs/mcp-go@v0.56.0", []string{"github.com/modelcontextprotocol/go-sdk"}},
 		{"go-sdk", "github.com/mcpvalidate/mcpvalidate/gosdk", `package main
 
 import (
@@ -47,7 +48,13 @@ func main() {
 	tool := &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}
 	mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil).AddTool(tool, gosdk.New().Handler(tool, nil))
 }
-`, "github.com/modelcontextprotocol/go-sdk@v1.7.0", "github.com/mark3labs/mcp-go"},
+`, "github.com/modelcontextprotocol/go-sdk@v1.7.0", []string{"github.com/mark3labs/mcp-go"}},
+		{"proxy", "github.com/mcpvalidate/mcpvalidate/proxy", `package main
+
+import "github.com/mcpvalidate/mcpvalidate/proxy"
+
+func main() { _, _ = proxy.New(proxy.Options{}) }
+`, "github.com/mcpvalidate/mcpvalidate/guard@v0.0.0", []string{"github.com/mark3labs/mcp-go", "github.com/modelcontextprotocol/go-sdk"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -71,7 +78,7 @@ func main() {
 			if !strings.Contains(graph, c.needs) {
 				t.Fatalf("the graph lacks %s:\n%s", c.needs, graph)
 			}
-			for _, never := range []string{c.never, "go.opentelemetry.io"} {
+			for _, never := range append(c.never, "go.opentelemetry.io") {
 				if strings.Contains(graph, never) {
 					t.Errorf("the graph of a %s adopter holds %s:\n%s", c.name, never, graph)
 				}

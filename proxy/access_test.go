@@ -150,35 +150,6 @@ func TestAccessOptions(t *testing.T) {
 	}
 }
 
-// TestAccessRebinding: a page whose name is rebound to the proxy's loopback address gets
-// 403 from the listener, over a real connection, and the upstream never sees it; go-sdk's
-// client, which names the address it connects to, is served.
-func TestAccessRebinding(t *testing.T) {
-	upstream := httpServer(t)
-	endpoint := startFront(t, upstream, Options{})
-	for _, header := range []http.Header{{"Origin": {"http://evil.example"}}, {"Host": {"evil.example"}}} {
-		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}`))
-		req.Header = header
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if h := header.Get("Host"); h != "" {
-			req.Host = h
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusForbidden || resp.Header.Get(sessionHeader) != "" {
-			t.Errorf("%v: %d, session %q; want 403 and none", header, resp.StatusCode, resp.Header.Get(sessionHeader))
-		}
-	}
-	cs := connectHTTP(t, endpoint)
-	if got := callJSON(t, cs, "calls", `{}`); !strings.Contains(got, `"text":"0"`) {
-		t.Errorf("the upstream's handlers ran: %s", got)
-	}
-}
-
 // localRequest is a request to the front's endpoint on a loopback connection, as a
 // client on the same host sends it.
 func localRequest(method string, body io.Reader) *http.Request {

@@ -4,23 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"reflect"
-	"runtime/pprof"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The test binary runs again as a child in these roles, chosen by the variable role.
@@ -28,26 +18,6 @@ const role = "MCPVALIDATE_PROXY_TEST_ROLE"
 
 func TestMain(m *testing.M) {
 	switch os.Getenv(role) {
-	case "proxy": // the proxy in front of the server named by MCPVALIDATE_PROXY_TEST_SERVER
-		p, err := New(Options{})
-		if err != nil {
-			panic(err)
-		}
-		server := exec.Command(os.Getenv("MCPVALIDATE_PROXY_TEST_SERVER"), strings.Fields(os.Getenv("MCPVALIDATE_PROXY_TEST_ARGS"))...)
-		server.Stderr = os.Stderr
-		if path := os.Getenv("MCPVALIDATE_PROXY_TEST_CPUPROFILE"); path != "" {
-			if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
-				defer pprof.StopCPUProfile()
-			}
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-		code, err := p.Run(ctx, server, os.Stdin, os.Stdout)
-		stop()
-		if err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
-		}
-		pprof.StopCPUProfile()
-		os.Exit(code)
 	case "exit3": // a server that reads one line and exits with status 3
 		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 		os.Exit(3)
@@ -58,156 +28,7 @@ func TestMain(m *testing.M) {
 		_, _ = io.Copy(os.Stdout, os.Stdin)
 		os.Exit(0)
 	}
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
-	os.Exit(code)
-}
-
-var built struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// rawServer builds testdata/rawserver, an MCP server on go-sdk whose tools validate
-// nothing and count their calls, once, and returns its path.
-func rawServer(t testing.TB) string {
-	t.Helper()
-	built.once.Do(func() {
-		built.dir, built.err = os.MkdirTemp("", "mcpvalidate-proxy-test")
-		if built.err != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(built.dir, "rawserver"), "./testdata/rawserver").CombinedOutput()
-		if err != nil {
-			built.err = &buildError{err, string(out)}
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return filepath.Join(built.dir, "rawserver")
-}
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return "building rawserver: " + e.err.Error() + "\n" + e.out }
-
-// proxied is the command that runs the proxy in front of server.
-func proxied(server string, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), role+"=proxy", "MCPVALIDATE_PROXY_TEST_SERVER="+server,
-		"MCPVALIDATE_PROXY_TEST_ARGS="+strings.Join(args, " "))
-	cmd.Stderr = os.Stderr
-	return cmd
-}
-
-func connect(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
-	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1.0.0"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// TestChildServer drives the go-sdk server through the proxy and direct with go-sdk's
-// client: the same tools, the same answers to valid calls, and invalid calls refused
-// without reaching the server, as its own count of calls shows.
-func TestChildServer(t *testing.T) {
-	ctx := context.Background()
-	server := rawServer(t)
-	direct := connect(t, exec.Command(server))
-	through := connect(t, proxied(server))
-
-	want, err := direct.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := through.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("tools through the proxy\n%v\ndirect\n%v", got, want)
-	}
-
-	valid := []string{`{"location":"Oslo"}`, `{"location":"Oslo","days":7,"units":"c"}`, `{"location":"\u00e9","days":1}`}
-	for _, args := range valid {
-		want := callJSON(t, direct, "weather", args)
-		if got := callJSON(t, through, "weather", args); got != want {
-			t.Errorf("%s: through the proxy\n%s\ndirect\n%s", args, got, want)
-		}
-	}
-	invalid := []struct{ tool, args, want string }{
-		{"weather", `{}`, "Invalid arguments: missing required property 'location'"},
-		{"weather", `{"location":"Oslo","days":"3"}`, "property 'days' must be integer"},
-		{"weather", `{"location":"Oslo","days":8}`, "property 'days' must be at most 7"},
-		{"weather", `{"location":"Oslo","units":"k"}`, "property 'units' must be one of"},
-		{"weather", `{"location":"Oslo","extra":true}`, "unexpected property 'extra'"},
-		{"weather", `{"location":""}`, "at least 1 character"},
-		{"broken", `{}`, "its input schema is invalid"},
-	}
-	for _, c := range invalid {
-		res := call(t, through, c.tool, c.args)
-		text := ""
-		if len(res.Content) == 1 {
-			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-				text = tc.Text
-			}
-		}
-		if !res.IsError || !strings.Contains(text, c.want) {
-			t.Errorf("%s %s: got isError=%v %q, want %q", c.tool, c.args, res.IsError, text, c.want)
-		}
-		if c.tool == "weather" && res.Meta["com.github.mcpvalidate/violations"] == nil {
-			t.Errorf("%s %s: no violations in _meta: %v", c.tool, c.args, res.Meta)
-		}
-	}
-	// A tool the server does not list is refused with the error go-sdk's server gives.
-	for _, name := range []string{"unlisted", "Weather", "weather "} {
-		_, directErr := direct.CallTool(ctx, &mcp.CallToolParams{Name: name})
-		_, err := through.CallTool(ctx, &mcp.CallToolParams{Name: name})
-		var de, te *jsonrpc.Error
-		if !errors.As(directErr, &de) || !errors.As(err, &te) || te.Code != de.Code || te.Message != "Unknown tool: "+shownName(name) {
-			t.Errorf("%q: through the proxy %v, direct %v", name, err, directErr)
-		}
-	}
-	// The server's handlers ran for the valid calls only, through either path.
-	if got := callJSON(t, through, "calls", `{}`); !strings.Contains(got, `"text":"3"`) {
-		t.Errorf("the proxied server's handlers ran: %s, want 3 calls", got)
-	}
-	// Direct, the server validates nothing: its handlers run on the invalid calls.
-	if got := callJSON(t, direct, "broken", `{}`); !strings.Contains(got, `"text":"ran"`) {
-		t.Errorf("the broken tool, direct: %s", got)
-	}
-	if got := callJSON(t, direct, "weather", `{"location":"Oslo","days":"3"}`); !strings.Contains(got, `forecast for`) {
-		t.Errorf("an invalid call, direct: %s", got)
-	}
-}
-
-func call(t *testing.T, cs *mcp.ClientSession, tool, args string) *mcp.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
-	if err != nil {
-		t.Fatalf("%s %s: %v", tool, args, err)
-	}
-	return res
-}
-
-func callJSON(t *testing.T, cs *mcp.ClientSession, tool, args string) string {
-	t.Helper()
-	b, err := json.Marshal(call(t, cs, tool, args))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	os.Exit(m.Run())
 }
 
 // runProxy runs Run in front of the test binary in role r, over pipes the test holds.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os/exec"
 	"reflect"
 	"regexp"
 	"strings"
@@ -21,36 +19,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// httpServer starts rawserver over streamable HTTP on 127.0.0.1 and returns its
-// endpoint; the test stops it.
-func httpServer(t testing.TB) string {
-	t.Helper()
-	cmd := exec.Command(rawServer(t), "-http", "127.0.0.1:0")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close() // rawserver exits when its stdin ends
-		cmd.Wait()
-	})
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	return "http://" + strings.TrimSpace(addr) + "/mcp"
-}
 
 // startFront starts the proxy's handler in front of upstream on 127.0.0.1.
 func startFront(t testing.TB, upstream string, opts Options) string {
@@ -66,54 +35,6 @@ func startFront(t testing.TB, upstream string, opts Options) string {
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts.URL + "/mcp"
-}
-
-func connectHTTP(t *testing.T, endpoint string) *mcp.ClientSession {
-	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1.0.0"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// TestHTTPChildServer is TestChildServer over streamable HTTP: go-sdk's client, through
-// the proxy's handler and direct, to the go-sdk server, whose answers are SSE streams.
-func TestHTTPChildServer(t *testing.T) {
-	ctx := context.Background()
-	upstream := httpServer(t)
-	direct := connectHTTP(t, upstream)
-	through := connectHTTP(t, startFront(t, upstream, Options{}))
-	want, err := direct.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := through.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("tools through the proxy\n%v\ndirect\n%v", got, want)
-	}
-	// Both sessions share the server's counter: each valid call counts twice.
-	for _, args := range []string{`{"location":"Oslo"}`, `{"location":"Oslo","days":7,"units":"f"}`} {
-		want := callJSON(t, direct, "weather", args)
-		if got := callJSON(t, through, "weather", args); got != want {
-			t.Errorf("%s: through the proxy\n%s\ndirect\n%s", args, got, want)
-		}
-	}
-	for _, args := range []string{`{}`, `{"location":"Oslo","days":0}`, `{"location":1}`} {
-		res := call(t, through, "weather", args)
-		if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.HasPrefix(text, "Invalid arguments: ") ||
-			res.Meta["com.github.mcpvalidate/violations"] == nil {
-			t.Errorf("%s: got %v %q %v", args, res.IsError, text, res.Meta)
-		}
-	}
-	if got := callJSON(t, direct, "calls", `{}`); !strings.Contains(got, `"text":"4"`) {
-		t.Errorf("the server's handlers ran: %s, want 4 calls", got)
-	}
 }
 
 // TestHTTPPassesThrough checks, against a scripted upstream, what the handler passes:
@@ -332,25 +253,6 @@ func TestHandlerUpstream(t *testing.T) {
 		if _, err := p.Handler(bad); err == nil {
 			t.Errorf("Handler took %q", bad)
 		}
-	}
-}
-
-// TestListTools lists the go-sdk test server's tools over streamable HTTP as a client
-// does, each tool with the bytes the server sent.
-func TestListTools(t *testing.T) {
-	got, err := ListTools(context.Background(), httpServer(t), http.Header{"Authorization": {"Bearer t"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct{ Tools []struct{ Name string } }
-	if err := json.Unmarshal(got, &list); err != nil || len(list.Tools) != 3 {
-		t.Fatalf("got %s (%v)", got, err)
-	}
-	if !strings.Contains(string(got), `"inputSchema":`+weatherSchema) {
-		t.Errorf("the weather tool's schema changed on the way: %s", got)
-	}
-	if _, err := ListTools(context.Background(), "http://127.0.0.1:1/mcp", nil); err == nil {
-		t.Error("listed the tools of a server that is not there")
 	}
 }
 

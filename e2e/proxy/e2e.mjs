@@ -27,7 +27,7 @@
 // SDK and server-everything speak 2025-11-25 at most; the proxy's answers to 2026-07-28
 // are tested in Go, proxy/guard_test.go.)
 //
-// Then over streamable HTTP on 127.0.0.1: the Go test server of proxy/testdata/rawserver
+// Then over streamable HTTP on 127.0.0.1: the Go test server of proxy/interop/testdata/rawserver
 // (go-sdk, raw tools that validate nothing and count their calls), direct and through
 // `mcpvalidate proxy -upstream URL -listen 127.0.0.1:0`, with the same checks, and the
 // server's own count showing that only the valid calls ran.

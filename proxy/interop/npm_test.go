@@ -1,4 +1,4 @@
-package proxy
+package interop
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpvalidate/mcpvalidate/proxy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -107,7 +108,7 @@ func TestNPMServersHTTP(t *testing.T) {
 		filepath.Join(modules, "@modelcontextprotocol", "server-everything", "dist", "index.js"), "streamableHttp")
 	loopbackOnly(t, addr)
 	upstream := "http://" + addr + "/mcp"
-	front := startFront(t, upstream, Options{})
+	front := startFront(t, upstream, proxy.Options{})
 	loopbackOnly(t, strings.TrimSuffix(strings.TrimPrefix(front, "http://"), "/mcp"))
 	direct, through := connectHTTP(t, upstream), connectHTTP(t, front)
 

@@ -1,4 +1,4 @@
-package proxy
+package interop
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpvalidate/mcpvalidate/proxy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,7 +42,7 @@ func BenchmarkProxy(b *testing.B) {
 		name := map[int]string{1: "http-1", 64: "http-64"}[sessions]
 		b.Run(name, func(b *testing.B) {
 			upstream := httpServer(b)
-			endpoint := startFront(b, upstream, Options{})
+			endpoint := startFront(b, upstream, proxy.Options{})
 			var direct, through []*mcp.ClientSession
 			for range sessions {
 				direct = append(direct, connectB(b, &mcp.StreamableClientTransport{Endpoint: upstream, MaxRetries: -1}))
