@@ -67,13 +67,14 @@ func hugeNumber(v any, ptr string) error {
 	return nil
 }
 
-func compileFull(schema []byte, tree any, cfg config) (f *fullEngine, err error) {
+// compileFull compiles schema, parsed as tree, for the full engine, and returns its check.
+func compileFull(schema []byte, tree any, cfg config) (check func(args []byte, limit int) []Violation, err error) {
 	if err := hugeNumber(tree, ""); err != nil {
 		return nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			f, err = nil, &SchemaError{Location: "#", Reason: fmt.Sprintf("the full JSON Schema engine failed on the schema: %v", r)}
+			check, err = nil, &SchemaError{Location: "#", Reason: fmt.Sprintf("the full JSON Schema engine failed on the schema: %v", r)}
 		}
 	}()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
@@ -117,7 +118,7 @@ func compileFull(schema []byte, tree any, cfg config) (f *fullEngine, err error)
 			return nil, &SchemaError{Location: loc, Reason: "$ref loops back to this schema without descending into the arguments; validation would never end"}
 		}
 	}
-	return &fullEngine{schema: sch, tree: tree}, nil
+	return (&fullEngine{schema: sch, tree: tree}).validate, nil
 }
 
 // refOverridesDrafts6And7 reports whether the dialect $schema names is draft-06 or

@@ -21,7 +21,7 @@ type guardOption func(*config)
 func (o guardOption) apply(c *config) { o(c) }
 
 type config struct {
-	fullEngine    bool
+	fullEngine    func(schema []byte, tree any, cfg config) (func(args []byte, limit int) []Violation, error) // compileFull, under WithFullEngine
 	assertFormat  bool
 	maxDepth      int
 	maxViolations int
@@ -84,7 +84,9 @@ func Join(opts ...Option) Option {
 // schema: many times slower, with violations of the same kinds in the same order. It is
 // there to compare the two engines, and as a way around a fault of the subset until it is
 // fixed.
-func WithFullEngine() CompileOption { return func(c *config) { c.fullEngine = true } }
+//
+// The engine is linked into a program only where the program calls WithFullEngine.
+func WithFullEngine() CompileOption { return func(c *config) { c.fullEngine = compileFull } }
 
 // WithFormatAssertion makes "format" an assertion rather than an annotation: date-time,
 // date, time, email, uuid, ipv4, ipv6, uri and the other formats the full engine knows are

@@ -17,7 +17,7 @@ func TestOptionsSetTheirField(t *testing.T) {
 		want func(c *config) // the change to the defaults the option makes
 	}{
 		{"no option", nil, func(c *config) {}},
-		{"WithFullEngine", WithFullEngine(), func(c *config) { c.fullEngine = true }},
+		{"WithFullEngine", WithFullEngine(), func(c *config) { c.fullEngine = compileFull }},
 		{"WithFormatAssertion", WithFormatAssertion(), func(c *config) { c.assertFormat = true }},
 		{"WithMaxDepth", WithMaxDepth(5), func(c *config) { c.maxDepth = 5 }},
 		{"WithMaxDepth past the limit", WithMaxDepth(maxDepthLimit + 1), func(c *config) { c.maxDepth = maxDepthLimit }},
@@ -40,7 +40,11 @@ func TestOptionsSetTheirField(t *testing.T) {
 			if got.formatter == nil || reflect.ValueOf(got.formatter).Pointer() != reflect.ValueOf(DefaultFormat).Pointer() {
 				t.Error("the formatter is not DefaultFormat")
 			}
+			if (got.fullEngine == nil) != (want.fullEngine == nil) || got.fullEngine != nil && reflect.ValueOf(got.fullEngine).Pointer() != reflect.ValueOf(want.fullEngine).Pointer() {
+				t.Error("the full engine is not as the option says")
+			}
 			got.formatter, want.formatter = nil, nil
+			got.fullEngine, want.fullEngine = nil, nil
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("config %+v, want %+v", got, want)
 			}

@@ -20,8 +20,8 @@ type Validator struct {
 	objectRoot  bool
 	quickObject bool // objectRoot, and the quick pass takes the root
 	cfg         config
-	full        *fullEngine // set under WithFullEngine
-	held        int64       // bytes the compiled schema holds, counted as it was compiled
+	full        func(args []byte, limit int) []Violation // the full engine's check, under WithFullEngine
+	held        int64                                    // bytes the compiled schema holds, counted as it was compiled
 	// The explaining pass allocates nothing on a valid call either: the state of a finished
 	// call is kept for the next, one at hand for the common case of one call at a time, the
 	// others in a pool. The quick pass needs no state.
@@ -40,8 +40,8 @@ func compileWith(schema []byte, cfg config) (*Validator, error) {
 	if err != nil {
 		return nil, &SchemaError{Location: "#", Reason: "not valid JSON: " + err.Error()}
 	}
-	if cfg.fullEngine {
-		full, err := compileFull(schema, tree, cfg)
+	if cfg.fullEngine != nil {
+		full, err := cfg.fullEngine(schema, tree, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +121,7 @@ func (v *Validator) Validate(args []byte) []Violation {
 	case v.full != nil:
 		// Syntax, depth and duplicate names first: decoding for the engine would hide them.
 		if vs = v.wellFormed(args, true); vs == nil {
-			vs = v.full.validate(args, v.cfg.maxViolations)
+			vs = v.full(args, v.cfg.maxViolations)
 		}
 	case v.quickObject && len(args) > 0 && args[0] == '{':
 		// The quick pass (see quickValid) on the common arguments, without a call for it.
