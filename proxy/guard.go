@@ -3,7 +3,6 @@ package proxy
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"unique"
 
 	"github.com/mcpvalidate/mcpvalidate/guard"
@@ -17,15 +16,6 @@ func newGuard(o *Options) (*guard.Guard, error) {
 	// A refusal carries its violations as data: the proxy writes its answers itself, so the
 	// data costs only its bytes, not a framework's repeated marshals.
 	opts := []guard.Option{guard.WithViolationMeta()}
-	switch o.Format {
-	case "", FormatDefault:
-	case FormatGateway:
-		opts = append(opts, guard.WithFormatter(guard.GatewayFormat))
-	case FormatDetailed:
-		opts = append(opts, guard.WithFormatter(guard.DetailedFormat))
-	default:
-		return nil, fmt.Errorf("proxy: unknown format %q (want default, gateway or detailed)", o.Format)
-	}
 	if o.ReportOnly {
 		opts = append(opts, guard.WithReportOnly())
 	}

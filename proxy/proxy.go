@@ -12,16 +12,6 @@ import (
 	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
-// Format is the style of a refusal's text.
-type Format string
-
-// The built-in styles of package guard: DefaultFormat, GatewayFormat, and DetailedFormat with hints.
-const (
-	FormatDefault  Format = "default"
-	FormatGateway  Format = "gateway"
-	FormatDetailed Format = "detailed"
-)
-
 // Unknown is what the proxy does with a call of a tool the server does not list.
 type Unknown uint8
 
@@ -36,15 +26,14 @@ const (
 )
 
 // Options configure a [Proxy]. The zero value refuses invalid calls with an isError
-// result in the default style, and calls of tools the server does not list with the
+// result in the default style ([Options.Guard] may give [guard.WithFormatter]), and calls of tools the server does not list with the
 // JSON-RPC error the MCP specification gives.
 type Options struct {
-	ReportOnly      bool   // let refused calls through, only logging them
-	Format          Format // "" or FormatDefault, FormatGateway, FormatDetailed
-	FormatAssertion bool   // check "format" (date-time, email, ...) as an assertion
-	Output          bool   // check a successful result's structuredContent against outputSchema
-	MaxDepth        int    // 0: the guard's default
-	MaxViolations   int    // 0: the guard's default
+	ReportOnly      bool // let refused calls through, only logging them
+	FormatAssertion bool // check "format" (date-time, email, ...) as an assertion
+	Output          bool // check a successful result's structuredContent against outputSchema
+	MaxDepth        int  // 0: the guard's default
+	MaxViolations   int  // 0: the guard's default
 	// MaxMessage bounds, in bytes, each message the proxy reads, either way: a line over
 	// stdio, a POST's body, an upstream answer or SSE event. A message over it is read to
 	// its end without being kept, and answered in its place (an error response to its

@@ -81,7 +81,7 @@ func TestCalls(t *testing.T) {
 		{"arguments not an object", Options{}, `{"name":"weather","arguments":[1]}`, `Invalid arguments`},
 		{"wrong type", Options{}, `{"name":"weather","arguments":{"location":"Oslo","days":"3"}}`, `property 'days' must be integer`},
 		{"duplicate argument", Options{}, `{"name":"weather","arguments":{"location":"Oslo","location":"Rome"}}`, `Invalid arguments`},
-		{"gateway style", Options{Format: FormatGateway}, `{"name":"weather","arguments":{"location":"Oslo","x":1}}`, `Invalid arguments`},
+		{"gateway style", Options{Guard: []guard.Option{guard.WithFormatter(guard.GatewayFormat)}}, `{"name":"weather","arguments":{"location":"Oslo","x":1}}`, `Invalid arguments`},
 		{"as error", Options{RefuseAsError: true}, `{"name":"weather","arguments":{"days":3}}`,
 			`"error":{"code":-32602,"message":"Invalid arguments: missing required property 'location'","data":{"com.github.mcpvalidate/violations":{`},
 		{"report only", Options{ReportOnly: true}, `{"name":"weather","arguments":{"days":3}}`, ""},

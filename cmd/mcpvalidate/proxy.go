@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	"github.com/mcpvalidate/mcpvalidate/proxy"
 )
 
@@ -68,7 +69,15 @@ func (g *guardFlags) serviceName(command string) string {
 // any.
 func (g *guardFlags) options(stderr io.Writer, command string) (proxy.Options, func(), error) {
 	o := g.o
-	o.Format = proxy.Format(*g.format)
+	switch *g.format {
+	case "default":
+	case "gateway":
+		o.Guard = append(o.Guard, guard.WithFormatter(guard.GatewayFormat))
+	case "detailed":
+		o.Guard = append(o.Guard, guard.WithFormatter(guard.DetailedFormat))
+	default:
+		return o, nil, fmt.Errorf("%w: -format is default, gateway or detailed, not %q", errUsage, *g.format)
+	}
 	if g.refuseAs != nil {
 		switch *g.refuseAs {
 		case "result":

@@ -129,7 +129,7 @@ func TestProxyUsage(t *testing.T) {
 		{[]string{"proxy", "-upstream", "http://127.0.0.1:1/mcp"}, "-upstream needs -listen"},
 		{[]string{"proxy", "-listen", "127.0.0.1:0", "--", "x"}, "-listen needs -upstream"},
 		{[]string{"proxy", "-upstream", "ftp://x", "-listen", "127.0.0.1:0"}, "not an http or https URL"},
-		{[]string{"proxy", "-format", "fancy", "--", "x"}, `unknown format "fancy"`},
+		{[]string{"proxy", "-format", "fancy", "--", "x"}, `-format is default, gateway or detailed, not "fancy"`},
 		{[]string{"proxy", "-refuse-as", "silence", "--", "x"}, "-refuse-as is result or error"},
 		{[]string{"proxy", "-unknown", "maybe", "--", "x"}, "-unknown is pass or refuse"},
 		{[]string{"proxy", "-max-depth", "-1", "--", "x"}, "must not be negative"},
