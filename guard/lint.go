@@ -11,16 +11,23 @@ import (
 	"strings"
 )
 
-// Advice is one remark of Lint on a schema: where (a JSON Pointer fragment), which rule,
-// and what a reviewer would say.
+// Advice is one remark of Lint or LintFor on a schema: where (a JSON Pointer fragment),
+// which rule, what a provider does with it (LintFor's), and what to change.
 type Advice struct {
 	Location string // where in the schema
-	Rule     string // the rule's name, such as unbounded-array
+	Rule     string // the rule's name, such as unbounded-array or openai-strict/one-of
+	Effect   Effect // what the target does with the construct; "" for Lint's advice
 	Message  string // what to change, and why
 }
 
-// String renders the advice as "location: message [rule]".
-func (a Advice) String() string { return a.Location + ": " + a.Message + " [" + a.Rule + "]" }
+// String renders the advice as "location: message [rule]", or, with an Effect,
+// "location: effect: message [rule]".
+func (a Advice) String() string {
+	if a.Effect != "" {
+		return a.Location + ": " + string(a.Effect) + ": " + a.Message + " [" + a.Rule + "]"
+	}
+	return a.Location + ": " + a.Message + " [" + a.Rule + "]"
+}
 
 // Lint reviews a tool's inputSchema the way a strict reviewer would, giving only advice
 // that can be followed without refusing calls the tool takes: objects that declare their
@@ -262,11 +269,11 @@ func typesOf(o *schemaObject) map[string]bool {
 	t, _ := o.get("type")
 	switch t := t.(type) {
 	case string:
-		out[t] = true
+		out[strings.ToLower(t)] = true // Gemini's schemas spell types in capitals
 	case []any:
 		for _, e := range t {
 			if s, ok := e.(string); ok {
-				out[s] = true
+				out[strings.ToLower(s)] = true
 			}
 		}
 	}

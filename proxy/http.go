@@ -687,6 +687,15 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 	if _, _, err := postRPC(ctx, client, url, h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), ""); err != nil {
 		return nil, fmt.Errorf("notifications/initialized: %w", err)
 	}
+	return listPages(func(req []byte) ([]byte, error) {
+		b, _, err := postRPC(ctx, client, url, h, req, `"list`)
+		return b, err
+	})
+}
+
+// listPages lists every page of a server's tools through call, which sends one tools/list
+// request and returns the answer, and returns them as one tools/list result.
+func listPages(call func(req []byte) ([]byte, error)) ([]byte, error) {
 	var tools [][]byte
 	var cursor []byte
 	for page := 0; ; page++ {
@@ -697,7 +706,7 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 		if cursor != nil {
 			req = append(append([]byte(`{"jsonrpc":"2.0","id":"list","method":"tools/list","params":{"cursor":`), cursor...), "}}"...)
 		}
-		b, _, err := postRPC(ctx, client, url, h, req, `"list`)
+		b, err := call(req)
 		if err != nil {
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}

@@ -556,3 +556,57 @@ func lineEnd(b []byte) int {
 	}
 	return 0
 }
+
+// ListToolsStdio lists the tools of the MCP server at the other end of serverIn and
+// serverOut (a command's stdin and stdout) as a client does: initialize,
+// notifications/initialized, then tools/list for every page. It returns them as one
+// tools/list result, each tool with the bytes the server sent, and closes serverIn. The
+// server's own requests meanwhile get an error, as a client that declared no
+// capabilities answers them; a line over DefaultMaxMessage bytes ends the listing.
+func ListToolsStdio(serverIn io.WriteCloser, serverOut io.Reader) ([]byte, error) {
+	defer serverIn.Close()
+	lines := newLineReader(serverOut, DefaultMaxMessage)
+	send := func(b []byte) error {
+		_, err := serverIn.Write(append(b, '\n'))
+		return err
+	}
+	// call sends req and returns the server's answer to the request whose id is key.
+	call := func(req []byte, key string) ([]byte, error) {
+		if err := send(req); err != nil {
+			return nil, err
+		}
+		for {
+			line, err := lines.next()
+			if m, ok := parseMessage(line); ok {
+				switch {
+				case m.method != "" && m.id != nil:
+					if err := send([]byte(`{"jsonrpc":"2.0","id":` + string(m.id) + `,"error":{"code":-32601,"message":"Method not found"}}`)); err != nil {
+						return nil, err
+					}
+				case m.method == "" && idKey(m.id) == key:
+					return line, nil
+				}
+			}
+			switch {
+			case err == errOverlong:
+				return nil, fmt.Errorf("the server sent a line of over %d bytes", DefaultMaxMessage)
+			case err == io.EOF:
+				return nil, errors.New("the server's output ended before it answered")
+			case err != nil:
+				return nil, err
+			}
+		}
+	}
+	b, err := call([]byte(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18",`+
+		`"capabilities":{},"clientInfo":{"name":"mcpvalidate","version":"1"}}}`), `"init`)
+	if err != nil {
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	if m, _ := parseMessage(b); m.result == nil {
+		return nil, fmt.Errorf("initialize: the server answered %s", clip(b))
+	}
+	if err := send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
+		return nil, fmt.Errorf("notifications/initialized: %w", err)
+	}
+	return listPages(func(req []byte) ([]byte, error) { return call(req, `"list`) })
+}

@@ -1,10 +1,12 @@
 package proxy
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -143,5 +145,78 @@ func TestStdioListChangedOverlong(t *testing.T) {
 		h.ownListAnswered(toolsList)
 		h.serverGets()
 		h.serverPasses(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`)
+	}
+}
+
+// osPipe returns an operating system's pipe, buffered as a command's stdin and stdout are.
+func osPipe(t *testing.T) (*os.File, *os.File) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+// TestListToolsStdio: the stdio lister speaks as a client: it initializes, answers the
+// server's own request with an error, and follows the pages to the last.
+func TestListToolsStdio(t *testing.T) {
+	toServer, serverReads := osPipe(t)
+	serverWrites, fromServer := osPipe(t)
+	got := make(chan string, 8) // what the server read, but for its answers' requests
+	go func() {
+		defer fromServer.Close()
+		in := bufio.NewReader(toServer)
+		answer := func(id []byte, result string) {
+			io.WriteString(fromServer, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+result+"}\n")
+		}
+		for {
+			line, err := in.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			m, _ := parseMessage(line)
+			got <- m.method + " " + string(m.params) + string(m.err)
+			switch {
+			case m.method == "initialize":
+				answer(m.id, `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}`)
+			case m.method == "tools/list" && m.params == nil:
+				io.WriteString(fromServer, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}`+"\n")
+				io.WriteString(fromServer, `{"jsonrpc":"2.0","id":7,"method":"roots/list"}`+"\n")
+				answer(m.id, `{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"p2"}`)
+			case m.method == "tools/list":
+				answer(m.id, `{"tools":[{"name":"b","inputSchema":{"type":"object"}}]}`)
+			}
+		}
+	}()
+	list, err := ListToolsStdio(serverReads, serverWrites)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}}]}`; string(list) != want {
+		t.Errorf("list %s, want %s", list, want)
+	}
+	var seen []string
+	for range 5 {
+		seen = append(seen, <-got)
+	}
+	want := []string{"initialize " + `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"mcpvalidate","version":"1"}}`,
+		"notifications/initialized ", "tools/list ", ` {"code":-32601,"message":"Method not found"}`, `tools/list {"cursor":"p2"}`}
+	if !slices.Equal(seen, want) {
+		t.Errorf("the server read\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestListToolsStdioServerEnds: a server that ends before it answers gives an error.
+func TestListToolsStdioServerEnds(t *testing.T) {
+	toServer, serverReads := io.Pipe()
+	serverWrites, fromServer := io.Pipe()
+	go func() {
+		bufio.NewReader(toServer).ReadBytes('\n')
+		fromServer.Close()
+		io.Copy(io.Discard, toServer)
+	}()
+	if _, err := ListToolsStdio(serverReads, serverWrites); err == nil || !strings.Contains(err.Error(), "initialize") {
+		t.Errorf("err %v, want one of initialize", err)
 	}
 }

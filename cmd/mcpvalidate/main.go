@@ -4,7 +4,7 @@
 //
 //	mcpvalidate check -schema S.json [-format] [-gateway|-detailed] [ARGS.json|-]
 //	mcpvalidate suite [-format] FILE.json...
-//	mcpvalidate lint S.json
+//	mcpvalidate lint [-target T] S.json | -- COMMAND [ARG...] | -upstream URL
 //	mcpvalidate proxy [flags] -- COMMAND [ARG...]
 //	mcpvalidate proxy [flags] -upstream URL -listen ADDR
 //	mcpvalidate intercept [flags] -tools FILE|-gateway URL [-listen ADDR]
@@ -12,7 +12,8 @@
 //
 // check prints the violations, one a line, and exits 0 when the arguments are valid, 1 when
 // not; suite prints the failing tests, then "N passed, M failed", and exits 1 on failures;
-// lint prints advice, one a line, and exits 1 when it has any; proxy puts the same checks
+// lint prints advice, one a line (or what a model provider does with the schema, with
+// -target), for a schema or each tool of a server, and exits 1 when it has any; proxy puts the same checks
 // in front of any MCP server, over stdio or streamable HTTP, and exits with the server's
 // status; intercept does it as an interceptor of Docker's MCP Gateway; report sums up a
 // guard's JSON log per tool, with suggestions for the tools' schemas and descriptions. A
@@ -53,8 +54,12 @@ var commands = []command{
 		"Checks tool arguments (ARGS.json, or stdin) against a tool's inputSchema and prints the\nviolations, one a line. Exit 0 valid, 1 invalid, 2 error.", check},
 	{"suite", "[-format] FILE.json...",
 		"Runs files in the JSON-Schema-Test-Suite format and prints the failing tests, then\n\"N passed, M failed\". Exit 0 all passed, 1 failures, 2 error.", runSuite},
-	{"lint", "S.json",
-		"Reviews a schema and prints advice, one a line. Exit 0 none, 1 advice, 2 bad schema.", lint},
+	{"lint", "[-target T] S.json  |  [-target T] -- COMMAND [ARG...]  |  [-target T] -upstream URL",
+		"Reviews a schema (a file that is not executable), or every tool's of a server run as\n" +
+			"COMMAND over stdio or reached at URL over streamable HTTP, and prints advice, one a\n" +
+			"line, a server's tool by tool. With -target, what that model provider does with the\n" +
+			"schema instead: openai-strict, anthropic, anthropic-strict or gemini. Exit 0 none,\n" +
+			"1 advice, 2 bad schema or server.", lint},
 	{"proxy", "[flags] -- COMMAND [ARG...]  |  [flags] -upstream URL -listen ADDR",
 		"Runs COMMAND, an MCP server over stdio, and sits between it and the client on stdin and\n" +
 			"stdout; or serves streamable HTTP at http://ADDR/mcp in front of the server at URL.\n" +
@@ -237,29 +242,6 @@ func runSuite(fs *flag.FlagSet) action {
 		}
 		fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
 		if failed > 0 {
-			return 1, nil
-		}
-		return 0, nil
-	}
-}
-
-func lint(fs *flag.FlagSet) action {
-	return func(_ io.Reader, stdout, _ io.Writer) (int, error) {
-		if fs.NArg() != 1 {
-			return 0, fmt.Errorf("%w: lint needs one schema file", errUsage)
-		}
-		schema, err := os.ReadFile(fs.Arg(0))
-		if err != nil {
-			return 0, err
-		}
-		advice, err := guard.Lint(schema)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", fs.Arg(0), err)
-		}
-		for _, a := range advice {
-			fmt.Fprintln(stdout, a)
-		}
-		if len(advice) > 0 {
 			return 1, nil
 		}
 		return 0, nil

@@ -86,7 +86,7 @@ func TestCommands(t *testing.T) {
 func TestHelp(t *testing.T) {
 	checkUsage := []string{"mcpvalidate check -schema S.json", "-schema string", "-format", "-gateway", "-detailed"}
 	suiteUsage := []string{"mcpvalidate suite [-format] FILE.json...", "-format\n"}
-	lintUsage := []string{"mcpvalidate lint S.json"}
+	lintUsage := []string{"mcpvalidate lint [-target T] S.json", "-target string", "-upstream string"}
 	all := slices.Concat(checkUsage, suiteUsage, lintUsage)
 	cases := []struct {
 		args   []string
@@ -107,7 +107,9 @@ func TestHelp(t *testing.T) {
 		{[]string{"check", "-nope"}, 2, "mcpvalidate: bad usage: flag provided but not defined: -nope", checkUsage, []string{"mcpvalidate lint"}},
 		{[]string{"check", "-schema"}, 2, "mcpvalidate: bad usage: flag needs an argument: -schema", checkUsage, nil},
 		{[]string{"suite"}, 2, "mcpvalidate: bad usage: suite needs at least one file", suiteUsage, []string{"mcpvalidate check"}},
-		{[]string{"lint", "a.json", "b.json"}, 2, "mcpvalidate: bad usage: lint needs one schema file", lintUsage, []string{"mcpvalidate check"}},
+		{[]string{"lint"}, 2, "mcpvalidate: bad usage: lint needs one schema file, a server's command after --, or -upstream", lintUsage, []string{"mcpvalidate check"}},
+		{[]string{"lint", "-target", "mistral", "s.json"}, 2, `mcpvalidate: bad usage: -target is one of openai-strict, anthropic, anthropic-strict, gemini, not "mistral"`, lintUsage, nil},
+		{[]string{"lint", "-upstream", "http://127.0.0.1:1/mcp", "--", "server"}, 2, "mcpvalidate: bad usage: lint takes -upstream or a command, not both", lintUsage, nil},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -293,10 +293,47 @@ async function exercise(s, direct, through) {
   }
 }
 
+// linted runs `mcpvalidate lint ARGS` and resolves with its exit status and stdout.
+function linted(args, env) {
+  const proc = spawn(bin, ['lint', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const child = { proc, group: false };
+  children.add(child);
+  let out = '';
+  proc.stdout.on('data', (b) => { out += b; });
+  return new Promise((resolve) => proc.on('close', (code) => {
+    children.delete(child);
+    resolve({ code, out });
+  }));
+}
+
+// lintSays checks that `mcpvalidate lint -target T` of a server lists every tool a client
+// lists, each of which the target rejects (none of these servers' tools is closed with
+// additionalProperties false, which the strict targets need; each has $schema, which Gemini's
+// parameters do not take).
+async function lintSays(check, target, args, env, client) {
+  await check(`lint -target ${target} ${args[0]}: every tool listed, each rejected`, async () => {
+    const { tools } = await client.listTools();
+    const { code, out } = await linted(['-target', target, ...args], env);
+    assert.equal(code, 1, out);
+    const n = tools.length;
+    assert.ok(out.endsWith(`\n${n} tools: ${n} with findings, ${n} that ${target} rejects\n`), out);
+  });
+}
+
 for (const s of servers) {
   const direct = await connect('node', s.args(), s.env?.('direct'));
   const through = await connect(bin, ['proxy', '--', 'node', ...s.args()], s.env?.('through'));
   try {
+    const check = async (what, fn) => {
+      try {
+        await fn();
+        console.log(`ok   ${s.name}: ${what}`);
+      } catch (err) {
+        failures.push(`${s.name}: ${what}`);
+        console.log(`FAIL ${s.name}: ${what}: ${err.message}`);
+      }
+    };
+    await lintSays(check, 'openai-strict', ['--', 'node', ...s.args()], s.env?.('lint'), direct);
     await exercise(s, direct, through);
     if (s.name === 'server-everything') {
       await tasks(s.name, direct, through);
@@ -417,6 +454,7 @@ async function loopbackOnly(addr) {
     const direct = await connectHTTP(upstream);
     const through = await connectHTTP(`http://${front.match}/mcp`);
     try {
+      await lintSays(check, 'gemini', ['-upstream', upstream], {}, direct);
       await exercise(s, direct, through);
       await tasks(s.name, direct, through);
       await check(`no invalid task-augmented call reached the server through the proxy; direct, each did`, async () => {
