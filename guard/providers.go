@@ -149,10 +149,10 @@ func (w *providerWalk) count(o *schemaObject) {
 	if props, ok := o.get("properties"); ok {
 		if po, ok := props.(*schemaObject); ok {
 			s.properties += len(po.keys)
-			required, _ := o.get("required")
+			required := requiredNames(o)
 			for i, name := range po.keys {
 				s.text += len(name)
-				if !slices.Contains(asList(required), any(name)) {
+				if !required[name] {
 					s.optional++
 				}
 				if p, ok := po.vals[i].(*schemaObject); ok {
@@ -294,14 +294,26 @@ func optionalMembers(n schemaNode) []string {
 	if po == nil {
 		return nil
 	}
-	required, _ := n.o.get("required")
+	required := requiredNames(n.o)
 	var out []string
 	for _, name := range po.keys {
-		if !slices.Contains(asList(required), any(name)) {
+		if !required[name] {
 			out = append(out, "/properties/"+escapePointer(name))
 		}
 	}
 	return out
+}
+
+// requiredNames returns the names o's required lists.
+func requiredNames(o *schemaObject) map[string]bool {
+	required, _ := o.get("required")
+	names := map[string]bool{}
+	for _, r := range asList(required) {
+		if s, ok := r.(string); ok {
+			names[s] = true
+		}
+	}
+	return names
 }
 
 // objectWithoutProperties finds an object schema that declares no properties.

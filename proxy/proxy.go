@@ -91,6 +91,12 @@ type Options struct {
 	// POST, a JSON-RPC error for each of its requests; else 502 Bad Gateway). The
 	// requests are forgotten and the failure logged first.
 	ErrorHandler func(w http.ResponseWriter, r *http.Request, err error)
+	// SchemasFor, when set, writes each tool's inputSchema in the tools/list answers the
+	// client gets so that this model provider takes it (guard.RewriteFor), where that loses
+	// nothing the proxy does not check itself: calls are still checked against the schema
+	// the server listed. A tool whose schema cannot be written so goes as the server wrote
+	// it, and the Logger is told once. Arguments are never rewritten.
+	SchemasFor guard.Target
 	// Guard holds further options of the guard, applied after those the fields above
 	// make: observers, a logger, compile options, or mcpvalidateotel's
 	// Instrumentation.Option(), which records the checks as
@@ -124,6 +130,7 @@ type Proxy struct {
 	lists    *lists
 	drift    drift
 	now      func() time.Time // of the sessions' listing tokens
+	served   served
 }
 
 // New returns a Proxy configured by opts, or an error when an option is out of range.

@@ -385,6 +385,9 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 	case "tools/list":
 		s.learn(p, m.result, !q.cursor, q.gen)
 		p.named(member(member(m.result, "_meta"), "io.modelcontextprotocol/serverInfo"))
+		if p.opts.SchemasFor != "" {
+			return p.servedList(m.id, m.result), false
+		}
 	case "tools/call":
 		task := member(m.result, "task")
 		if q.task && task != nil {

@@ -76,11 +76,32 @@ func TestLintServer(t *testing.T) {
 	}
 }
 
-// TestLintServerGone: a command that is no MCP server is an error, and nothing is left
-// running.
+// TestLintServerGone: a command that is no MCP server is an error.
 func TestLintServerGone(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run([]string{"lint", "--", "true"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "initialize: the server's output ended before it answered") {
+	// Its stdin may close before or after the request is written: either ends the listing.
+	if code := run([]string{"lint", "--", "true"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.HasPrefix(errOut.String(), "mcpvalidate: true: initialize: ") {
 		t.Errorf("exit %d, stderr %s", code, errOut.String())
+	}
+}
+
+// TestSchemasFor: through `mcpvalidate proxy -schemas-for gemini`, the tool list rawserver
+// gives is one Gemini takes, where direct it is not.
+func TestSchemasFor(t *testing.T) {
+	server := rawServer(t)
+	t.Setenv(commandRole, "1") // the proxy below is this test binary, as mcpvalidate
+	for _, c := range []struct {
+		command []string
+		code    int
+		summary string
+	}{
+		{[]string{server}, 1, "3 tools: 1 with findings, 1 that gemini rejects"},
+		{[]string{os.Args[0], "proxy", "-schemas-for", "gemini", "--", server}, 0, "3 tools: 0 with findings, 0 that gemini rejects"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(append([]string{"lint", "-target", "gemini", "--"}, c.command...), strings.NewReader(""), &out, &errOut)
+		if code != c.code || !strings.HasSuffix(out.String(), c.summary+"\n") {
+			t.Errorf("%v: exit %d, stdout\n%s\nstderr %s\nwant exit %d and %q", c.command, code, out.String(), errOut.String(), c.code, c.summary)
+		}
 	}
 }

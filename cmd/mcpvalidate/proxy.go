@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -125,6 +126,8 @@ func proxyCommand(fs *flag.FlagSet) action {
 		"repeated or comma-separated; needed when -listen is not a loopback address")
 	fs.Var(&allowOrigins, "allow-origin", "with -listen, an origin (https://app.example.com) whose web pages may call the proxy, besides loopback names;\n"+
 		"repeated or comma-separated")
+	schemasFor := fs.String("schemas-for", "", "serve each tool's inputSchema as this model provider takes it, where that loses nothing the proxy\n"+
+		"does not check itself: "+targetNames())
 	telemetryFlags := defineTelemetryFlags(fs)
 	return func(stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 		if _, isFile := stderr.(*os.File); !isFile {
@@ -136,6 +139,12 @@ func proxyCommand(fs *flag.FlagSet) action {
 		}
 		defer closeLog()
 		o.AllowHosts, o.AllowOrigins = allowHosts, allowOrigins
+		if *schemasFor != "" {
+			if !slices.Contains(guard.Targets(), guard.Target(*schemasFor)) {
+				return 0, fmt.Errorf("%w: -schemas-for is one of %s, not %q", errUsage, targetNames(), *schemasFor)
+			}
+			o.SchemasFor = guard.Target(*schemasFor)
+		}
 		switch {
 		case *upstream != "" && (*listen == "" || fs.NArg() > 0):
 			return 0, fmt.Errorf("%w: -upstream needs -listen, and no command", errUsage)
