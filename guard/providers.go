@@ -37,9 +37,8 @@ type Effect string
 
 // The effects a rule of LintFor names.
 const (
-	Rejects        Effect = "rejects"         // the request fails, for every tool it carries
-	Ignores        Effect = "ignores"         // the keyword is accepted and not enforced
-	ChangesMeaning Effect = "changes-meaning" // the provider reads the construct otherwise
+	Rejects Effect = "rejects" // the request fails, for every tool it carries
+	Ignores Effect = "ignores" // the keyword is accepted and not enforced
 )
 
 // LintFor reviews a tool's inputSchema as target reads it: each finding names its rule
