@@ -71,6 +71,8 @@ type session struct {
 	// broken: the exchanges whose SSE streams broke with requests unanswered, by the id
 	// of the last event relayed, for a stream resumed with Last-Event-ID to answer them.
 	broken map[string]string
+	// elicitations: the server's form elicitation requests the client has yet to answer.
+	elicitations elicitations
 }
 
 func newSession(id string) *session {
@@ -116,6 +118,9 @@ func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer
 	switch i := skipSpace(b, 0); b[i] {
 	case '[':
 	case '{':
+		if repl := p.elicitationAnswer(x, b); repl != nil {
+			return repl, nil
+		}
 		ans, drop := p.clientMessage(x, b, fetch)
 		switch {
 		case ans != nil:
@@ -130,6 +135,10 @@ func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer
 	var kept, answers [][]byte
 	changed := false
 	elements(b, func(e []byte) {
+		if repl := p.elicitationAnswer(x, e); repl != nil {
+			kept, changed = append(kept, repl), true
+			return
+		}
 		ans, drop := p.clientMessage(x, e, fetch)
 		switch {
 		case ans != nil:
@@ -342,8 +351,17 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 		s.listChanged()
 	}
 	if m.isRequest() {
-		if m.method == "notifications/tasks/status" {
+		switch {
+		case m.method == "notifications/tasks/status":
 			s.taskStatus(m.params)
+		case m.method == "elicitation/create" && m.id != nil:
+			p.elicited(s, m.id, m.params)
+		case m.method == "notifications/cancelled":
+			if id := member(m.params, "requestId"); id != nil {
+				s.mu.Lock()
+				s.elicitations.forget(idKey(id))
+				s.mu.Unlock()
+			}
 		}
 		return nil, false
 	}

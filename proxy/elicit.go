@@ -1,0 +1,142 @@
+package proxy
+
+import (
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/mcpvalidate/mcpvalidate/guard"
+)
+
+// This file checks a client's answer to the server's elicitation/create request (form
+// mode): content the client accepts with is checked against the requestedSchema of the
+// request it answers. Content that breaks it never reaches the server, which gets instead
+// the JSON-RPC error -32602 that the TypeScript SDK's servers raise when they check it
+// themselves, naming what was wrong and never a value. Any other answer passes with its
+// bytes.
+
+// maxElicitations bounds the elicitation requests a session remembers in flight; past it,
+// the oldest is forgotten, and its answer passes unchecked.
+const maxElicitations = 256
+
+// elicitations are the server's form elicitation requests in flight in a session: their
+// requestedSchemas, by the key of their ids. Guarded by the session's mu.
+type elicitations struct {
+	byID  map[string][]byte
+	order []string     // the keys, oldest first
+	count atomic.Int32 // len(byID), read without the lock by every message of the client
+}
+
+// elicited remembers the server's elicitation/create request of id and params, and
+// reports a requestedSchema outside what MCP allows for one.
+func (p *Proxy) elicited(s *session, id, params []byte) {
+	if mode, _ := stringValue(member(params, "mode")); mode != "" && mode != "form" {
+		return
+	}
+	schema := member(params, "requestedSchema")
+	if schema == nil {
+		return
+	}
+	if why := notElicitable(schema); why != "" && p.log != nil {
+		p.log.Warn("mcpvalidate: the server's requestedSchema is outside what MCP allows for an elicitation; the answer is checked against it all the same",
+			"session", s.id, "why", why)
+	}
+	key := idKey(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := &s.elicitations
+	if e.byID == nil {
+		e.byID = map[string][]byte{}
+	}
+	if _, known := e.byID[key]; !known {
+		if len(e.order) == maxElicitations {
+			e.forget(e.order[0])
+		}
+		e.order = append(e.order, key)
+		e.count.Add(1)
+	}
+	e.byID[key] = slices.Clone(schema)
+}
+
+// forget drops the elicitation request of key, and returns its requestedSchema, or nil.
+func (e *elicitations) forget(key string) []byte {
+	schema, ok := e.byID[key]
+	if ok {
+		delete(e.byID, key)
+		e.order = slices.DeleteFunc(e.order, func(k string) bool { return k == key })
+		e.count.Add(-1)
+	}
+	return schema
+}
+
+// elicitationAnswer checks b, a message of the client, when it answers an elicitation
+// request of the server: it returns what goes to the server in its place, or nil when b
+// goes on as it is.
+func (p *Proxy) elicitationAnswer(x exchange, b []byte) []byte {
+	if x.s.elicitations.count.Load() == 0 {
+		return nil
+	}
+	m, ok := parseMessage(b)
+	if !ok || m.isRequest() || m.id == nil || m.result == nil && m.err == nil {
+		return nil
+	}
+	s := x.s
+	s.mu.Lock()
+	schema := s.elicitations.forget(idKey(m.id))
+	s.mu.Unlock()
+	if schema == nil || m.result == nil {
+		return nil
+	}
+	if action, _ := stringValue(member(m.result, "action")); action != "accept" {
+		return nil
+	}
+	if m.ambiguous || ambiguousIn(m.result, "action", "content") {
+		return errorResponse(m.id, -32602, "Invalid elicitation response: a member appears twice or in two cases, so the server might read other content than the one checked")
+	}
+	content := member(m.result, "content")
+	if content == nil {
+		content = []byte("{}")
+	}
+	v, err := guard.Compile(schema)
+	if err != nil {
+		if p.log != nil {
+			p.log.Warn("mcpvalidate: the server's requestedSchema does not compile; the elicitation's answer passes unchecked", "session", s.id, "error", err.Error())
+		}
+		return nil
+	}
+	vs := v.Validate(content)
+	if vs == nil {
+		return nil
+	}
+	msg := "Invalid elicitation response: " + strings.Join(guard.Messages(vs, nil), "; ")
+	if p.log != nil {
+		p.log.Info("mcpvalidate: an elicitation's answer refused", "session", s.id, "violations", len(vs))
+	}
+	return errorResponse(m.id, -32602, msg)
+}
+
+// primitives are the types of the members of an elicitation's requestedSchema.
+var primitives = []string{"string", "number", "integer", "boolean"}
+
+// notElicitable says why schema is outside what MCP allows for a form elicitation's
+// requestedSchema (an object of members of primitive types, or arrays of enumerated
+// strings for a choice of several), or returns "".
+func notElicitable(schema []byte) string {
+	if t, _ := stringValue(member(schema, "type")); t != "object" {
+		return `its type is not "object"`
+	}
+	why := ""
+	members(member(schema, "properties"), func(name string, prop []byte) {
+		t, _ := stringValue(member(prop, "type"))
+		switch {
+		case why != "":
+		case t == "array":
+			if items := member(prop, "items"); items == nil || member(items, "enum") == nil && member(items, "anyOf") == nil {
+				why = "member " + guard.ShownName(name) + " is an array of other than enumerated strings"
+			}
+		case !slices.Contains(primitives, t):
+			why = "member " + guard.ShownName(name) + " is not of a primitive type"
+		}
+	})
+	return why
+}
