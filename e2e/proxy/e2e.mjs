@@ -32,6 +32,11 @@
 // `mcpvalidate proxy -upstream URL -listen 127.0.0.1:0`, with the same checks, and the
 // server's own count showing that only the valid calls ran.
 //
+// Then elicit-server.mjs, a server that asks for the user's age with a form elicitation and
+// trusts the answer, over stdio and over streamable HTTP, the TypeScript client answering:
+// through the proxy, an answer breaking the requestedSchema reaches the server as a -32602
+// error, a valid one as it was.
+//
 // Usage: node e2e.mjs /path/to/mcpvalidate [/path/to/rawserver]
 //
 // It exits 0 when every check passes and 1 naming the failed checks. Every server it
@@ -50,7 +55,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
 
@@ -475,6 +480,68 @@ async function loopbackOnly(addr) {
       assert.equal(await refusal('127.0.0.1', Number(addr.split(':')[1])), 'ECONNREFUSED', `${addr} still accepts connections`);
     }
   });
+}
+
+// A server that asks for the user's age with a form elicitation and trusts the answer,
+// over stdio and over streamable HTTP, with the TypeScript SDK's client answering: through
+// the proxy, content that breaks the requestedSchema reaches the server as a -32602 error,
+// never as sent; valid content passes as it was.
+{
+  let answer;
+  const elicitingClient = () => {
+    const client = new Client({ name: 'mcpvalidate-e2e-proxy', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: answer }));
+    return client;
+  };
+  const elicitServer = path.join(here, 'elicit-server.mjs');
+  const exercise = async (name, direct, through) => {
+    const check = async (what, fn) => {
+      try {
+        await fn();
+        console.log(`ok   ${name}: ${what}`);
+      } catch (err) {
+        failures.push(`${name}: ${what}`);
+        console.log(`FAIL ${name}: ${what}: ${err.message}`);
+      }
+    };
+    const told = async (client) => (await call(client, 'ask_age', {})).content[0].text;
+    answer = { age: 'old' };
+    await check('an answer breaking the requestedSchema: direct, the server got it; through the proxy, -32602', async () => {
+      assert.equal(await told(direct), 'received {"age":"old"}');
+      assert.equal(await told(through), "error -32602: MCP error -32602: Invalid elicitation response: property 'age' must be integer");
+    });
+    answer = { age: 42 };
+    await check('a valid answer: the server got it, either way', async () => {
+      assert.equal(await told(direct), 'received {"age":42}');
+      assert.equal(await told(through), 'received {"age":42}');
+    });
+  };
+  {
+    const direct = elicitingClient();
+    await direct.connect(new StdioClientTransport({ command: 'node', args: [elicitServer], stderr: 'ignore' }));
+    const through = elicitingClient();
+    await through.connect(new StdioClientTransport({ command: bin, args: ['proxy', '--', 'node', elicitServer], stderr: 'ignore' }));
+    try {
+      await exercise('elicit-server over stdio', direct, through);
+    } finally {
+      await through.close();
+      await direct.close();
+    }
+  }
+  const server = await started('node', [elicitServer, 'http'], 'stdout', /^listening on (\S+)$/);
+  const front = await started(bin, ['proxy', '-upstream', `http://${server.match}/mcp`, '-listen', '127.0.0.1:0'], 'stderr', /serving (http:\/\/\S+\/mcp)/);
+  const direct = elicitingClient();
+  await direct.connect(new StreamableHTTPClientTransport(new URL(`http://${server.match}/mcp`)));
+  const through = elicitingClient();
+  await through.connect(new StreamableHTTPClientTransport(new URL(front.match)));
+  try {
+    await exercise('elicit-server over streamable HTTP', direct, through);
+  } finally {
+    await through.close();
+    await direct.close();
+    await front.stop();
+    await server.stop();
+  }
 }
 
 const rawserver = process.argv[3];
