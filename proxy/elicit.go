@@ -1,8 +1,8 @@
 package proxy
 
 import (
+	"errors"
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/mcpvalidate/mcpvalidate/guard"
@@ -97,22 +97,21 @@ func (p *Proxy) elicitationAnswer(x exchange, b []byte) []byte {
 	if content == nil {
 		content = []byte("{}")
 	}
-	v, err := guard.Compile(schema)
-	if err != nil {
+	err := p.guard.CheckElicitation(schema, content)
+	var refused *guard.ElicitationError
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &refused):
 		if p.log != nil {
 			p.log.Warn("mcpvalidate: the server's requestedSchema does not compile; the elicitation's answer passes unchecked", "session", s.id, "error", err.Error())
 		}
 		return nil
 	}
-	vs := v.Validate(content)
-	if vs == nil {
-		return nil
-	}
-	msg := "Invalid elicitation response: " + strings.Join(guard.Messages(vs, nil), "; ")
 	if p.log != nil {
-		p.log.Info("mcpvalidate: an elicitation's answer refused", "session", s.id, "violations", len(vs))
+		p.log.Info("mcpvalidate: an elicitation's answer refused", "session", s.id, "violations", len(refused.Violations))
 	}
-	return errorResponse(m.id, -32602, msg)
+	return errorResponse(m.id, -32602, refused.Error())
 }
 
 // primitives are the types of the members of an elicitation's requestedSchema.
