@@ -18,10 +18,10 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$root/proxy/interop" && go build -o "$tmp/rawserver" ./testdata/rawserver)
 (cd "$here" && npm_config_cache="$tmp/npm-cache" npm ci --no-audit --no-fund)
 (cd "$here" && node e2e.mjs "$tmp/mcpvalidate" "$tmp/rawserver")
-# The same servers with the Go SDK's client, direct and through the proxy, and the
-# TypeScript client against a session-less upstream; -run names the tests, and the check
+# The same servers with the Go SDK's client, direct, through the proxy and wrapped by
+# gosdk's ClientSession, and the TypeScript client against a session-less upstream; -run names the tests, and the check
 # after it that each ran rather than skipped.
-(cd "$root/proxy/interop" && MCPVALIDATE_E2E_NODE_MODULES="$here/node_modules" go test -count=1 -timeout 10m -run '^(TestNPMServers(HTTP)?|TestHTTPTypeScriptSessionlessClients)$' -v . | tee "$tmp/go-test.out")
-for name in TestNPMServers TestNPMServersHTTP TestHTTPTypeScriptSessionlessClients; do
+(cd "$root/proxy/interop" && MCPVALIDATE_E2E_NODE_MODULES="$here/node_modules" go test -count=1 -timeout 10m -run '^(TestNPMServers(HTTP)?|TestNPMClientSession|TestHTTPTypeScriptSessionlessClients)$' -v . | tee "$tmp/go-test.out")
+for name in TestNPMServers TestNPMServersHTTP TestNPMClientSession TestHTTPTypeScriptSessionlessClients; do
   grep -q "^--- PASS: $name " "$tmp/go-test.out" || { echo "run.sh: $name did not pass"; exit 1; }
 done

@@ -3,6 +3,7 @@ module github.com/mcpvalidate/mcpvalidate/proxy/interop
 go 1.25.5
 
 require (
+	github.com/mcpvalidate/mcpvalidate/gosdk v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/otel v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/proxy v0.0.0-00010101000000-000000000000
@@ -31,6 +32,8 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+replace github.com/mcpvalidate/mcpvalidate/gosdk => ../../gosdk
 
 replace github.com/mcpvalidate/mcpvalidate/guard => ../../guard
 

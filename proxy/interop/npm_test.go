@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpvalidate/mcpvalidate/gosdk"
+	"github.com/mcpvalidate/mcpvalidate/guard"
 	"github.com/mcpvalidate/mcpvalidate/proxy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -325,4 +327,45 @@ func isSignalled(err error, sig syscall.Signal) bool {
 	}
 	status, ok := exit.Sys().(syscall.WaitStatus)
 	return ok && status.Signaled() && status.Signal() == sig
+}
+
+// TestNPMClientSession: go-sdk's client, wrapped by gosdk's ClientSession, refuses an
+// invalid call to a published server itself, with the result the proxy gives (violations
+// in _meta as the proxy always puts them), and sends the
+// valid ones.
+func TestNPMClientSession(t *testing.T) {
+	modules := os.Getenv(nodeModules)
+	if modules == "" {
+		t.Skip("set " + nodeModules + " to e2e/proxy's node_modules (e2e/proxy/run.sh does)")
+	}
+	js := filepath.Join(modules, "@modelcontextprotocol", "server-memory", "dist", "index.js")
+	directCmd := exec.Command("node", js)
+	directCmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"))
+	throughCmd := proxied("node", js)
+	throughCmd.Env = append(throughCmd.Env, "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"))
+	client, through := gosdk.New(guard.WithViolationMeta()).Client(connect(t, directCmd)), connect(t, throughCmd)
+	ctx := context.Background()
+	for _, args := range []string{`{"entities":"Ada"}`, `{"entities":[{"name":"Bob","entityType":"person"}]}`} {
+		res, err := client.CallTool(ctx, &mcp.CallToolParams{Name: "create_entities", Arguments: json.RawMessage(args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		local, _ := json.Marshal(res)
+		want := callJSON(t, through, "create_entities", args)
+		var l, w any
+		json.Unmarshal(local, &l)
+		json.Unmarshal([]byte(want), &w)
+		if !res.IsError || !reflect.DeepEqual(l, w) {
+			t.Errorf("%s: the client refused with\n%s\nthe proxy with\n%s", args, local, want)
+		}
+	}
+	res, err := client.CallTool(ctx, &mcp.CallToolParams{Name: "create_entities", Arguments: map[string]any{
+		"entities": []any{map[string]any{"name": "Ada", "entityType": "person", "observations": []any{"wrote notes"}}}}})
+	if err != nil || res.IsError {
+		t.Fatalf("a valid call: %v, %v", res, err)
+	}
+	graph := callJSON(t, client.ClientSession, "read_graph", `{}`)
+	if !strings.Contains(graph, "Ada") || strings.Contains(graph, "Bob") {
+		t.Errorf("the graph %s: want Ada alone", graph)
+	}
 }
