@@ -143,19 +143,23 @@ func toolText(text string, modern bool) string {
 	return `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":` + jsonString(text) + `}]}}`
 }
 
+// contractCalls are the weather tool's reference calls and the answers the contract gives
+// them, on the server's side (TestContractToolCalls) and on the client's (TestClient).
+var contractCalls = []struct {
+	name, args string
+	want       string // the tool result text
+	isError    bool
+}{
+	{"days as a word", `{"location": "Paris", "days": "two"}`, "Invalid arguments: property 'days' must be integer", true},
+	{"every kind at once", `{"days": 2.5, "units": "k", "x": 1}`, "Invalid arguments: missing required property 'location'; property 'days' must be integer; property 'units' must be one of ['c', 'f']; unexpected property 'x'", true},
+	{"days as a boolean", `{"location": "Paris", "days": true}`, "Invalid arguments: property 'days' must be integer", true},
+	{"arguments not an object", `["Paris"]`, "Invalid arguments: arguments must be an object", true},
+	{"absent arguments count as {}", `null`, "Invalid arguments: missing required property 'location'", true},
+	{"valid", `{"location": "Paris", "days": 2}`, "Sunny in Paris", false},
+}
+
 func TestContractToolCalls(t *testing.T) {
-	cases := []struct {
-		name, args string
-		want       string // the tool result text
-		isError    bool
-	}{
-		{"days as a word", `{"location": "Paris", "days": "two"}`, "Invalid arguments: property 'days' must be integer", true},
-		{"every kind at once", `{"days": 2.5, "units": "k", "x": 1}`, "Invalid arguments: missing required property 'location'; property 'days' must be integer; property 'units' must be one of ['c', 'f']; unexpected property 'x'", true},
-		{"days as a boolean", `{"location": "Paris", "days": true}`, "Invalid arguments: property 'days' must be integer", true},
-		{"arguments not an object", `["Paris"]`, "Invalid arguments: arguments must be an object", true},
-		{"absent arguments count as {}", `null`, "Invalid arguments: missing required property 'location'", true},
-		{"valid", `{"location": "Paris", "days": 2}`, "Sunny in Paris", false},
-	}
+	cases := contractCalls
 	for _, modern := range protocols() {
 		for _, withMeta := range []bool{false, true} {
 			for _, c := range cases {
