@@ -55,8 +55,13 @@ func weatherTool() *mcp.Tool {
 	return &mcp.Tool{Name: "weather", Description: "Forecast for a city", InputSchema: json.RawMessage(weatherSchema)}
 }
 
+// A caller calls tools: go-sdk's client session, or one with the guard in front.
+type caller interface {
+	CallTool(context.Context, *mcp.CallToolParams) (*mcp.CallToolResult, error)
+}
+
 // call calls the tool with raw arguments (none when args is empty) and returns the result.
-func call(t *testing.T, cs *mcp.ClientSession, name, args string) *mcp.CallToolResult {
+func call(t testing.TB, cs caller, name, args string) *mcp.CallToolResult {
 	t.Helper()
 	params := &mcp.CallToolParams{Name: name}
 	if args != "" {

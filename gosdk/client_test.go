@@ -12,20 +12,6 @@ import (
 	"github.com/mcpvalidate/mcpvalidate/guard"
 )
 
-// clientCall calls the tool through cs with raw arguments (none when args is empty).
-func clientCall(t testing.TB, cs *ClientSession, name, args string) *mcp.CallToolResult {
-	t.Helper()
-	params := &mcp.CallToolParams{Name: name}
-	if args != "" {
-		params.Arguments = json.RawMessage(args)
-	}
-	res, err := cs.CallTool(context.Background(), params)
-	if err != nil {
-		t.Fatalf("%s(%s): %v", name, args, err)
-	}
-	return res
-}
-
 // TestClientSession: on the client's side, the contract's calls get the answers a server
 // behind the guard gives, word for word, and only the valid one reaches a server that
 // checks nothing.
@@ -35,7 +21,7 @@ func TestClientSession(t *testing.T) {
 	srv.AddTool(weatherTool(), forecast(&calls)) // a raw tool: go-sdk checks nothing
 	cs := New().Client(connect(t, srv))
 	for _, c := range contractCalls {
-		res := clientCall(t, cs, "weather", c.args)
+		res := call(t, cs, "weather", c.args)
 		if text(res) != c.want || res.IsError != c.isError {
 			t.Errorf("%s: %q (isError %v), want %q", c.name, text(res), res.IsError, c.want)
 		}
@@ -67,11 +53,11 @@ func TestClientSessionOutput(t *testing.T) {
 	server := connect(t, guarded)
 	warm, mild := any("warm"), any(21.5)
 	celsius.Store(&mild)
-	if res := clientCall(t, client, "station", `{}`); res.IsError {
+	if res := call(t, client, "station", `{}`); res.IsError {
 		t.Errorf("a matching result replaced: %q", text(res))
 	}
 	celsius.Store(&warm)
-	got, want := clientCall(t, client, "station", `{}`), call(t, server, "station", `{}`)
+	got, want := call(t, client, "station", `{}`), call(t, server, "station", `{}`)
 	if !got.IsError || text(got) != text(want) || !strings.HasPrefix(text(got), "The tool failed on the server's side") {
 		t.Errorf("client side %q, server side %q", text(got), text(want))
 	}

@@ -232,36 +232,7 @@ func anchored(re *syntax.Regexp, start bool) bool {
 }
 
 func (l *linter) children(o *schemaObject, ptr string, ancestors []string) {
-	for i, k := range o.keys {
-		v := o.vals[i]
-		at := ptr + "/" + escapePointer(k)
-		switch k {
-		case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
-			if m, ok := v.(*schemaObject); ok {
-				for j, name := range m.keys {
-					member := ""
-					if k == "properties" {
-						member = name
-					}
-					l.schema(m.vals[j], at+"/"+escapePointer(name), member, ancestors)
-				}
-			}
-		case "allOf", "anyOf", "oneOf", "prefixItems":
-			for j, s := range asList(v) {
-				l.schema(s, at+"/"+strconv.Itoa(j), "", ancestors)
-			}
-		case "items":
-			if arr, ok := v.([]any); ok {
-				for j, s := range arr {
-					l.schema(s, at+"/"+strconv.Itoa(j), "", ancestors)
-				}
-			} else {
-				l.schema(v, at, "", ancestors)
-			}
-		case "additionalProperties", "additionalItems", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems":
-			l.schema(v, at, "", ancestors)
-		}
-	}
+	eachSubschema(o, ptr, func(s any, at, member string) { l.schema(s, at, member, ancestors) })
 }
 
 func typesOf(o *schemaObject) map[string]bool {

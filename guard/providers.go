@@ -139,7 +139,7 @@ func (w *providerWalk) schema(v any, ptr string, depth int, ancestors []string) 
 		return
 	}
 	ancestors = append(ancestors, ptr)
-	eachSubschema(o, ptr, func(s any, at string) { w.schema(s, at, n.depth, ancestors) })
+	eachSubschema(o, ptr, func(s any, at, _ string) { w.schema(s, at, n.depth, ancestors) })
 }
 
 // count adds what o declares itself to the sums.
@@ -192,8 +192,9 @@ func (w *providerWalk) count(o *schemaObject) {
 	}
 }
 
-// eachSubschema calls fn with each subschema of o and its pointer.
-func eachSubschema(o *schemaObject, ptr string, fn func(s any, at string)) {
+// eachSubschema calls fn with each subschema of o, its pointer, and, for a property's, the
+// property's name.
+func eachSubschema(o *schemaObject, ptr string, fn func(s any, at, member string)) {
 	for i, k := range o.keys {
 		v := o.vals[i]
 		at := ptr + "/" + escapePointer(k)
@@ -201,23 +202,27 @@ func eachSubschema(o *schemaObject, ptr string, fn func(s any, at string)) {
 		case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
 			if m, ok := v.(*schemaObject); ok {
 				for j, name := range m.keys {
-					fn(m.vals[j], at+"/"+escapePointer(name))
+					member := ""
+					if k == "properties" {
+						member = name
+					}
+					fn(m.vals[j], at+"/"+escapePointer(name), member)
 				}
 			}
 		case "allOf", "anyOf", "oneOf", "prefixItems":
 			for j, s := range asList(v) {
-				fn(s, at+"/"+strconv.Itoa(j))
+				fn(s, at+"/"+strconv.Itoa(j), "")
 			}
 		case "items":
 			if arr, ok := v.([]any); ok {
 				for j, s := range arr {
-					fn(s, at+"/"+strconv.Itoa(j))
+					fn(s, at+"/"+strconv.Itoa(j), "")
 				}
 			} else {
-				fn(v, at)
+				fn(v, at, "")
 			}
 		case "additionalProperties", "additionalItems", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems":
-			fn(v, at)
+			fn(v, at, "")
 		}
 	}
 }

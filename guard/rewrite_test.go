@@ -87,7 +87,7 @@ func asRead(t *testing.T, target Target, schema []byte) []byte {
 				o.put("anyOf", append(asList(alts), &schemaObject{keys: []string{"type"}, vals: []any{"null"}}))
 			}
 		}
-		eachSubschema(o, "", func(s any, _ string) { walk(s) })
+		eachSubschema(o, "", func(s any, _, _ string) { walk(s) })
 	}
 	walk(tree)
 	return appendJSON(nil, tree)

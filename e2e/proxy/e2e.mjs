@@ -199,15 +199,7 @@ async function streamed(client, args) {
 // tasks checks task-augmented calls of server-everything's task tool through the proxy,
 // and runs the invalid ones direct too, printing what the server alone answers.
 async function tasks(name, direct, through) {
-  const check = async (what, fn) => {
-    try {
-      await fn();
-      console.log(`ok   ${name}: ${what}`);
-    } catch (err) {
-      failures.push(`${name}: ${what}`);
-      console.log(`FAIL ${name}: ${what}: ${err.message}`);
-    }
-  };
+  const check = checker(name);
   for (const [args, want] of invalidTasks) {
     await check(`task-augmented ${TASK_TOOL} ${JSON.stringify(args)}: refused with JSON-RPC error -32602 and the violations`, async () => {
       const { types, last } = await streamed(through, args);
@@ -232,17 +224,23 @@ const table = [];
 // alone holds what each server answered, direct, to each of its invalid calls.
 const alone = new Map();
 
-// exercise runs the checks of server s with a client direct and a client through the proxy.
-async function exercise(s, direct, through) {
-  const check = async (what, fn) => {
+// checker returns the check of a server named name: it runs fn, prints the outcome of
+// what, and counts a failure.
+function checker(name) {
+  return async (what, fn) => {
     try {
       await fn();
-      console.log(`ok   ${s.name}: ${what}`);
+      console.log(`ok   ${name}: ${what}`);
     } catch (err) {
-      failures.push(`${s.name}: ${what}`);
-      console.log(`FAIL ${s.name}: ${what}: ${err.message}`);
+      failures.push(`${name}: ${what}`);
+      console.log(`FAIL ${name}: ${what}: ${err.message}`);
     }
   };
+}
+
+// exercise runs the checks of server s with a client direct and a client through the proxy.
+async function exercise(s, direct, through) {
+  const check = checker(s.name);
   await check('the tool list through the proxy equals the list direct', async () => {
     assert.deepEqual(await through.listTools(), await direct.listTools());
   });
@@ -329,15 +327,7 @@ for (const s of servers) {
   const direct = await connect('node', s.args(), s.env?.('direct'));
   const through = await connect(bin, ['proxy', '--', 'node', ...s.args()], s.env?.('through'));
   try {
-    const check = async (what, fn) => {
-      try {
-        await fn();
-        console.log(`ok   ${s.name}: ${what}`);
-      } catch (err) {
-        failures.push(`${s.name}: ${what}`);
-        console.log(`FAIL ${s.name}: ${what}: ${err.message}`);
-      }
-    };
+    const check = checker(s.name);
     await lintSays(check, 'openai-strict', ['--', 'node', ...s.args()], s.env?.('lint'), direct);
     await exercise(s, direct, through);
     if (s.name === 'server-everything') {
@@ -434,15 +424,7 @@ async function loopbackOnly(addr) {
       return missing.length === 0 ? null : `not recorded once each: ${JSON.stringify(missing)}`;
     },
   };
-  const check = async (what, fn) => {
-    try {
-      await fn();
-      console.log(`ok   ${s.name}: ${what}`);
-    } catch (err) {
-      failures.push(`${s.name}: ${what}`);
-      console.log(`FAIL ${s.name}: ${what}: ${err.message}`);
-    }
-  };
+  const check = checker(s.name);
   const server = await started('node', ['--require', path.join(here, 'loopback.cjs'), serverJS('server-everything'), 'streamableHttp'],
     'stderr', /^loopback\.cjs: listening on (\S+)$/, { env: { PORT: '0', MCPVALIDATE_E2E_RECORD: record, MCPVALIDATE_E2E_EXIT_WITH_STDIN: '1' }, group: true, stdio: ['pipe', 'ignore', 'pipe'] });
   const upstream = `http://${server.match}/mcp`;
@@ -495,15 +477,7 @@ async function loopbackOnly(addr) {
   };
   const elicitServer = path.join(here, 'elicit-server.mjs');
   const exercise = async (name, direct, through) => {
-    const check = async (what, fn) => {
-      try {
-        await fn();
-        console.log(`ok   ${name}: ${what}`);
-      } catch (err) {
-        failures.push(`${name}: ${what}`);
-        console.log(`FAIL ${name}: ${what}: ${err.message}`);
-      }
-    };
+    const check = checker(name);
     const told = async (client) => (await call(client, 'ask_age', {})).content[0].text;
     answer = { age: 'old' };
     await check('an answer breaking the requestedSchema: direct, the server got it; through the proxy, -32602', async () => {
@@ -547,15 +521,7 @@ async function loopbackOnly(addr) {
 const rawserver = process.argv[3];
 if (rawserver) {
   const s = { name: 'rawserver over streamable HTTP' };
-  const check = async (what, fn) => {
-    try {
-      await fn();
-      console.log(`ok   ${s.name}: ${what}`);
-    } catch (err) {
-      failures.push(`${s.name}: ${what}`);
-      console.log(`FAIL ${s.name}: ${what}: ${err.message}`);
-    }
-  };
+  const check = checker(s.name);
   const server = await started(rawserver, ['-http', '127.0.0.1:0'], 'stdout', /^(127\.0\.0\.1:\d+)$/);
   const upstream = `http://${server.match}/mcp`;
   const front = await started(bin, ['proxy', '-upstream', upstream, '-listen', '127.0.0.1:0'], 'stderr', /serving (http:\/\/\S+\/mcp)/);
