@@ -557,6 +557,9 @@ func lineEnd(b []byte) int {
 	return 0
 }
 
+// maxUnanswered bounds the messages ListToolsStdio reads while it waits for one answer.
+const maxUnanswered = 100_000
+
 // ListToolsStdio lists the tools of the MCP server at the other end of serverIn and
 // serverOut (a command's stdin and stdout) as a client does: initialize,
 // notifications/initialized, then tools/list for every page. It returns them as one
@@ -575,7 +578,10 @@ func ListToolsStdio(serverIn io.WriteCloser, serverOut io.Reader) ([]byte, error
 		if err := send(req); err != nil {
 			return nil, err
 		}
-		for {
+		for read := 0; ; read++ {
+			if read == maxUnanswered {
+				return nil, fmt.Errorf("the server sent %d messages without answering", maxUnanswered)
+			}
 			line, err := lines.next()
 			if m, ok := parseMessage(line); ok {
 				switch {

@@ -220,3 +220,23 @@ func TestListToolsStdioServerEnds(t *testing.T) {
 		t.Errorf("err %v, want one of initialize", err)
 	}
 }
+
+// TestListToolsStdioChatty: a server that talks without answering ends the listing with
+// an error, not a wait without end.
+func TestListToolsStdioChatty(t *testing.T) {
+	toServer, serverReads := osPipe(t)
+	serverWrites, fromServer := osPipe(t)
+	go func() {
+		bufio.NewReader(toServer).ReadBytes('\n')
+		line := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}` + "\n")
+		for range maxUnanswered {
+			if _, err := fromServer.Write(line); err != nil {
+				return
+			}
+		}
+		io.Copy(io.Discard, toServer)
+	}()
+	if _, err := ListToolsStdio(serverReads, serverWrites); err == nil || !strings.Contains(err.Error(), "without answering") {
+		t.Errorf("err %v, want the server's silence on the request", err)
+	}
+}
