@@ -628,7 +628,10 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 	}
 	events := getEventReader(resp.Body, DefaultMaxMessage)
 	defer putEventReader(events)
-	for {
+	for read := 0; ; read++ {
+		if read == maxUnanswered {
+			return nil, nil, fmt.Errorf("the server sent %d events without answering", maxUnanswered)
+		}
 		ev, err := readEvent(events)
 		if ev.over != nil && ev.over.id != nil && idKey(ev.over.id) == key {
 			return nil, nil, errors.New(tooLong("the server's answer", ev.over.size, DefaultMaxMessage))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -654,5 +655,23 @@ func TestSessionKeyAllocations(t *testing.T) {
 		if credential(name) != want {
 			t.Errorf("credential(%q) = %v, want %v", name, !want, want)
 		}
+	}
+}
+
+// TestListToolsChatty: a server whose stream talks without answering ends the listing
+// with an error, not a wait without end.
+func TestListToolsChatty(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		event := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
+		for range maxUnanswered {
+			if _, err := w.Write(event); err != nil {
+				return
+			}
+		}
+	}))
+	defer upstream.Close()
+	if _, err := ListTools(context.Background(), upstream.URL, nil); err == nil || !strings.Contains(err.Error(), "without answering") {
+		t.Errorf("err %v, want the server's silence on the request", err)
 	}
 }

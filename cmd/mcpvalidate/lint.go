@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mcpvalidate/mcpvalidate/guard"
 	"github.com/mcpvalidate/mcpvalidate/proxy"
@@ -33,7 +34,9 @@ func lint(fs *flag.FlagSet) action {
 		case *upstream != "" && fs.NArg() > 0:
 			return 0, fmt.Errorf("%w: lint takes -upstream or a command, not both", errUsage)
 		case *upstream != "":
-			list, err := proxy.ListTools(context.Background(), *upstream, nil)
+			ctx, stop := listingContext()
+			defer stop()
+			list, err := proxy.ListTools(ctx, *upstream, nil)
 			if err != nil {
 				return 0, fmt.Errorf("%s: %w", *upstream, err)
 			}
@@ -80,10 +83,21 @@ func targetNames() string {
 	return strings.Join(names, ", ")
 }
 
+// listingTime bounds how long lint waits for a server's tool list.
+const listingTime = 120 * time.Second
+
+// listingContext is the context of a listing: done when the command is told to stop, or
+// after listingTime.
+func listingContext() (context.Context, func()) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithTimeout(ctx, listingTime)
+	return ctx, func() { cancel(); stop() }
+}
+
 // listCommand runs the MCP server command over stdio and returns its tool list. The
 // server goes with the listing, or with the command, however it ends.
 func listCommand(command []string, stderr io.Writer) ([]byte, error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := listingContext()
 	defer stop()
 	server := exec.CommandContext(ctx, command[0], command[1:]...)
 	server.Stderr = stderr
