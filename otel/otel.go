@@ -37,13 +37,17 @@ import (
 // ScopeName is the instrumentation scope of the meter the instruments come from.
 const ScopeName = "github.com/mcpvalidate/mcpvalidate/otel"
 
-// OperationBuckets are the explicit bucket boundaries, in seconds, the MCP semantic
+// OperationBuckets returns the explicit bucket boundaries, in seconds, the MCP semantic
 // conventions give mcp.server.operation.duration.
-var OperationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+func OperationBuckets() []float64 {
+	return []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+}
 
-// CheckBuckets are the bucket boundaries, in seconds, of mcpvalidate.check.duration (see
-// [WithCheckHistogram]): a check takes microseconds, a hostile one milliseconds.
-var CheckBuckets = []float64{1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1}
+// CheckBuckets returns the bucket boundaries, in seconds, of mcpvalidate.check.duration
+// (see [WithCheckHistogram]): a check takes microseconds, a hostile one milliseconds.
+func CheckBuckets() []float64 {
+	return []float64{1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1}
+}
 
 // MaxTools bounds the tool names recorded as attribute values; calls to tools named after
 // the first MaxTools are recorded under OtherTool. A server's tools are its own, but one that
@@ -171,7 +175,7 @@ func New(opts ...Option) (*Instrumentation, error) {
 	in := &Instrumentation{meter: c.mp.Meter(ScopeName)}
 	m := in.meter
 	var err error
-	if in.operation, err = mcpconv.NewServerOperationDuration(m, metric.WithExplicitBucketBoundaries(OperationBuckets...)); err != nil {
+	if in.operation, err = mcpconv.NewServerOperationDuration(m, metric.WithExplicitBucketBoundaries(OperationBuckets()...)); err != nil {
 		return nil, err
 	}
 	counters := []struct {
@@ -212,7 +216,7 @@ func New(opts ...Option) (*Instrumentation, error) {
 	if c.histogram {
 		in.check, err = m.Float64Histogram("mcpvalidate.check.duration", metric.WithUnit("s"),
 			metric.WithDescription("Time the guard spent checking a call's arguments or result, handler excluded."),
-			metric.WithExplicitBucketBoundaries(CheckBuckets...))
+			metric.WithExplicitBucketBoundaries(CheckBuckets()...))
 		if err != nil {
 			return nil, err
 		}

@@ -221,7 +221,7 @@ func TestEveryInstrument(t *testing.T) {
 		t.Errorf("%d instruments, want %d", len(ms), len(units))
 	}
 
-	wantCounts(t, "mcp.server.operation.duration", histogram(t, ms["mcp.server.operation.duration"], OperationBuckets), map[string]uint64{
+	wantCounts(t, "mcp.server.operation.duration", histogram(t, ms["mcp.server.operation.duration"], OperationBuckets()), map[string]uint64{
 		opAttrs:                            2,
 		"error.type=tool_error," + opAttrs: 2,
 		"error.type=tool_error," + strings.ReplaceAll(opAttrs, "=weather", "=broken"): 1,
@@ -599,7 +599,7 @@ func TestCheckHistogram(t *testing.T) {
 		if m.Unit != "s" || m.Description == "" {
 			t.Errorf("unit %q, description %q", m.Unit, m.Description)
 		}
-		wantCounts(t, "mcpvalidate.check.duration", histogram(t, m, CheckBuckets), map[string]uint64{acc: 2})
+		wantCounts(t, "mcpvalidate.check.duration", histogram(t, m, CheckBuckets()), map[string]uint64{acc: 2})
 		p := m.Data.(metricdata.Histogram[float64]).DataPoints[0]
 		if p.Sum != 303e-6 || !slices.Equal(p.BucketCounts, []uint64{0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}) {
 			t.Errorf("sum %v, buckets %v; want 303e-6, one in (2.5µs, 5µs] and one in (250µs, 500µs]", p.Sum, p.BucketCounts)

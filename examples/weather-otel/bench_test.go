@@ -60,7 +60,7 @@ func newBenchSetup(b *testing.B) benchSetup {
 	if err != nil {
 		b.Fatal(err)
 	}
-	op, err := mcpconv.NewServerOperationDuration(meter().Meter("bench"), metric.WithExplicitBucketBoundaries(mcpvalidateotel.OperationBuckets...))
+	op, err := mcpconv.NewServerOperationDuration(meter().Meter("bench"), metric.WithExplicitBucketBoundaries(mcpvalidateotel.OperationBuckets()...))
 	if err != nil {
 		b.Fatal(err)
 	}
