@@ -25,6 +25,14 @@
 // of this package, which one process may share between adapters: one cache, one set of
 // counters.
 //
+// # Outside a server
+//
+// [Guard.CheckCall] checks one tool call for an agent that runs the tools a model asks
+// for itself, and [Guard.CheckElicitation] a client's answer to a form elicitation; both
+// refuse in the words a server behind the guard gives. [LintFor] says what a model
+// provider ([Target]) does with a tool's schema, and [RewriteFor] writes a schema so that
+// the provider takes it, where that loses nothing a front checking the original enforces.
+//
 // # Writing an adapter
 //
 // An adapter for another framework describes each tools/call as a [Call], finds the
