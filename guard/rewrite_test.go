@@ -3,6 +3,7 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -176,4 +177,67 @@ func TestRewriteForAtScale(t *testing.T) {
 	if b > 150*a {
 		t.Errorf("allocations: %.0f for 200 properties, %.0f for 20,000: not in proportion", a, b)
 	}
+}
+
+// rewriteKeeps reports why, for the generated case c, a target's rewrite refuses
+// arguments the schema accepts, or "".
+func rewriteKeeps(t *testing.T, c genCase) (why string, checked int) {
+	original, err := Compile(c.schema)
+	if err != nil || original.Validate(c.args) != nil || jsonType(c.args, skipSpace(c.args, 0)) != "object" {
+		return "", 0
+	}
+	for _, target := range Targets() {
+		out, err := RewriteFor(target, c.schema)
+		if err != nil {
+			continue
+		}
+		checked++
+		read, err := Compile(asRead(t, target, out))
+		if err != nil {
+			return fmt.Sprintf("%s: the rewritten schema does not compile: %v\n%s", target, err, out), checked
+		}
+		if vs := read.Validate(c.args); vs != nil {
+			return fmt.Sprintf("%s: %s is valid, not to the rewritten schema %s: %v", target, c.args, out, vs), checked
+		}
+	}
+	return "", checked
+}
+
+// TestRewriteForGenerated: on generated schemas and the arguments generated for them (the
+// differential test's), a rewrite never refuses what the schema accepts.
+func TestRewriteForGenerated(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	checked := 0
+	for range n {
+		data := make([]byte, 16+r.IntN(64))
+		for i := range data {
+			data[i] = byte(r.UintN(256))
+		}
+		c := generate(data)
+		why, k := rewriteKeeps(t, c)
+		if why != "" {
+			t.Fatalf("%q: %s\nschema %s", data, why, c.schema)
+		}
+		checked += k
+	}
+	if checked < n/10 {
+		t.Errorf("%d valid arguments checked against a rewrite in %d cases: the test holds little", checked, n)
+	}
+	t.Logf("%d valid arguments checked against a rewrite in %d cases", checked, n)
+}
+
+func FuzzRewriteFor(f *testing.F) {
+	for _, data := range differentialSeeds {
+		f.Add([]byte(data))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := generate(data)
+		if why, _ := rewriteKeeps(t, c); why != "" {
+			t.Fatalf("%s\nschema %s", why, c.schema)
+		}
+	})
 }
