@@ -7,7 +7,7 @@
 //   - every invalid call is refused through the proxy with our message and the violations
 //     in _meta, and never reaches the server (no entity created, no file written);
 //   - what the server itself answered to the same invalid call, direct, is printed as a
-//     Markdown table (the README's).
+//     Markdown table (docs/proxy.md's).
 //
 // Then server-everything over streamable HTTP, with the same checks: its streamableHttp mode
 // has no setting for its address and listens on every interface, so it runs under the
