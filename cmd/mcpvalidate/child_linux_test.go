@@ -7,10 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 	"testing"
-	"time"
+	"unsafe"
 )
 
 // stubbornServer, as the test binary's first argument, makes it a server that writes its
@@ -53,16 +52,32 @@ func TestProxyKilledTakesItsServer(t *testing.T) {
 	// whatever the machine's speed. A server that outlives the proxy hangs the test.
 	io.Copy(io.Discard, out)
 	cmd.Wait()
-	// Its files close before it is done exiting: until then it is still running, not yet
-	// a zombie, and a server that lives on keeps the test here.
+	// Its files close before it is done exiting: until then it is still running, and a
+	// server that lives on keeps the test here.
+	waitGone(t, pid)
+}
+
+// waitGone returns once the process pid has ended: the descriptor pidfd_open gives for it
+// is readable then, whether or not its new parent has reaped it.
+func waitGone(t *testing.T, pid int) {
+	const sysPidfdOpen = 434
+	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
+	switch {
+	case errno == syscall.ESRCH:
+		return // reaped already
+	case errno != 0:
+		t.Fatalf("pidfd_open %d: %v", pid, errno)
+	}
+	defer syscall.Close(int(fd))
 	for {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
+		var set syscall.FdSet // select may change it, even when interrupted
+		bits := int(unsafe.Sizeof(set.Bits[0])) * 8
+		set.Bits[int(fd)/bits] |= 1 << (int(fd) % bits)
+		if _, err := syscall.Select(int(fd)+1, &set, nil, nil, nil); err != syscall.EINTR {
+			if err != nil {
+				t.Fatalf("select on the pidfd of %d: %v", pid, err)
+			}
 			return
 		}
-		if _, state, _ := strings.Cut(string(stat), ") "); strings.HasPrefix(state, "Z") || strings.HasPrefix(state, "X") {
-			return
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
