@@ -58,10 +58,15 @@ func LintFor(target Target, schema []byte) ([]Advice, error) {
 	if _, ok := tree.(*schemaObject); !ok {
 		return nil, &SchemaError{Location: "#", Reason: "a tool's schema is a JSON object"}
 	}
-	w := providerWalk{target: target}
-	w.schema(tree, "", 0, nil)
+	w := providerWalk{}
 	for _, r := range providerRules {
-		if r.target == target && r.total != nil {
+		if r.target == target {
+			w.rules = append(w.rules, r)
+		}
+	}
+	w.schema(tree, "", 0, nil)
+	for _, r := range w.rules {
+		if r.total != nil {
 			if msg := r.total(&w.sums); msg != "" {
 				w.add(r, "", msg)
 			}
@@ -105,9 +110,9 @@ type schemaSums struct {
 }
 
 type providerWalk struct {
-	target Target
-	sums   schemaSums
-	out    []Advice
+	rules []providerRule // the target's
+	sums  schemaSums
+	out   []Advice
 }
 
 func (w *providerWalk) add(r providerRule, ptr, says string) {
@@ -127,8 +132,8 @@ func (w *providerWalk) schema(v any, ptr string, depth int, ancestors []string) 
 		n.recursive = recursiveRef(o, ancestors)
 		w.count(o)
 	}
-	for _, r := range providerRules {
-		if r.target != w.target || r.at == nil {
+	for _, r := range w.rules {
+		if r.at == nil {
 			continue
 		}
 		for _, at := range r.at(n) {
@@ -192,14 +197,40 @@ func (w *providerWalk) count(o *schemaObject) {
 	}
 }
 
+// How a keyword's value holds subschemas.
+const (
+	noSubschemas = iota
+	schemaMap    // an object of them, by name
+	schemaList   // an array of them
+	oneSchema    // one
+)
+
+// subschemasOf says how keyword k, of value v, holds subschemas.
+func subschemasOf(k string, v any) int {
+	switch k {
+	case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
+		return schemaMap
+	case "allOf", "anyOf", "oneOf", "prefixItems":
+		return schemaList
+	case "items":
+		if _, ok := v.([]any); ok {
+			return schemaList
+		}
+		return oneSchema
+	case "additionalProperties", "additionalItems", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems":
+		return oneSchema
+	}
+	return noSubschemas
+}
+
 // eachSubschema calls fn with each subschema of o, its pointer, and, for a property's, the
 // property's name.
 func eachSubschema(o *schemaObject, ptr string, fn func(s any, at, member string)) {
 	for i, k := range o.keys {
 		v := o.vals[i]
 		at := ptr + "/" + escapePointer(k)
-		switch k {
-		case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
+		switch subschemasOf(k, v) {
+		case schemaMap:
 			if m, ok := v.(*schemaObject); ok {
 				for j, name := range m.keys {
 					member := ""
@@ -209,19 +240,11 @@ func eachSubschema(o *schemaObject, ptr string, fn func(s any, at, member string
 					fn(m.vals[j], at+"/"+escapePointer(name), member)
 				}
 			}
-		case "allOf", "anyOf", "oneOf", "prefixItems":
+		case schemaList:
 			for j, s := range asList(v) {
 				fn(s, at+"/"+strconv.Itoa(j), "")
 			}
-		case "items":
-			if arr, ok := v.([]any); ok {
-				for j, s := range arr {
-					fn(s, at+"/"+strconv.Itoa(j), "")
-				}
-			} else {
-				fn(v, at, "")
-			}
-		case "additionalProperties", "additionalItems", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems":
+		case oneSchema:
 			fn(v, at, "")
 		}
 	}

@@ -96,7 +96,7 @@ func (r *rewriter) fail(ptr, format string, args ...any) {
 var annotations = []string{"$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary", "examples",
 	"deprecated", "readOnly", "writeOnly", "contentMediaType", "contentEncoding"}
 
-// schema rewrites the subschema v at ptr; root is the document's root.
+// schema rewrites the subschema v at ptr; root tells whether it is the document's root.
 func (r *rewriter) schema(v any, ptr string, root bool) any {
 	o, ok := v.(*schemaObject)
 	if !ok || r.err != nil {
@@ -125,7 +125,7 @@ func (r *rewriter) schema(v any, ptr string, root bool) any {
 	for i, k := range o.keys {
 		v := o.vals[i]
 		at := ptr + "/" + escapePointer(k)
-		f := r.fate(o, k, v, root)
+		f := r.fate(o, k, v)
 		if conditionChanged && (k == "if" || k == "then" || k == "else") {
 			f = move
 		}
@@ -221,8 +221,8 @@ func (r *rewriter) inline(o *schemaObject, ref any, ptr string) any {
 
 // children rewrites the subschemas a keyword's value holds.
 func (r *rewriter) children(k string, v any, at string) any {
-	switch k {
-	case "properties", "patternProperties", "dependentSchemas", "$defs", "definitions":
+	switch subschemasOf(k, v) {
+	case schemaMap:
 		m, ok := v.(*schemaObject)
 		if !ok {
 			return v
@@ -232,18 +232,13 @@ func (r *rewriter) children(k string, v any, at string) any {
 			out.vals[i] = r.schema(m.vals[i], at+"/"+escapePointer(name), false)
 		}
 		return out
-	case "allOf", "anyOf", "oneOf", "prefixItems":
+	case schemaList:
 		var out []any
 		for i, s := range asList(v) {
 			out = append(out, r.schema(s, fmt.Sprintf("%s/%d", at, i), false))
 		}
 		return out
-	case "items":
-		if list, ok := v.([]any); ok {
-			return r.children("prefixItems", list, at)
-		}
-		return r.schema(v, at, false)
-	case "additionalProperties", "additionalItems", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems":
+	case oneSchema:
 		return r.schema(v, at, false)
 	}
 	return v
@@ -302,7 +297,7 @@ const (
 )
 
 // fate decides keyword k, of value v, in o, for the target.
-func (r *rewriter) fate(o *schemaObject, k string, v any, root bool) fate {
+func (r *rewriter) fate(o *schemaObject, k string, v any) fate {
 	switch k {
 	case "oneOf":
 		return asAnyOf // which accepts at least as much, whatever the alternatives become
