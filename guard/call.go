@@ -14,7 +14,10 @@ type callKey string
 // and observed as a server's calls are, and each schema text compiled once, in the guard's
 // cache.
 func (g *Guard) CheckCall(tool string, schema, args []byte) Verdict {
-	s := g.Bind(callKey(tool), nil, schema, nil)
+	s := g.Lookup(callKey(tool))
+	if s == nil || s.text != string(schema) { // a first call, or the tool's schema changed
+		s = g.Bind(callKey(tool), nil, schema, nil)
+	}
 	call := Call{Tool: tool}
 	return g.Check(&call, s, args, nil)
 }
