@@ -71,7 +71,8 @@
 // bytes, with exact numbers, violations in a deterministic order and no allocation on a
 // valid call. "format" is an annotation unless [guard.WithFormatAssertion] is given (draft-07 and
 // earlier always assert it). [guard.WithFullEngine] validates with santhosh-tekuri/jsonschema
-// instead, to compare the two engines.
+// instead, to compare the two engines, in a program that imports package
+// [github.com/mcpvalidate/mcpvalidate/guard/fullengine].
 //
 // [guard.WithMaxDepth] bounds how deeply arguments may nest, [guard.WithMaxViolations] how many
 // violations are listed, and [guard.WithCacheBudget] the memory a guard's compiled schemas hold.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate/guard"
+	_ "github.com/mcpvalidate/mcpvalidate/guard/fullengine" // WithFullEngine, in every test of the package
 )
 
 // engineCase is a schema the subset validates, and arguments for it.

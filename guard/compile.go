@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/engine"
 )
 
 // A SchemaError says why a schema cannot be compiled and where: Location is a JSON Pointer
@@ -116,7 +118,7 @@ type compiler struct {
 	nodes   map[string]*node // by JSON Pointer
 	pending []pendingRef
 	// The document's resources, by their URI without fragment: the whole document, under
-	// fullURL and under its own $id, and each schema with an $id inside it. base is the URI
+	// engine.URL and under its own $id, and each schema with an $id inside it. base is the URI
 	// of the resource being compiled, which a $ref is resolved against.
 	resources map[string]resource
 	base      *url.URL
@@ -337,7 +339,7 @@ func newNode(ptr string) *node {
 }
 
 // documentURL is the URI the whole document is known by, as the full engine knows it.
-var documentURL, _ = url.Parse(fullURL)
+var documentURL, _ = url.Parse(engine.URL)
 
 // derive sets what follows from n's keywords once they are all read: the plan the passes
 // follow. hasRef says a reference applies.

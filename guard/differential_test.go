@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/engine"
 	"github.com/mcpvalidate/mcpvalidate/guard/testsuite"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -161,12 +162,19 @@ func compileOracle(schema []byte) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
-	c.UseLoader(noRemote{})
+	c.UseLoader(noFetch{})
 	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(fullURL, doc); err != nil {
+	if err := c.AddResource(engine.URL, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(fullURL)
+	return c.Compile(engine.URL)
+}
+
+// noFetch refuses every document the oracle asks for, as the full engine does.
+type noFetch struct{}
+
+func (noFetch) Load(string) (any, error) {
+	return nil, errors.New("remote references are never fetched")
 }
 
 // oracleValidate decodes args exactly and validates them with the oracle; nil when valid.

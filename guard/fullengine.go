@@ -1,39 +1,26 @@
 package guard
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-
-	"github.com/mcpvalidate/mcpvalidate/guard/internal/regex"
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/engine"
 )
 
-// The full engine (santhosh-tekuri/jsonschema) validates schemas under WithFullEngine, and
-// is the oracle the conformance tests hold the subset to. Its errors become the same
-// Violations, in the same order: required members first, then the arguments' own order.
+// The full engine (santhosh-tekuri/jsonschema, linked by importing package fullengine)
+// validates schemas under WithFullEngine, and is the oracle the conformance tests hold the
+// subset to. Its failures become the same Violations, in the same order: required members
+// first, then the arguments' own order.
 
 type fullEngine struct {
-	schema *jsonschema.Schema
-	tree   any // the parsed schema, members in order, for what the engine's errors leave out
-}
-
-const fullURL = "mcpvalidate:///inputSchema.json"
-
-// noRemote refuses every document the engine asks for: remote $refs are never fetched.
-type noRemote struct{}
-
-func (noRemote) Load(url string) (any, error) {
-	return nil, errors.New("remote references are never fetched")
+	schema engine.Schema
+	tree   any // the parsed schema, members in order, for what the engine's failures leave out
 }
 
 // The full engine turns numbers into big.Rat values: an exponent of a few million costs it
@@ -69,6 +56,9 @@ func hugeNumber(v any, ptr string) error {
 
 // compileFull compiles schema, parsed as tree, for the full engine, and returns its check.
 func compileFull(schema []byte, tree any, cfg config) (check func(args []byte, limit int) []Violation, err error) {
+	if engine.Full == nil {
+		return nil, &SchemaError{Location: "#", Reason: "the full JSON Schema engine is not in this program: import github.com/mcpvalidate/mcpvalidate/guard/fullengine"}
+	}
 	if err := hugeNumber(tree, ""); err != nil {
 		return nil, err
 	}
@@ -77,107 +67,28 @@ func compileFull(schema []byte, tree any, cfg config) (check func(args []byte, l
 			check, err = nil, &SchemaError{Location: "#", Reason: fmt.Sprintf("the full JSON Schema engine failed on the schema: %v", r)}
 		}
 	}()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		return nil, &SchemaError{Location: "#", Reason: "not valid JSON: " + err.Error()}
+	var dialect any
+	if o, ok := tree.(*schemaObject); ok {
+		dialect = o.member("$schema")
 	}
-	if root, ok := doc.(map[string]any); ok && refOverridesDrafts6And7(root["$schema"]) {
-		dropRefSiblings(root)
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noRemote{})
-	c.DefaultDraft(jsonschema.Draft2020)
-	if cfg.assertFormat {
-		c.AssertFormat()
-	}
-	// The engine compiles the schema's patterns with its regexp engine, and checks the
-	// "regex" format with it when validating: there only the verdict is needed, which
-	// regex.Valid gives in linear time.
-	compiled := false
-	c.UseRegexpEngine(func(s string) (jsonschema.Regexp, error) {
-		if !compiled {
-			return regexp.Compile(s)
-		}
-		if !regex.Valid(s) {
-			return nil, errNotRegex
-		}
-		return nil, nil
-	})
-	if err := c.AddResource(fullURL, doc); err != nil {
+	sch, err := engine.Full(schema, engine.Options{AssertFormat: cfg.assertFormat, DropRefSiblings: refOverridesDrafts6And7(dialect)})
+	var cycle *engine.CycleError
+	switch {
+	case errors.As(err, &cycle):
+		return nil, &SchemaError{Location: cycle.Location, Reason: "$ref loops back to this schema without descending into the arguments; validation would never end"}
+	case err != nil:
 		return nil, &SchemaError{Location: "#", Reason: err.Error()}
-	}
-	sch, err := c.Compile(fullURL)
-	if err != nil {
-		return nil, &SchemaError{Location: "#", Reason: "the full JSON Schema engine refuses the schema: " + err.Error()}
-	}
-	compiled = true
-	// The engine finds $ref loops that never descend (through $anchor, $dynamicRef or
-	// $recursiveRef) only when it meets them. Values of every type meet any loop at the root.
-	for _, probe := range []any{nil, true, json.Number("0"), "", []any{}, map[string]any{}} {
-		if loc, ok := refCycle(sch.Validate(probe)); ok {
-			return nil, &SchemaError{Location: loc, Reason: "$ref loops back to this schema without descending into the arguments; validation would never end"}
-		}
 	}
 	return (&fullEngine{schema: sch, tree: tree}).validate, nil
 }
 
 // refOverridesDrafts6And7 reports whether the dialect $schema names is draft-06 or
 // draft-07: there a $ref overrides the keywords beside it, and the engine applies those
-// the two drafts added (refSiblings) all the same.
+// the two drafts added all the same.
 func refOverridesDrafts6And7(schema any) bool {
 	uri, _ := schema.(string)
 	d, ok := dialectOf(uri)
 	return ok && (d == draft6 || d == draft7)
-}
-
-// refSiblings are the keywords draft-06 and draft-07 added, which the engine applies
-// beside a $ref; it ignores those of draft-04 there, as the drafts say of every keyword.
-var refSiblings = []string{"const", "contains", "propertyNames", "if", "then", "else"}
-
-// dropRefSiblings deletes refSiblings beside every $ref in the draft-06 or draft-07
-// schema v, where the drafts ignore them: schemas are found where those drafts put them.
-func dropRefSiblings(v any) {
-	switch v := v.(type) {
-	case []any: // items, allOf, anyOf, oneOf
-		for _, s := range v {
-			dropRefSiblings(s)
-		}
-	case map[string]any:
-		if _, ok := v["$ref"]; ok {
-			for _, k := range refSiblings {
-				delete(v, k)
-			}
-		}
-		for _, k := range []string{"items", "additionalItems", "additionalProperties", "contains", "not",
-			"propertyNames", "if", "then", "else", "allOf", "anyOf", "oneOf"} {
-			dropRefSiblings(v[k])
-		}
-		for _, k := range []string{"properties", "patternProperties", "definitions", "dependencies"} {
-			if m, ok := v[k].(map[string]any); ok {
-				for _, s := range m {
-					dropRefSiblings(s)
-				}
-			}
-		}
-	}
-}
-
-// refCycle finds a $ref loop in the engine's error tree.
-func refCycle(err error) (string, bool) {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return "", false
-	}
-	if rc, ok := ve.ErrorKind.(*kind.RefCycle); ok {
-		_, frag, _ := strings.Cut(rc.KeywordLocation1, "#")
-		return "#" + frag, true
-	}
-	for _, c := range ve.Causes {
-		if loc, ok := refCycle(c); ok {
-			return loc, true
-		}
-	}
-	return "", false
 }
 
 // validate runs the engine on args, which the scanner has found well-formed. Its cost
@@ -186,16 +97,15 @@ func refCycle(err error) (string, bool) {
 // one walk over args, and only the limit first become Violations.
 func (f *fullEngine) validate(args []byte, limit int) []Violation {
 	doc := decode(args)
-	err := f.run(doc)
-	if err == errEngineFailed {
+	failure, panicked := f.schema.Validate(doc)
+	if panicked {
 		return []Violation{{Kind: KindOther, Detail: "the full JSON Schema engine failed on these arguments"}}
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
+	if failure == nil {
 		return nil
 	}
 	r := &findings{next: map[step]int32{}, containers: 1, doc: doc}
-	r.collect(ve, 0, 0)
+	r.collect(failure, 0, 0)
 	for i := range r.found {
 		r.found[i].seq = int32(i)
 	}
@@ -286,17 +196,6 @@ func (d *decoder) token(t str) string {
 	return string(t.text(d.c.data, &d.c.buf))
 }
 
-var errEngineFailed = errors.New("the full engine panicked")
-
-func (f *fullEngine) run(doc any) (err error) {
-	defer func() {
-		if recover() != nil {
-			err = errEngineFailed
-		}
-	}()
-	return f.schema.Validate(doc)
-}
-
 // findings gathers the engine's failures and where they stand in the arguments.
 type findings struct {
 	doc    any    // the decoded arguments
@@ -319,7 +218,7 @@ type step struct {
 // several members (missing, undeclared), which one. It is about the member or item token
 // of container place, or about place itself when it has no token.
 type finding struct {
-	err   *jsonschema.ValidationError
+	err   *engine.Failure
 	item  int32 // index into the error's member names, or -1
 	place int32
 	seq   int32 // order in the engine's tree, which breaks ties
@@ -327,15 +226,13 @@ type finding struct {
 }
 
 func (f *finding) token() (string, bool) {
-	switch k := f.err.ErrorKind.(type) {
-	case *kind.Required, *kind.DependentRequired, *kind.Dependency:
+	switch f.err.Kind {
+	case engine.Required, engine.DependentRequired, engine.Dependency:
 		return "", false
-	case *kind.AdditionalProperties:
-		return k.Properties[f.item], true
-	case *kind.AdditionalItems:
+	case engine.AdditionalProperties, engine.PropertyNames:
+		return f.err.Names[f.item], true
+	case engine.AdditionalItems:
 		return strconv.Itoa(int(f.item)), true
-	case *kind.PropertyNames:
-		return k.Property, true
 	}
 	loc := f.err.InstanceLocation
 	if len(loc) == 0 {
@@ -369,14 +266,14 @@ func grown[S ~[]E, E any](s S) S {
 	return t
 }
 
-func (r *findings) add(e *jsonschema.ValidationError, item int, c int32) {
+func (r *findings) add(e *engine.Failure, item int, c int32) {
 	r.found = append(grown(r.found), finding{err: e, item: int32(item), place: c})
 }
 
 // collect gathers the failures under e. The first depth tokens of its location lead to
 // container base. Where the engine explains a failed anyOf or oneOf by every alternative,
 // only the alternative with the fewest failures is kept.
-func (r *findings) collect(e *jsonschema.ValidationError, base int32, depth int) {
+func (r *findings) collect(e *engine.Failure, base int32, depth int) {
 	loc := e.InstanceLocation
 	if len(loc) < depth {
 		base, depth = 0, 0
@@ -388,13 +285,13 @@ func (r *findings) collect(e *jsonschema.ValidationError, base int32, depth int)
 		outer, outerDepth = r.at(base, loc[depth:len(loc)-1]), len(loc)-1
 	}
 	here := func() int32 { return r.at(base, loc[depth:]) }
-	switch k := e.ErrorKind.(type) {
-	case *kind.Group, *kind.Schema, *kind.Reference, *kind.AllOf:
+	switch e.Kind {
+	case engine.Group:
 		for _, cause := range e.Causes {
 			r.collect(cause, outer, outerDepth)
 		}
-	case *kind.AnyOf, *kind.OneOf:
-		if o, ok := k.(*kind.OneOf); ok && len(o.Subschemas) > 1 {
+	case engine.AnyOf, engine.OneOf:
+		if len(e.Indexes) > 1 {
 			r.add(e, -1, outer)
 			break
 		}
@@ -417,29 +314,23 @@ func (r *findings) collect(e *jsonschema.ValidationError, base int32, depth int)
 		if best < 0 {
 			r.add(e, -1, outer)
 		}
-	case *kind.Required:
-		r.addEach(e, len(k.Missing), here())
-	case *kind.DependentRequired:
-		r.addEach(e, len(k.Missing), here())
-	case *kind.Dependency:
-		r.addEach(e, len(k.Missing), here())
-	case *kind.AdditionalProperties:
-		r.addEach(e, len(k.Properties), here())
-	case *kind.AdditionalItems:
+	case engine.Required, engine.DependentRequired, engine.Dependency, engine.AdditionalProperties:
+		r.addEach(e, len(e.Names), here())
+	case engine.AdditionalItems:
 		// One failure of the array: one finding per item beyond those allowed.
 		_, v := instancePath(loc, r.doc)
 		arr, _ := v.([]any)
-		for i := len(arr) - k.Count; i < len(arr); i++ {
+		for i := len(arr) - e.N; i < len(arr); i++ {
 			r.add(e, i, here())
 		}
-	case *kind.PropertyNames:
+	case engine.PropertyNames:
 		r.add(e, 0, here())
 	default:
 		r.add(e, -1, outer)
 	}
 }
 
-func (r *findings) addEach(e *jsonschema.ValidationError, n int, c int32) {
+func (r *findings) addEach(e *engine.Failure, n int, c int32) {
 	for i := range n {
 		r.add(e, i, c)
 	}
@@ -564,7 +455,7 @@ func (f *finding) depth() int {
 // names, or nil when it is not a place in the document itself (a metaschema the engine
 // knows; it gives the places of subschemas under an $id from the document's root).
 func schemaAt(tree any, schemaURL string) *schemaObject {
-	ptr, ok := strings.CutPrefix(schemaURL, fullURL+"#")
+	ptr, ok := strings.CutPrefix(schemaURL, engine.URL+"#")
 	if !ok {
 		return nil
 	}
@@ -579,10 +470,7 @@ func (f *finding) violation(doc, tree any) Violation {
 	e := f.err
 	path, value := instancePath(e.InstanceLocation, doc)
 	m := &mapping{f: f, tree: tree, o: schemaAt(tree, e.SchemaURL), refused: value}
-	v := Violation{Kind: KindOther, Path: path}
-	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
-		v.Keyword = kp[len(kp)-1]
-	}
+	v := Violation{Kind: KindOther, Path: path, Keyword: e.Keyword}
 	if !m.object(&v) && !m.array(&v) && !m.value(&v) && !m.text(&v) && !m.number(&v) && !m.applicator(&v) {
 		v.Detail = "does not satisfy the schema's " + strconv.Quote(v.Keyword) + " keyword"
 	}
@@ -606,23 +494,23 @@ func withName(path Path, name string) Path {
 // object maps required, dependencies, additionalProperties, propertyNames and the
 // member counts.
 func (m *mapping) object(v *Violation) bool {
-	switch k := m.f.err.ErrorKind.(type) {
-	case *kind.Required:
-		v.Kind, v.Path = KindRequired, withName(v.Path, k.Missing[m.f.item])
-	case *kind.DependentRequired:
-		v.Kind, v.Keyword, v.Name = KindDependentRequired, "dependentRequired", k.Prop
-		v.Path = withName(v.Path, k.Missing[m.f.item])
-	case *kind.Dependency:
-		v.Kind, v.Keyword, v.Name = KindDependentRequired, "dependencies", k.Prop
-		v.Path = withName(v.Path, k.Missing[m.f.item])
-	case *kind.AdditionalProperties:
-		v.Kind, v.Path = KindAdditional, withName(v.Path, k.Properties[m.f.item])
-	case *kind.PropertyNames:
-		v.Detail, v.Path = namesDetail, withName(v.Path, k.Property)
-	case *kind.MinProperties:
-		v.Kind, v.Limit = KindMinProperties, strconv.Itoa(k.Want)
-	case *kind.MaxProperties:
-		v.Kind, v.Limit = KindMaxProperties, strconv.Itoa(k.Want)
+	switch e := m.f.err; e.Kind {
+	case engine.Required:
+		v.Kind, v.Path = KindRequired, withName(v.Path, e.Names[m.f.item])
+	case engine.DependentRequired:
+		v.Kind, v.Keyword, v.Name = KindDependentRequired, "dependentRequired", e.Prop
+		v.Path = withName(v.Path, e.Names[m.f.item])
+	case engine.Dependency:
+		v.Kind, v.Keyword, v.Name = KindDependentRequired, "dependencies", e.Prop
+		v.Path = withName(v.Path, e.Names[m.f.item])
+	case engine.AdditionalProperties:
+		v.Kind, v.Path = KindAdditional, withName(v.Path, e.Names[m.f.item])
+	case engine.PropertyNames:
+		v.Detail, v.Path = namesDetail, withName(v.Path, e.Names[0])
+	case engine.MinProperties:
+		v.Kind, v.Limit = KindMinProperties, strconv.Itoa(e.N)
+	case engine.MaxProperties:
+		v.Kind, v.Limit = KindMaxProperties, strconv.Itoa(e.N)
 	default:
 		return false
 	}
@@ -631,23 +519,23 @@ func (m *mapping) object(v *Violation) bool {
 
 // array maps the item counts, uniqueItems, additionalItems and contains.
 func (m *mapping) array(v *Violation) bool {
-	switch k := m.f.err.ErrorKind.(type) {
-	case *kind.MinItems:
-		v.Kind, v.Limit = KindMinItems, strconv.Itoa(k.Want)
-	case *kind.MaxItems:
-		v.Kind, v.Limit = KindMaxItems, strconv.Itoa(k.Want)
-	case *kind.UniqueItems:
-		v.Kind, v.Indexes = KindUniqueItems, []int{k.Duplicates[0], k.Duplicates[1]}
-	case *kind.AdditionalItems:
+	switch e := m.f.err; e.Kind {
+	case engine.MinItems:
+		v.Kind, v.Limit = KindMinItems, strconv.Itoa(e.N)
+	case engine.MaxItems:
+		v.Kind, v.Limit = KindMaxItems, strconv.Itoa(e.N)
+	case engine.UniqueItems:
+		v.Kind, v.Indexes = KindUniqueItems, []int{e.Indexes[0], e.Indexes[1]}
+	case engine.AdditionalItems:
 		arr, _ := m.refused.([]any)
-		v.Kind, v.Limit = KindAdditionalItem, strconv.Itoa(len(arr)-k.Count)
+		v.Kind, v.Limit = KindAdditionalItem, strconv.Itoa(len(arr)-e.N)
 		v.Path = append(v.Path, PathElem{Index: int(m.f.item), IsIndex: true})
-	case *kind.Contains:
+	case engine.Contains:
 		v.Detail = containsViolation(v.Keyword, 1).Detail
-	case *kind.MinContains:
-		v.Detail = containsViolation(v.Keyword, k.Want).Detail
-	case *kind.MaxContains:
-		v.Detail = containsViolation(v.Keyword, k.Want).Detail
+	case engine.MinContains:
+		v.Detail = containsViolation(v.Keyword, e.N).Detail
+	case engine.MaxContains:
+		v.Detail = containsViolation(v.Keyword, e.N).Detail
 	default:
 		return false
 	}
@@ -656,19 +544,19 @@ func (m *mapping) array(v *Violation) bool {
 
 // value maps type, enum and const.
 func (m *mapping) value(v *Violation) bool {
-	switch k := m.f.err.ErrorKind.(type) {
-	case *kind.Type:
-		v.Kind, v.Types, v.Got = KindType, k.Want, jsonTypeOf(m.refused) // the engine's Got does not tell whole numbers apart
+	switch e := m.f.err; e.Kind {
+	case engine.Type:
+		v.Kind, v.Types, v.Got = KindType, e.Types, jsonTypeOf(m.refused) // the engine's Got does not tell whole numbers apart
 		if names := typeNames(m.o.member("type")); names != nil {
 			v.Types = names
 		}
-	case *kind.Enum:
-		v.Kind, v.Values = KindEnum, texts(k.Want...)
+	case engine.Enum:
+		v.Kind, v.Values = KindEnum, texts(e.Values...)
 		if list, ok := m.o.member("enum").([]any); ok {
 			v.Values = schemaTexts(list)
 		}
-	case *kind.Const:
-		v.Kind, v.Values = KindConst, texts(k.Want)
+	case engine.Const:
+		v.Kind, v.Values = KindConst, texts(e.Values...)
 		if c, ok := m.o.get("const"); ok {
 			v.Values = []string{jsonText(c)}
 		}
@@ -680,15 +568,15 @@ func (m *mapping) value(v *Violation) bool {
 
 // text maps minLength, maxLength, pattern and format.
 func (m *mapping) text(v *Violation) bool {
-	switch k := m.f.err.ErrorKind.(type) {
-	case *kind.MinLength:
-		v.Kind, v.Limit = KindMinLength, strconv.Itoa(k.Want)
-	case *kind.MaxLength:
-		v.Kind, v.Limit = KindMaxLength, strconv.Itoa(k.Want)
-	case *kind.Pattern:
-		v.Kind, v.Limit = KindPattern, k.Want
-	case *kind.Format:
-		v.Kind, v.Limit = KindFormat, k.Want
+	switch e := m.f.err; e.Kind {
+	case engine.MinLength:
+		v.Kind, v.Limit = KindMinLength, strconv.Itoa(e.N)
+	case engine.MaxLength:
+		v.Kind, v.Limit = KindMaxLength, strconv.Itoa(e.N)
+	case engine.Pattern:
+		v.Kind, v.Limit = KindPattern, e.Text
+	case engine.Format:
+		v.Kind, v.Limit = KindFormat, e.Text
 	default:
 		return false
 	}
@@ -697,22 +585,21 @@ func (m *mapping) text(v *Violation) bool {
 
 // number maps minimum, maximum, their exclusive bounds and multipleOf.
 func (m *mapping) number(v *Violation) bool {
-	var want *big.Rat
-	switch k := m.f.err.ErrorKind.(type) {
-	case *kind.Minimum:
-		v.Kind, want = KindMinimum, k.Want
-	case *kind.Maximum:
-		v.Kind, want = KindMaximum, k.Want
-	case *kind.ExclusiveMinimum:
-		v.Kind, want = KindExclusiveMinimum, k.Want
-	case *kind.ExclusiveMaximum:
-		v.Kind, want = KindExclusiveMaximum, k.Want
-	case *kind.MultipleOf:
-		v.Kind, want = KindMultipleOf, k.Want
+	switch m.f.err.Kind {
+	case engine.Minimum:
+		v.Kind = KindMinimum
+	case engine.Maximum:
+		v.Kind = KindMaximum
+	case engine.ExclusiveMinimum:
+		v.Kind = KindExclusiveMinimum
+	case engine.ExclusiveMaximum:
+		v.Kind = KindExclusiveMaximum
+	case engine.MultipleOf:
+		v.Kind = KindMultipleOf
 	default:
 		return false
 	}
-	v.Limit = m.bound(v.Keyword, want)
+	v.Limit = m.bound(v.Keyword, m.f.err.Bound)
 	return true
 }
 
@@ -736,19 +623,19 @@ func (m *mapping) bound(keyword string, want *big.Rat) string {
 
 // applicator maps the failures of anyOf, oneOf, not, false schemas and $ref loops.
 func (m *mapping) applicator(v *Violation) bool {
-	switch k := m.f.err.ErrorKind.(type) {
-	case *kind.AnyOf:
+	switch e := m.f.err; e.Kind {
+	case engine.AnyOf:
 		v.Kind = KindNoMatch
-	case *kind.OneOf:
+	case engine.OneOf:
 		v.Kind = KindNoMatch
-		if len(k.Subschemas) > 1 {
-			v.Kind, v.Indexes = KindManyMatch, k.Subschemas
+		if len(e.Indexes) > 1 {
+			v.Kind, v.Indexes = KindManyMatch, e.Indexes
 		}
-	case *kind.Not:
+	case engine.Not:
 		m.not(v)
-	case *kind.FalseSchema:
+	case engine.FalseSchema:
 		m.falseSchema(v)
-	case *kind.RefCycle:
+	case engine.RefCycle:
 		v.Detail = "the schema loops here without descending into the arguments"
 	default:
 		return false
@@ -870,5 +757,3 @@ func ratText(r *big.Rat) string {
 	}
 	return r.RatString()
 }
-
-var errNotRegex = errors.New("not a regular expression Go compiles")

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	_ "github.com/mcpvalidate/mcpvalidate/guard/fullengine" // WithFullEngine, in every test of the package
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/engine"
 )
 
 // memberPath is the path through the members named, from the outside in.
@@ -192,17 +192,18 @@ func TestFullEngineFallback(t *testing.T) {
 // which it asserts only when told to).
 func TestFullEngineUnproducedKinds(t *testing.T) {
 	cases := []struct {
-		kind jsonschema.ErrorKind
-		want Violation
+		failure engine.Failure
+		want    Violation
 	}{
-		{&kind.AnyOf{}, Violation{Kind: KindNoMatch, Keyword: "anyOf"}},
-		{&kind.OneOf{}, Violation{Kind: KindNoMatch, Keyword: "oneOf"}},
-		{&kind.ContentEncoding{Want: "base64"}, Violation{Kind: KindOther, Keyword: "contentEncoding", Detail: `does not satisfy the schema's "contentEncoding" keyword`}},
+		{engine.Failure{Kind: engine.AnyOf, Keyword: "anyOf"}, Violation{Kind: KindNoMatch, Keyword: "anyOf"}},
+		{engine.Failure{Kind: engine.OneOf, Keyword: "oneOf"}, Violation{Kind: KindNoMatch, Keyword: "oneOf"}},
+		{engine.Failure{Kind: engine.Other, Keyword: "contentEncoding"}, Violation{Kind: KindOther, Keyword: "contentEncoding", Detail: `does not satisfy the schema's "contentEncoding" keyword`}},
 	}
 	for _, c := range cases {
-		f := &finding{err: &jsonschema.ValidationError{SchemaURL: fullURL + "#", ErrorKind: c.kind}, item: -1}
+		c.failure.SchemaURL = engine.URL + "#"
+		f := &finding{err: &c.failure, item: -1}
 		if got := f.violation(nil, nil); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%T: got %+v, want %+v", c.kind, got, c.want)
+			t.Errorf("%s: got %+v, want %+v", c.failure.Keyword, got, c.want)
 		}
 	}
 }

@@ -85,7 +85,9 @@ func Join(opts ...Option) Option {
 // there to compare the two engines, and as a way around a fault of the subset until it is
 // fixed.
 //
-// The engine is linked into a program only where the program calls WithFullEngine.
+// The engine is linked only into a program that imports package
+// [github.com/mcpvalidate/mcpvalidate/guard/fullengine]; elsewhere Compile fails under
+// WithFullEngine with a *SchemaError that says so.
 func WithFullEngine() CompileOption { return func(c *config) { c.fullEngine = compileFull } }
 
 // WithFormatAssertion makes "format" an assertion rather than an annotation: date-time,
