@@ -14,7 +14,7 @@ import (
 
 // limitPackages are the packages docs/limits.md covers, by the name its rows give them.
 var limitPackages = map[string]string{
-	"mcpvalidate": ".", "gosdk": "gosdk", "guard": "guard", "proxy": "proxy",
+	"mcpvalidate": ".", "gosdk": "gosdk", "guard": "guard", "proxy": "guard/proxy",
 	"mcpvalidateotel": "otel", "report": "cmd/mcpvalidate",
 }
 

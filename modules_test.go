@@ -49,9 +49,9 @@ func main() {
 	mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil).AddTool(tool, gosdk.New().Handler(tool, nil))
 }
 `, "github.com/modelcontextprotocol/go-sdk@v1.7.0", []string{"github.com/mark3labs/mcp-go"}},
-		{"proxy", "github.com/mcpvalidate/mcpvalidate/proxy", `package main
+		{"proxy", "github.com/mcpvalidate/mcpvalidate/guard", `package main
 
-import "github.com/mcpvalidate/mcpvalidate/proxy"
+import "github.com/mcpvalidate/mcpvalidate/guard/proxy"
 
 func main() { _, _ = proxy.New(proxy.Options{}) }
 `, "github.com/mcpvalidate/mcpvalidate/guard@v0.0.0", []string{"github.com/mark3labs/mcp-go", "github.com/modelcontextprotocol/go-sdk"}},

@@ -7,7 +7,6 @@ require (
 	github.com/mcpvalidate/mcpvalidate v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/gosdk v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
-	github.com/mcpvalidate/mcpvalidate/proxy v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
@@ -32,6 +31,5 @@ replace github.com/mcpvalidate/mcpvalidate/gosdk => ../gosdk
 
 replace github.com/mcpvalidate/mcpvalidate => ..
 
-replace github.com/mcpvalidate/mcpvalidate/proxy => ../proxy
 
 replace github.com/mcpvalidate/mcpvalidate/otel => ../otel

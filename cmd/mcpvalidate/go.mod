@@ -5,7 +5,6 @@ go 1.25.5
 require (
 	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/otel v0.0.0-00010101000000-000000000000
-	github.com/mcpvalidate/mcpvalidate/proxy v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.24.1
 	github.com/prometheus/common v0.70.1
 	go.opentelemetry.io/otel v1.46.0
@@ -31,7 +30,6 @@ require (
 	github.com/prometheus/client_model v0.6.2 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.46.0 // indirect
 	go.opentelemetry.io/otel/metric v1.46.0 // indirect
@@ -46,7 +44,5 @@ require (
 replace github.com/mcpvalidate/mcpvalidate => ../..
 
 replace github.com/mcpvalidate/mcpvalidate/guard => ../../guard
-
-replace github.com/mcpvalidate/mcpvalidate/proxy => ../../proxy
 
 replace github.com/mcpvalidate/mcpvalidate/otel => ../../otel

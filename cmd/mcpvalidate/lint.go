@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpvalidate/mcpvalidate/guard"
-	"github.com/mcpvalidate/mcpvalidate/proxy"
+	"github.com/mcpvalidate/mcpvalidate/guard/proxy"
 )
 
 func lint(fs *flag.FlagSet) action {

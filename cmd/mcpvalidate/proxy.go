@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpvalidate/mcpvalidate/guard"
-	"github.com/mcpvalidate/mcpvalidate/proxy"
+	"github.com/mcpvalidate/mcpvalidate/guard/proxy"
 )
 
 // guardFlags are the flags of the checks, shared by proxy and intercept.

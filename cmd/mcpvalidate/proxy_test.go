@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpvalidate/mcpvalidate/proxy"
+	"github.com/mcpvalidate/mcpvalidate/guard/proxy"
 )
 
 // serverRole makes the test binary a scripted MCP server over stdio.

@@ -27,8 +27,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	oteltrace "go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpvalidate/mcpvalidate/guard/proxy"
 	mcpvalidateotel "github.com/mcpvalidate/mcpvalidate/otel"
-	"github.com/mcpvalidate/mcpvalidate/proxy"
 )
 
 // telemetryFlags are the flags of the metrics, shared by proxy and intercept.

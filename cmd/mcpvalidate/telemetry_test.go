@@ -40,13 +40,13 @@ func init() {
 	}
 }
 
-// rawServer builds proxy/interop/testdata/rawserver, an MCP server on go-sdk whose tools validate
+// rawServer builds guard/proxy/interop/testdata/rawserver, an MCP server on go-sdk whose tools validate
 // nothing, into a temporary directory, and returns its path.
 func rawServer(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "rawserver")
 	build := exec.Command("go", "build", "-o", path, "./testdata/rawserver")
-	build.Dir = filepath.Join("..", "..", "proxy", "interop")
+	build.Dir = filepath.Join("..", "..", "guard", "proxy", "interop")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building rawserver: %v\n%s", err, out)
 	}

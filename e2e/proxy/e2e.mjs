@@ -25,9 +25,9 @@
 // (under the 2025-11-25 tasks the client reads any result as the task it asked for), and
 // over HTTP never reaches the server; a valid one makes its task and gets its result. (The
 // SDK and server-everything speak 2025-11-25 at most; the proxy's answers to 2026-07-28
-// are tested in Go, proxy/guard_test.go.)
+// are tested in Go, guard/proxy/guard_test.go.)
 //
-// Then over streamable HTTP on 127.0.0.1: the Go test server of proxy/interop/testdata/rawserver
+// Then over streamable HTTP on 127.0.0.1: the Go test server of guard/proxy/interop/testdata/rawserver
 // (go-sdk, raw tools that validate nothing and count their calls), direct and through
 // `mcpvalidate proxy -upstream URL -listen 127.0.0.1:0`, with the same checks, and the
 // server's own count showing that only the valid calls ran.

@@ -1,7 +1,7 @@
 // Command api writes the exported API of Go packages as text, one line a name, sorted, in
 // the form of Go's own api/go1.*.txt files, so that a change to it reads as a diff:
 //
-//	go run ./internal/cmd/api github.com/mcpvalidate/mcpvalidate/proxy
+//	go run ./internal/cmd/api github.com/mcpvalidate/mcpvalidate/guard/proxy
 //
 //	pkg proxy, const DefaultMaxMessage = 67108864
 //	pkg proxy, func New(Options) (*Proxy, error)

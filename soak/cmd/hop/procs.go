@@ -26,7 +26,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/mcpvalidate/mcpvalidate/proxy"
+	"github.com/mcpvalidate/mcpvalidate/guard/proxy"
 )
 
 // roleArg, first on a command line, makes this program one of the fleet's servers.
@@ -295,7 +295,7 @@ func serveRole(role string, args []string) error {
 }
 
 // upstreamTransport is the reverse proxy's way to the server: net/http's default
-// transport keeping 256 idle connections, as mcpvalidate proxy's does (proxy/http.go),
+// transport keeping 256 idle connections, as mcpvalidate proxy's does (guard/proxy/http.go),
 // with no bound on all hosts' idle connections. (Under the default bound of 100, more
 // than 100 requests at once make net/http close idle connections, and a bodiless answer,
 // such as a notification's 202, whose connection is closed so before the answer is

@@ -16,7 +16,7 @@ import (
 
 	"github.com/mcpvalidate/mcpvalidate/gosdk"
 	"github.com/mcpvalidate/mcpvalidate/guard"
-	"github.com/mcpvalidate/mcpvalidate/proxy"
+	"github.com/mcpvalidate/mcpvalidate/guard/proxy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpvalidate/mcpvalidate/proxy"
+	"github.com/mcpvalidate/mcpvalidate/guard/proxy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

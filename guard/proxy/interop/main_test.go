@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mcpvalidate/mcpvalidate/proxy"
+	"github.com/mcpvalidate/mcpvalidate/guard/proxy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

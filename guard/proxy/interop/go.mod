@@ -1,4 +1,4 @@
-module github.com/mcpvalidate/mcpvalidate/proxy/interop
+module github.com/mcpvalidate/mcpvalidate/guard/proxy/interop
 
 go 1.25.5
 
@@ -6,7 +6,6 @@ require (
 	github.com/mcpvalidate/mcpvalidate/gosdk v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/guard v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/otel v0.0.0-00010101000000-000000000000
-	github.com/mcpvalidate/mcpvalidate/proxy v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.opentelemetry.io/otel v1.46.0
 	go.opentelemetry.io/otel/sdk v1.46.0
@@ -19,7 +18,6 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
@@ -33,10 +31,8 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/mcpvalidate/mcpvalidate/gosdk => ../../gosdk
+replace github.com/mcpvalidate/mcpvalidate/gosdk => ../../../gosdk
 
-replace github.com/mcpvalidate/mcpvalidate/guard => ../../guard
+replace github.com/mcpvalidate/mcpvalidate/guard => ../..
 
-replace github.com/mcpvalidate/mcpvalidate/otel => ../../otel
-
-replace github.com/mcpvalidate/mcpvalidate/proxy => ..
+replace github.com/mcpvalidate/mcpvalidate/otel => ../../../otel

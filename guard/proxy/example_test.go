@@ -7,7 +7,7 @@ import (
 	"io"
 	"log"
 
-	"github.com/mcpvalidate/mcpvalidate/proxy"
+	"github.com/mcpvalidate/mcpvalidate/guard/proxy"
 )
 
 // A server on pipes, in front of which Serve checks calls: the call with valid arguments
