@@ -1,6 +1,9 @@
 package guard
 
-import "slices"
+import (
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
+	"slices"
+)
 
 // Applicators ($ref, allOf, anyOf, oneOf, not, if/then/else) look at a value more than
 // once: each re-scans the value's bytes from its start, in one of the modes report.go
@@ -176,7 +179,7 @@ func (s *state) refusesFirstMember(sub *node, start int) bool {
 	if sub == nil || sub.firstBytes == nil || start >= len(d) || d[start] != '{' {
 		return false
 	}
-	i := skipSpace(d, start+1)
+	i := jsontext.SkipSpace(d, start+1)
 	if i+1 >= len(d) || d[i] != '"' {
 		return false
 	}
@@ -485,7 +488,7 @@ func (s *state) pinned(sub *node, start, depth int) bool {
 		s.expect(':', "")
 		s.skipWS()
 		valueStart := s.pos
-		if i := sub.lookup(key.text(s.data, &s.buf)); i >= 0 {
+		if i := sub.lookup(key.Text(s.data, &s.buf)); i >= 0 {
 			p := sub.props[i].node
 			p = p.target()
 			if p != nil && (p.constant != nil || p.enum != nil) {

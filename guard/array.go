@@ -1,6 +1,9 @@
 package guard
 
-import "strconv"
+import (
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
+	"strconv"
+)
 
 // The explaining pass over an array: items in one scan, then the keywords on the whole
 // array.
@@ -86,7 +89,7 @@ func (s *state) elements(a *arrayScan) (ok, done bool) {
 			s.items = append(grown(s.items), s.idOf(itemStart))
 		}
 		a.count++
-		i := skipSpace(d, s.pos)
+		i := jsontext.SkipSpace(d, s.pos)
 		if i < len(d) && d[i] == ']' {
 			s.pos = i + 1
 			s.path = s.path[:top]
@@ -97,7 +100,7 @@ func (s *state) elements(a *arrayScan) (ok, done bool) {
 			s.syntax("expected ',' or ']' after an array item")
 			return false, false
 		}
-		s.pos = skipSpace(d, i+1)
+		s.pos = jsontext.SkipSpace(d, i+1)
 	}
 }
 

@@ -295,7 +295,7 @@ func (s *state) identify() uint32 {
 		return id
 	case '"':
 		t, _ := s.readString()
-		return e.scalar('"', t.text(s.data, &s.buf))
+		return e.scalar('"', t.Text(s.data, &s.buf))
 	case 't', 'f', 'n':
 		lit := s.data[start : start+len(literals[s.data[start]])]
 		s.pos += len(lit)
@@ -350,7 +350,7 @@ func (s *state) identifyObject() (id uint32, nested bool) {
 	mark := len(e.members)
 	for s.peek() != '}' {
 		t, _ := s.readString()
-		name := e.scalar('"', t.text(s.data, &s.buf))
+		name := e.scalar('"', t.Text(s.data, &s.buf))
 		s.peek()
 		s.pos++ // ':'
 		nested = nested || container[s.peek()]

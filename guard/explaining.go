@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"strconv"
 )
 
@@ -205,7 +206,7 @@ func (s *state) own(n *node, depth int) status {
 		}
 		return r
 	case tString:
-		tok, end, problem := scanString(s.data, s.pos)
+		tok, end, problem := jsontext.ScanString(s.data, s.pos)
 		s.pos = end
 		if problem != "" {
 			s.syntax(problem)
@@ -221,7 +222,7 @@ func (s *state) own(n *node, depth int) status {
 		return s.stringValue(n, tok)
 	case tNumber:
 		start := s.pos
-		end, whole, problem := scanNumber(s.data, start)
+		end, whole, problem := jsontext.ScanNumber(s.data, start)
 		s.pos = end
 		if problem != "" {
 			s.syntax(problem)
@@ -336,8 +337,8 @@ func (s *state) skip(t typeSet, depth int) bool {
 }
 
 // stringValue applies n's string keywords to the string token t.
-func (s *state) stringValue(n *node, t str) status {
-	return s.refuse(n, n.stringKind(t.text(s.data, &s.buf), !t.high && !t.escaped))
+func (s *state) stringValue(n *node, t jsontext.String) status {
+	return s.refuse(n, n.stringKind(t.Text(s.data, &s.buf), !t.High && !t.Escaped))
 }
 
 // stringKind returns the kind of the first string keyword of n that text fails, or 0.
@@ -470,7 +471,7 @@ func (s *state) multiple(x *numArg, m *bound) bool {
 	return s.exact(x).multipleOf(m, &s.divisor)
 }
 
-// runeCount counts the code points of valid UTF-8 (what str.text returns): every byte that
+// runeCount counts the code points of valid UTF-8 (what jsontext.String.Text returns): every byte that
 // does not continue a sequence starts one.
 func runeCount(b []byte) int {
 	n := 0
@@ -500,8 +501,8 @@ func (s *state) expect(c byte, detail string) bool {
 }
 
 // readString reads a string token starting at its opening quote.
-func (s *state) readString() (str, bool) {
-	t, end, problem := scanString(s.data, s.pos)
+func (s *state) readString() (jsontext.String, bool) {
+	t, end, problem := jsontext.ScanString(s.data, s.pos)
 	s.pos = end
 	if problem != "" {
 		s.syntax(problem)
@@ -513,7 +514,7 @@ func (s *state) readString() (str, bool) {
 // readNumber reads a number token and returns its literal.
 func (s *state) readNumber() ([]byte, bool) {
 	start := s.pos
-	end, _, problem := scanNumber(s.data, start)
+	end, _, problem := jsontext.ScanNumber(s.data, start)
 	s.pos = end
 	if problem != "" {
 		s.syntax(problem)

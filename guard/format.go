@@ -3,6 +3,7 @@ package guard
 import (
 	"strings"
 
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"github.com/mcpvalidate/mcpvalidate/guard/internal/regex"
 )
 
@@ -233,7 +234,7 @@ func isIPv6(s string) bool {
 	}
 	for groups < 8 {
 		n := 0
-		for n < len(s) && isHex(s[n]) {
+		for n < len(s) && jsontext.IsHex(s[n]) {
 			if n++; n > 4 {
 				return false
 			}
@@ -380,7 +381,7 @@ func isUUID(s string) bool {
 			if s[i] != '-' {
 				return false
 			}
-		} else if !isHex(s[i]) {
+		} else if !jsontext.IsHex(s[i]) {
 			return false
 		}
 	}
@@ -556,7 +557,7 @@ func schemeLen(s string) int {
 // validEscapes reports whether each % in s starts an escape of two hexadecimal digits.
 func validEscapes(s string) bool {
 	for i := strings.IndexByte(s, '%'); i >= 0; i = strings.IndexByte(s, '%') {
-		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		if i+2 >= len(s) || !jsontext.IsHex(s[i+1]) || !jsontext.IsHex(s[i+2]) {
 			return false
 		}
 		s = s[i+3:]
@@ -601,7 +602,7 @@ func validHost(host string) bool {
 		c := host[i]
 		switch {
 		case c == '%':
-			if i+2 >= len(host) || !isHex(host[i+1]) || !isHex(host[i+2]) || unhexByte(host[i+1]) < 8 && host[i:i+3] != "%25" {
+			if i+2 >= len(host) || !jsontext.IsHex(host[i+1]) || !jsontext.IsHex(host[i+2]) || unhexByte(host[i+1]) < 8 && host[i:i+3] != "%25" {
 				return false
 			}
 			i += 2

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpvalidate/mcpvalidate/guard/internal/engine"
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // The full engine (santhosh-tekuri/jsonschema, linked by importing package fullengine)
@@ -169,7 +170,7 @@ func (d *decoder) value() any {
 		}
 		return arr
 	case '"':
-		t, end, _ := scanString(s.data, s.pos)
+		t, end, _ := jsontext.ScanString(s.data, s.pos)
 		s.pos = end
 		return d.token(t)
 	case 't':
@@ -183,17 +184,17 @@ func (d *decoder) value() any {
 		return nil
 	}
 	start := s.pos
-	s.pos, _, _ = scanNumber(s.data, start)
+	s.pos, _, _ = jsontext.ScanNumber(s.data, start)
 	return json.Number(d.text[start:s.pos])
 }
 
 // token returns the decoded string token t: a slice of the one copy of the arguments when
 // it needs no decoding.
-func (d *decoder) token(t str) string {
-	if t.verbatim(d.c.data) {
-		return d.text[t.start:t.end]
+func (d *decoder) token(t jsontext.String) string {
+	if t.Verbatim(d.c.data) {
+		return d.text[t.Start:t.End]
 	}
-	return string(t.text(d.c.data, &d.c.buf))
+	return string(t.Text(d.c.data, &d.c.buf))
 }
 
 // findings gathers the engine's failures and where they stand in the arguments.
@@ -388,7 +389,7 @@ func (r *findings) walk(s *cursor, c int32) {
 	switch s.peek() {
 	case '{':
 		for name := range s.eachMember() {
-			r.walk(s, r.enter(c, own, name.text(s.data, &s.buf), s.pos))
+			r.walk(s, r.enter(c, own, name.Text(s.data, &s.buf), s.pos))
 		}
 	case '[':
 		for i := range s.eachItem() {

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"slices"
 	"strings"
 	"unicode"
@@ -159,7 +160,7 @@ func (h *hints) valueAt(p Path) (int, bool) {
 
 // valueAt returns where the value at p starts in args, which are well-formed.
 func valueAt(args []byte, p Path) (int, bool) {
-	i := skipSpace(args, 0)
+	i := jsontext.SkipSpace(args, 0)
 	for _, e := range p {
 		if i >= len(args) {
 			return 0, false
@@ -210,7 +211,7 @@ func eachMember(args []byte, i int, f func(name []byte, at int) bool) {
 	}
 	c := cursor{data: args, pos: i}
 	for key := range c.eachMember() {
-		if !f(key.text(args, &c.buf), c.pos) {
+		if !f(key.Text(args, &c.buf), c.pos) {
 			return
 		}
 		c.skipValue()
@@ -220,9 +221,9 @@ func eachMember(args []byte, i int, f func(name []byte, at int) bool) {
 // nearValue returns the allowed string (as its JSON text) that the string at the
 // arguments' byte at matches but for case and surrounding spaces, or "".
 func (h *hints) nearValue(at int, allowed []string) string {
-	t, _, _ := scanString(h.args, at)
+	t, _, _ := jsontext.ScanString(h.args, at)
 	var buf []byte
-	sent := string(bytes.TrimSpace(t.text(h.args, &buf)))
+	sent := string(bytes.TrimSpace(t.Text(h.args, &buf)))
 	runes := utf8.RuneCountInString(sent) // what case folding keeps
 	var decoded []byte
 	for _, a := range allowed[:min(len(allowed), nearValues)] {
@@ -234,7 +235,7 @@ func (h *hints) nearValue(at int, allowed []string) string {
 		}
 		text := a[1 : len(a)-1]
 		if strings.IndexByte(text, '\\') >= 0 {
-			decoded = decodeString([]byte(text), decoded[:0])
+			decoded = jsontext.DecodeString([]byte(text), decoded[:0])
 			text = string(decoded)
 		}
 		if strings.EqualFold(sent, text) {

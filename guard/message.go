@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // A Formatter renders one violation as one line of text for the model that made the call.
@@ -359,7 +361,7 @@ func renderValue(text string) string {
 	if !json.Valid([]byte(text)) {
 		return clip(text)
 	}
-	q := appendJSONString(nil, string(decodeString([]byte(text[1:len(text)-1]), nil)))
+	q := appendJSONString(nil, string(jsontext.DecodeString([]byte(text[1:len(text)-1]), nil)))
 	inner := strings.ReplaceAll(string(q[1:len(q)-1]), `\"`, `"`)
 	return "'" + clip(strings.ReplaceAll(inner, "'", `\'`)) + "'"
 }
@@ -368,7 +370,7 @@ func renderValue(text string) string {
 // in single quotes: printable ASCII but quotes and backslashes.
 func plainValue(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !plain[s[i]] || s[i] == '\'' {
+		if !jsontext.Plain(s[i]) || s[i] == '\'' {
 			return false
 		}
 	}

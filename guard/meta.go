@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // This file is the guard's room: a refusal's violations as data, for clients that act
@@ -177,7 +179,7 @@ func appendPointer(b []byte, p Path, most int) ([]byte, bool) {
 // a reader of the raw text sees which characters it holds.
 func appendVisibleText(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if !plain[s[i]] {
+		if !jsontext.Plain(s[i]) {
 			mark := len(b)
 			b = appendVisible(b, s)
 			return append(b[:mark], b[mark+1:len(b)-1]...) // without its quotes

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"encoding/json"
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"strconv"
 )
 
@@ -80,9 +81,9 @@ func enumMisses(args []byte, value any, vs []Violation) []enumMiss {
 func shownValue(args []byte, at int) string {
 	switch args[at] {
 	case '"':
-		t, _, _ := scanString(args, at)
+		t, _, _ := jsontext.ScanString(args, at)
 		var buf []byte
-		return string(appendQuotedName(nil, string(t.text(args, &buf))))
+		return string(appendQuotedName(nil, string(t.Text(args, &buf))))
 	case '{':
 		return "{…}"
 	case '[':

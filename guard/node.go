@@ -5,6 +5,8 @@ import (
 	"math"
 	"regexp/syntax"
 	"unsafe"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // A compiled schema, a node, and how validation moves through it: to the schema that
@@ -123,7 +125,7 @@ type prop struct {
 func newProp(name string, sub *node, slot int) prop {
 	p := prop{name: name, node: sub, slot: slot, reach: math.MaxInt}
 	for i := 0; i < len(name); i++ {
-		if !plain[name[i]] {
+		if !jsontext.Plain(name[i]) {
 			return p
 		}
 	}

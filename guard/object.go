@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"hash/maphash"
 	"slices"
 	"strconv"
@@ -63,7 +64,7 @@ type objectScan struct {
 // failure under quiet, stops it early.
 func (s *state) members(o *objectScan) (ok, done bool) {
 	d := s.data
-	i := skipSpace(d, s.pos)
+	i := jsontext.SkipSpace(d, s.pos)
 	if i < len(d) && d[i] == '}' {
 		s.pos = i + 1
 		return true, true
@@ -98,7 +99,7 @@ func (s *state) members(o *objectScan) (ok, done bool) {
 				return false, false
 			}
 		}
-		if i = skipSpace(d, s.pos); i < len(d) && d[i] == '}' {
+		if i = jsontext.SkipSpace(d, s.pos); i < len(d) && d[i] == '}' {
 			s.pos = i + 1
 			s.path = s.path[:top]
 			return ok, true
@@ -108,47 +109,47 @@ func (s *state) members(o *objectScan) (ok, done bool) {
 			s.syntax("expected ',' or '}' after an object member")
 			return false, false
 		}
-		i = skipSpace(d, i+1)
+		i = jsontext.SkipSpace(d, i+1)
 	}
 }
 
 // memberName reads the member name at d[i] and the colon after it, leaving s.pos at the
 // value. p is the property expected next if the name is its own.
-func (s *state) memberName(o *objectScan, i int) (key str, p *prop, ok bool) {
+func (s *state) memberName(o *objectScan, i int) (key jsontext.String, p *prop, ok bool) {
 	d := s.data
 	if i >= len(d) || d[i] != '"' {
 		s.pos = i
 		s.syntax("expected a member name in double quotes")
-		return str{}, nil, false
+		return jsontext.String{}, nil, false
 	}
 	var j int
 	p = o.n.expected(o.work, o.next)
 	if p != nil && p.at(d, i) {
 		// The common case, a declared member in schema order, needs no scan.
-		key, j = str{start: i + 1, end: i + len(p.quoted)}, i+1+len(p.quoted)
+		key, j = jsontext.String{Start: i + 1, End: i + len(p.quoted)}, i+1+len(p.quoted)
 	} else {
 		var problem string
-		if key, j, problem = scanString(d, i); problem != "" {
+		if key, j, problem = jsontext.ScanString(d, i); problem != "" {
 			s.pos = j
 			s.syntax(problem)
-			return str{}, nil, false
+			return jsontext.String{}, nil, false
 		}
-		if p != nil && (key.escaped || p.name != string(d[key.start:key.end])) {
+		if p != nil && (key.Escaped || p.name != string(d[key.Start:key.End])) {
 			p = nil
 		}
 	}
-	if i = skipSpace(d, j); i >= len(d) || d[i] != ':' {
+	if i = jsontext.SkipSpace(d, j); i >= len(d) || d[i] != ':' {
 		s.pos = i
 		s.syntax("expected ':' after a member name")
-		return str{}, nil, false
+		return jsontext.String{}, nil, false
 	}
-	s.pos = skipSpace(d, i+1)
+	s.pos = jsontext.SkipSpace(d, i+1)
 	return key, p, true
 }
 
 // declared validates the value of the member key, the first of its name, which is the
 // property p.
-func (s *state) declared(o *objectScan, p *prop, key str) bool {
+func (s *state) declared(o *objectScan, p *prop, key jsontext.String) bool {
 	o.seen.set(p.slot)
 	var ok bool
 	start := s.pos
@@ -158,7 +159,7 @@ func (s *state) declared(o *objectScan, p *prop, key str) bool {
 		ok = s.value(p.node, o.depth+1)
 	}
 	if len(o.n.patterns) > 0 && (ok || s.quiet == 0) && !s.abort {
-		ok = s.patterned(o.n, key, o.n.firstMatch(key.text(s.data, &s.buf), 0), start, o.depth) && ok
+		ok = s.patterned(o.n, key, o.n.firstMatch(key.Text(s.data, &s.buf), 0), start, o.depth) && ok
 	}
 	return ok
 }
@@ -202,9 +203,9 @@ func (s *state) closeObject(n *node, seen *bitset, members, mark int) bool {
 
 // member validates the value of the member key, when it is not the property expected
 // next; the path already names it.
-func (s *state) member(o *objectScan, key str) bool {
+func (s *state) member(o *objectScan, key jsontext.String) bool {
 	n, depth := o.n, o.depth
-	name := key.text(s.data, &s.buf)
+	name := key.Text(s.data, &s.buf)
 	idx := -1
 	if o.work {
 		idx = n.lookup(name)
@@ -261,7 +262,7 @@ func (s *state) member(o *objectScan, key str) bool {
 		start := s.pos
 		ok := s.value(n.patterns[matched].node, depth+1)
 		if (ok || s.quiet == 0) && !s.abort {
-			ok = s.patterned(n, key, n.firstMatch(key.text(s.data, &s.buf), matched+1), start, depth) && ok
+			ok = s.patterned(n, key, n.firstMatch(key.Text(s.data, &s.buf), matched+1), start, depth) && ok
 		}
 		return ok
 	}
@@ -271,9 +272,9 @@ func (s *state) member(o *objectScan, key str) bool {
 // patterned checks the member value at start, which a first pass has just scanned, again
 // against the schemas of n's patterns from i on (i < 0: none) that match the member name
 // key. It reports whether the value is valid against them; s.pos ends past the value.
-func (s *state) patterned(n *node, key str, i, start, depth int) bool {
+func (s *state) patterned(n *node, key jsontext.String, i, start, depth int) bool {
 	ok, end := true, s.pos
-	for ; i >= 0; i = n.firstMatch(key.text(s.data, &s.buf), i+1) {
+	for ; i >= 0; i = n.firstMatch(key.Text(s.data, &s.buf), i+1) {
 		s.jump(start)
 		if !s.value(n.patterns[i].node, depth+1) {
 			ok = false
@@ -311,14 +312,14 @@ func (s *state) refuseName(mark int) {
 
 // nameValid reports whether the member name key is valid against names, the schema of
 // propertyNames, as a string value; it records nothing. s.pos stays where it is.
-func (s *state) nameValid(names *node, key str, depth int) bool {
+func (s *state) nameValid(names *node, key jsontext.String, depth int) bool {
 	names = names.target()
 	switch {
 	case names == nil:
 		return true
 	case names.applicators:
 		at := s.pos
-		ok := s.test(names, key.start-1, depth) // the name's token is a string value
+		ok := s.test(names, key.Start-1, depth) // the name's token is a string value
 		s.jump(at)
 		return ok
 	case names.reject || names.types != 0 && names.types&tString == 0:
@@ -326,7 +327,7 @@ func (s *state) nameValid(names *node, key str, depth int) bool {
 	case names.stringCheck == anyString:
 		return true
 	}
-	return names.stringKind(key.text(s.data, &s.buf), !key.high && !key.escaped) == 0
+	return names.stringKind(key.Text(s.data, &s.buf), !key.High && !key.Escaped) == 0
 }
 
 // memberNames holds the undeclared member names of one object, and the declared ones
@@ -347,19 +348,19 @@ type memberKey struct {
 	hash          uint32 // of the decoded name, once the object has a table
 }
 
-func newMemberKey(t str) memberKey {
-	return memberKey{start: t.start, end: t.end, escaped: t.escaped, high: t.high}
+func newMemberKey(t jsontext.String) memberKey {
+	return memberKey{start: t.Start, end: t.End, escaped: t.Escaped, high: t.High}
 }
 
-func (k memberKey) token() str {
-	return str{start: k.start, end: k.end, escaped: k.escaped, high: k.high}
+func (k memberKey) token() jsontext.String {
+	return jsontext.String{Start: k.start, End: k.end, Escaped: k.escaped, High: k.high}
 }
 
 var nameSeed = maphash.MakeSeed()
 
 // find returns the index in s.keys of the earlier member of the object named key, or -1
 // after adding key to the object's names.
-func (s *state) find(key str, names *memberNames) int {
+func (s *state) find(key jsontext.String, names *memberNames) int {
 	const direct = 16
 	if names.size == 0 {
 		others := s.keys[names.start:]
@@ -396,8 +397,8 @@ func (s *state) find(key str, names *memberNames) int {
 }
 
 // nameHash hashes the decoded member name key.
-func (s *state) nameHash(key str) uint32 {
-	return uint32(maphash.Bytes(nameSeed, key.text(s.data, &s.buf)))
+func (s *state) nameHash(key jsontext.String) uint32 {
+	return uint32(maphash.Bytes(nameSeed, key.Text(s.data, &s.buf)))
 }
 
 // reindex builds the object's table anew with size slots. The object's table, if any, is
@@ -433,23 +434,23 @@ func (s *state) reindex(names *memberNames, size int) {
 // again; but every recording pass covers what it reaches in full, from left to right, and
 // a quiet pass that succeeds proves there is none, so a duplicate before the last one
 // recorded was recorded.
-func (s *state) duplicated(key str) {
+func (s *state) duplicated(key jsontext.String) {
 	if s.quiet == 0 && s.counting == 0 {
-		if key.start < s.recordedDup {
+		if key.Start < s.recordedDup {
 			return
 		}
-		s.recordedDup = key.start + 1
+		s.recordedDup = key.Start + 1
 	}
 	s.fail(Violation{Kind: KindDuplicate})
 }
 
-func (s *state) sameName(a, b str) bool {
-	if !a.escaped && !b.escaped && !a.high && !b.high {
-		return bytes.Equal(s.data[a.start:a.end], s.data[b.start:b.end])
+func (s *state) sameName(a, b jsontext.String) bool {
+	if !a.Escaped && !b.Escaped && !a.High && !b.High {
+		return bytes.Equal(s.data[a.Start:a.End], s.data[b.Start:b.End])
 	}
 	var other []byte
-	x := a.text(s.data, &other)
-	y := b.text(s.data, &s.buf)
+	x := a.Text(s.data, &other)
+	y := b.Text(s.data, &s.buf)
 	return bytes.Equal(x, y)
 }
 

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"maps"
 	"slices"
 	"unicode/utf8"
@@ -29,8 +30,8 @@ func (v *Validator) quickValid(args []byte) bool {
 		return false
 	}
 	q := quick{d: args, maxDepth: v.cfg.maxDepth}
-	i, ok := q.value(v.root, skipSpace(args, 0), 0)
-	return ok && skipSpace(args, i) == len(args)
+	i, ok := q.value(v.root, jsontext.SkipSpace(args, 0), 0)
+	return ok && jsontext.SkipSpace(args, i) == len(args)
 }
 
 // value checks the value at d[i], which is not space, and returns where it ends.
@@ -93,7 +94,7 @@ func (q *quick) nested(n *node, i, depth int) (int, bool) {
 	}
 	switch c := d[i]; {
 	case c == '"' && n.scalar&tString != 0:
-		e := plainRun(d, i+1)
+		e := jsontext.PlainRun(d, i+1)
 		if e >= len(d) || d[e] != '"' {
 			return q.str(n, i)
 		}
@@ -152,23 +153,23 @@ func booleanEnd(d []byte, i int) int {
 // str checks the string at d[i] against n (nil: any string).
 func (q *quick) str(n *node, i int) (int, bool) {
 	d := q.d
-	tok, end, problem := scanString(d, i)
-	if problem != "" || tok.escaped {
+	tok, end, problem := jsontext.ScanString(d, i)
+	if problem != "" || tok.Escaped {
 		return 0, false
 	}
 	if n == nil || n.stringCheck == anyString {
 		return end, true
 	}
-	text := d[tok.start:tok.end]
-	if tok.high && !utf8.Valid(text) {
+	text := d[tok.Start:tok.End]
+	if tok.High && !utf8.Valid(text) {
 		return 0, false
 	}
-	return end, n.stringKind(text, !tok.high) == 0
+	return end, n.stringKind(text, !tok.High) == 0
 }
 
 // number checks the number at d[i] against n (nil: any number).
 func (q *quick) number(n *node, i int) (int, bool) {
-	end, whole, problem := scanNumber(q.d, i)
+	end, whole, problem := jsontext.ScanNumber(q.d, i)
 	if problem != "" {
 		return 0, false
 	}
@@ -189,7 +190,7 @@ func (q *quick) alternative(n *node, i int) *node {
 	t := typeOfFirst(d[i])
 	first, j := -1, 0 // the first byte of the object's first member name at d[j], when it decides
 	if t == tObject {
-		if j = skipSpace(d, i+1); j+1 < len(d) && d[j] == '"' && d[j+1] >= ' ' && d[j+1] != '\\' {
+		if j = jsontext.SkipSpace(d, i+1); j+1 < len(d) && d[j] == '"' && d[j+1] >= ' ' && d[j+1] != '\\' {
 			first = int(d[j+1])
 		}
 	}
@@ -212,11 +213,11 @@ func (q *quick) alternative(n *node, i int) *node {
 	if first < 0 { // no member, or a first name that is escaped: nothing tells them apart
 		return nil
 	}
-	tok, _, problem := scanString(d, j)
-	if problem != "" || tok.escaped || tok.high {
+	tok, _, problem := jsontext.ScanString(d, j)
+	if problem != "" || tok.Escaped || tok.High {
 		return nil
 	}
-	name := d[tok.start:tok.end]
+	name := d[tok.Start:tok.End]
 	// Alternatives whose names begin alike: one that allows only its own members and does
 	// not declare the first member's name refuses the object.
 	only = nil
@@ -243,25 +244,25 @@ func (q *quick) tagged(n *node, i int) *node {
 	if d[i] != '{' {
 		return nil
 	}
-	for i = skipSpace(d, i+1); i < len(d) && d[i] == '"'; {
-		key, end, problem := scanString(d, i)
-		if problem != "" || key.escaped {
+	for i = jsontext.SkipSpace(d, i+1); i < len(d) && d[i] == '"'; {
+		key, end, problem := jsontext.ScanString(d, i)
+		if problem != "" || key.Escaped {
 			return nil
 		}
-		if i = skipSpace(d, end); i >= len(d) || d[i] != ':' {
+		if i = jsontext.SkipSpace(d, end); i >= len(d) || d[i] != ':' {
 			return nil
 		}
-		if i = skipSpace(d, i+1); i >= len(d) {
+		if i = jsontext.SkipSpace(d, i+1); i >= len(d) {
 			return nil
 		}
-		if string(d[key.start:key.end]) == n.tag {
+		if string(d[key.Start:key.End]) == n.tag {
 			return q.taggedBy(n, i)
 		}
 		switch typeOfFirst(d[i]) {
 		case tString:
-			_, i, problem = scanString(d, i)
+			_, i, problem = jsontext.ScanString(d, i)
 		case tNumber:
-			i, _, problem = scanNumber(d, i)
+			i, _, problem = jsontext.ScanNumber(d, i)
 		case tBoolean, tNull:
 			for i < len(d) && d[i] >= 'a' && d[i] <= 'z' {
 				i++
@@ -272,10 +273,10 @@ func (q *quick) tagged(n *node, i int) *node {
 		if problem != "" {
 			return nil
 		}
-		if i = skipSpace(d, i); i >= len(d) || d[i] != ',' {
+		if i = jsontext.SkipSpace(d, i); i >= len(d) || d[i] != ',' {
 			return nil
 		}
-		i = skipSpace(d, i+1)
+		i = jsontext.SkipSpace(d, i+1)
 	}
 	return nil
 }
@@ -286,11 +287,11 @@ func (q *quick) taggedBy(n *node, i int) *node {
 	if i >= len(d) || d[i] != '"' {
 		return nil
 	}
-	tok, _, problem := scanString(d, i)
-	if problem != "" || tok.escaped || tok.high {
+	tok, _, problem := jsontext.ScanString(d, i)
+	if problem != "" || tok.Escaped || tok.High {
 		return nil
 	}
-	text := d[tok.start:tok.end]
+	text := d[tok.Start:tok.End]
 	var only *node
 	for _, a := range n.union {
 		tag := a.props[a.lookup([]byte(n.tag))].node.target()
@@ -333,7 +334,7 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 	var seen uint64
 	next := 0      // the property expected next: members tend to come in schema order
 	extra := false // an undeclared member was met
-	if i = skipSpace(d, i+1); i < len(d) && d[i] == '}' {
+	if i = jsontext.SkipSpace(d, i+1); i < len(d) && d[i] == '}' {
 		return i + 1, n.requiredMask == 0
 	}
 	props := n.props
@@ -355,16 +356,16 @@ func (q *quick) object(n *node, i, depth int) (int, bool) {
 			seen |= bit
 		}
 		var ok bool
-		if i, ok = q.nested(sub, skipSpace(d, i), depth+1); !ok {
+		if i, ok = q.nested(sub, jsontext.SkipSpace(d, i), depth+1); !ok {
 			return 0, false
 		}
-		if i = skipSpace(d, i); i < len(d) && d[i] == '}' {
+		if i = jsontext.SkipSpace(d, i); i < len(d) && d[i] == '}' {
 			return i + 1, seen&n.requiredMask == n.requiredMask
 		}
 		if i >= len(d) || d[i] != ',' {
 			return 0, false
 		}
-		i = skipSpace(d, i+1)
+		i = jsontext.SkipSpace(d, i+1)
 	}
 }
 
@@ -377,21 +378,21 @@ func (q *quick) member(n *node, i int, next *int, extra *bool) (slot int, sub *n
 	if i >= len(q.d) || q.d[i] != '"' {
 		return 0, nil, -1
 	}
-	key, end, problem := scanString(q.d, i)
-	if problem != "" || key.escaped {
+	key, end, problem := jsontext.ScanString(q.d, i)
+	if problem != "" || key.Escaped {
 		return 0, nil, -1
 	}
-	if end = skipSpace(q.d, end); end >= len(q.d) || q.d[end] != ':' {
+	if end = jsontext.SkipSpace(q.d, end); end >= len(q.d) || q.d[end] != ':' {
 		return 0, nil, -1
 	}
 	end++
-	name := q.d[key.start:key.end]
+	name := q.d[key.Start:key.End]
 	if k := n.lookup(name); k >= 0 {
 		*next = k + 1
 		return n.props[k].slot, n.props[k].node, end
 	}
 	// Invalid UTF-8 decodes to U+FFFD, so such a name might still be a declared one.
-	if key.high || n.additional != nil || *extra {
+	if key.High || n.additional != nil || *extra {
 		return 0, nil, -1
 	}
 	if slot = n.slotOf(name); slot < 0 {
@@ -409,7 +410,7 @@ func (q *quick) array(n *node, i, depth int) (int, bool) {
 	count := 0
 	unique := n != nil && n.uniqueItem
 	var seen [maxQuickUnique][]byte // under uniqueItems, the items so far, each plain (plainItem)
-	if i = skipSpace(d, i+1); i < len(d) && d[i] == ']' {
+	if i = jsontext.SkipSpace(d, i+1); i < len(d) && d[i] == ']' {
 		i++
 	} else {
 		for {
@@ -426,14 +427,14 @@ func (q *quick) array(n *node, i, depth int) (int, bool) {
 				seen[count] = item
 			}
 			count++
-			if i = skipSpace(d, i); i < len(d) && d[i] == ']' {
+			if i = jsontext.SkipSpace(d, i); i < len(d) && d[i] == ']' {
 				i++
 				break
 			}
 			if i >= len(d) || d[i] != ',' {
 				return 0, false
 			}
-			i = skipSpace(d, i+1)
+			i = jsontext.SkipSpace(d, i+1)
 		}
 	}
 	return i, n == nil || count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)

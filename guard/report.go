@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"slices"
 	"strings"
 )
@@ -63,7 +64,7 @@ func (r *report) oversized(most int) bool {
 // seg is one step of the current path: a member name token or an array index. It holds
 // no pointer, so keeping the path costs no write barrier.
 type seg struct {
-	name  str
+	name  jsontext.String
 	index int // -1 for a member
 }
 
@@ -183,21 +184,21 @@ func (r *report) currentPath(name string, isMember bool) Path {
 // than to look up.
 func (r *report) segName(i int) string {
 	tok := r.path[i].name
-	long := tok.end-tok.start >= 64
-	if long && i < len(r.segNames) && r.segNames[i].start == tok.start {
+	long := tok.End-tok.Start >= 64
+	if long && i < len(r.segNames) && r.segNames[i].start == tok.Start {
 		return r.segNames[i].name
 	}
 	if r.names.Cap() == 0 {
 		r.names.Grow(16)
 	}
 	from := r.names.Len()
-	r.names.Write(tok.text(r.args, &r.text))
+	r.names.Write(tok.Text(r.args, &r.text))
 	name := r.names.String()[from:]
 	if long {
 		for len(r.segNames) <= i {
 			r.segNames = append(r.segNames, segName{start: -1})
 		}
-		r.segNames[i] = segName{tok.start, name}
+		r.segNames[i] = segName{tok.Start, name}
 	}
 	return name
 }
@@ -205,10 +206,10 @@ func (r *report) segName(i int) string {
 // segIs reports whether the member name at level i of the path is name, copying nothing.
 func (r *report) segIs(i int, name string) bool {
 	tok := r.path[i].name
-	if i < len(r.segNames) && r.segNames[i].start == tok.start {
+	if i < len(r.segNames) && r.segNames[i].start == tok.Start {
 		return r.segNames[i].name == name
 	}
-	return string(tok.text(r.args, &r.text)) == name
+	return string(tok.Text(r.args, &r.text)) == name
 }
 
 // listed reports whether the violation v, at the current path (followed by name if

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"slices"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func reportAt(t *testing.T, args string, limit int, steps ...any) *report {
 			if i < 0 {
 				t.Fatalf("%q not in the arguments", s)
 			}
-			r.path = append(r.path, seg{name: str{start: i + 1, end: i + 1 + len(s)}, index: -1})
+			r.path = append(r.path, seg{name: jsontext.String{Start: i + 1, End: i + 1 + len(s)}, index: -1})
 		case int:
 			r.path = append(r.path, seg{index: s})
 		}

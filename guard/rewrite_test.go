@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"github.com/mcpvalidate/mcpvalidate/guard/testsuite"
 )
 
@@ -123,7 +124,7 @@ func TestRewriteForTakesWhatTheToolTakes(t *testing.T) {
 				}
 				for _, test := range g.Tests {
 					// A tool's arguments are an object, of which the rewrite may say so.
-					if original.Validate(test.Data) == nil && jsonType(test.Data, skipSpace(test.Data, 0)) == "object" {
+					if original.Validate(test.Data) == nil && jsonType(test.Data, jsontext.SkipSpace(test.Data, 0)) == "object" {
 						args++
 						if vs := read.Validate(test.Data); vs != nil {
 							t.Errorf("%s, %s: %s is valid, but not to the rewritten schema %s: %v", g.Description, target, test.Data, out, vs)
@@ -183,7 +184,7 @@ func TestRewriteForAtScale(t *testing.T) {
 // arguments the schema accepts, or "".
 func rewriteKeeps(t *testing.T, c genCase) (why string, checked int) {
 	original, err := Compile(c.schema)
-	if err != nil || original.Validate(c.args) != nil || jsonType(c.args, skipSpace(c.args, 0)) != "object" {
+	if err != nil || original.Validate(c.args) != nil || jsonType(c.args, jsontext.SkipSpace(c.args, 0)) != "object" {
 		return "", 0
 	}
 	for _, target := range Targets() {

@@ -106,7 +106,7 @@ func (s *state) unevaluatedMembers(n *node, mark, depth, recorded int) bool {
 	for key := range s.eachMember() {
 		member++
 		s.path[top].name = key
-		name := key.text(s.data, &s.buf)
+		name := key.Text(s.data, &s.buf)
 		for i := range earlier {
 			if p := s.out[recorded+i].Path; s.order[base+i] < 0 && !p[top].IsIndex && p[top].Name == string(name) {
 				s.order[base+i] = member

@@ -4,6 +4,7 @@ package guard
 // explaining pass.
 
 import (
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"regexp/syntax"
 	"strconv"
 	"sync"
@@ -126,7 +127,7 @@ func (v *Validator) Validate(args []byte) []Violation {
 	case v.quickObject && len(args) > 0 && args[0] == '{':
 		// The quick pass (see quickValid) on the common arguments, without a call for it.
 		q := quick{d: args, maxDepth: v.cfg.maxDepth}
-		if i, ok := q.object(v.root, 0, 0); ok && skipSpace(args, i) == len(args) {
+		if i, ok := q.object(v.root, 0, 0); ok && jsontext.SkipSpace(args, i) == len(args) {
 			return nil
 		}
 		vs = v.violations(args)

@@ -4,6 +4,7 @@ package guard
 
 import (
 	"encoding/json"
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 	"math"
 	"reflect"
 	"slices"
@@ -102,7 +103,7 @@ func encodeOrdered(b []byte, x any, n *node, depth int) ([]byte, error) {
 
 // validNumber reports whether x is a JSON number literal, as json.Number does not promise.
 func validNumber(x json.Number) bool {
-	end, _, problem := scanNumber([]byte(x), 0)
+	end, _, problem := jsontext.ScanNumber([]byte(x), 0)
 	return problem == "" && end == len(x)
 }
 

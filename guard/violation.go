@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // Kind names what failed. Every Kind documents which fields of Violation it fills.
@@ -224,9 +226,9 @@ func appendJSONString(b []byte, s string) []byte {
 func appendJSONText(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); {
-		if plain[s[i]] { // printable ASCII but '"' and '\\': a run of them is copied
+		if jsontext.Plain(s[i]) { // printable ASCII but '"' and '\\': a run of them is copied
 			j := i + 1
-			for j < len(s) && plain[s[j]] {
+			for j < len(s) && jsontext.Plain(s[j]) {
 				j++
 			}
 			b = append(b, s[i:j]...)

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // This file is the streamable HTTP front: an http.Handler that passes each request to the
@@ -456,7 +458,7 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, x exchange, key str
 // writeGone writes the answers to the requests of forward, which were not sent on: gone,
 // and the proxy's own answers to refused members of its batch.
 func writeGone(w http.ResponseWriter, forward []byte, gone [][]byte, answer []byte) {
-	if b := skipSpace(forward, 0); forward[b] != '[' && len(gone) == 1 {
+	if b := jsontext.SkipSpace(forward, 0); forward[b] != '[' && len(gone) == 1 {
 		writeJSON(w, gone[0]) // one message, one answer
 		return
 	}
@@ -636,7 +638,7 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 		if ev.over != nil && ev.over.id != nil && idKey(ev.over.id) == key {
 			return nil, nil, errors.New(tooLong("the server's answer", ev.over.size, DefaultMaxMessage))
 		}
-		if data := ev.data(); data != nil && valid(data) {
+		if data := ev.data(); data != nil && jsontext.Valid(data) {
 			if m, ok := parseMessage(data); ok && m.method == "" && idKey(m.id) == key {
 				return data, resp.Header, nil
 			}

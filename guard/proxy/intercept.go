@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // This file speaks the contract of Docker's MCP Gateway's "before" interceptors
@@ -25,7 +27,7 @@ type Interceptor struct {
 // Interceptor returns an Interceptor that checks calls against tools: a tools/list
 // result ({"tools": [...]}), a JSON-RPC response holding one, or an array of tools.
 func (p *Proxy) Interceptor(tools []byte) (*Interceptor, error) {
-	if !valid(tools) {
+	if !jsontext.Valid(tools) {
 		return nil, errors.New("proxy: the tool list is not JSON")
 	}
 	result := tools
@@ -50,7 +52,7 @@ func (p *Proxy) Interceptor(tools []byte) (*Interceptor, error) {
 // alone, and returns the CallToolResult that refuses it, or nil when the call may go on.
 // A message it cannot read is an error.
 func (i *Interceptor) Intercept(msg []byte) ([]byte, error) {
-	if !valid(msg) {
+	if !jsontext.Valid(msg) {
 		return nil, errors.New("proxy: the intercepted call is not JSON")
 	}
 	var params []byte

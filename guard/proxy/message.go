@@ -2,10 +2,11 @@ package proxy
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // This file reads JSON-RPC messages without decoding them: the members the proxy decides
@@ -159,21 +160,21 @@ func memberFold(b []byte, name string) (v []byte, twice bool) {
 // members calls fn with each member of the JSON object b, a valid JSON value, in order,
 // its name decoded; it returns false when b is not an object.
 func members(b []byte, fn func(name string, value []byte)) bool {
-	i := skipSpace(b, 0)
+	i := jsontext.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = jsontext.SkipSpace(b, i+1)
 	for i < len(b) && b[i] != '}' {
-		end := skipValue(b, i)
+		end := jsontext.SkipValue(b, i)
 		name, _ := stringValue(b[i:end])
-		i = skipSpace(b, end)
-		i = skipSpace(b, i+1) // the colon
-		end = skipValue(b, i)
+		i = jsontext.SkipSpace(b, end)
+		i = jsontext.SkipSpace(b, i+1) // the colon
+		end = jsontext.SkipValue(b, i)
 		fn(name, b[i:end])
-		i = skipSpace(b, end)
+		i = jsontext.SkipSpace(b, end)
 		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
+			i = jsontext.SkipSpace(b, i+1)
 		}
 	}
 	return true
@@ -182,92 +183,37 @@ func members(b []byte, fn func(name string, value []byte)) bool {
 // elements calls fn with each element of the JSON array b, a valid JSON value; it returns
 // false when b is not an array.
 func elements(b []byte, fn func(value []byte)) bool {
-	i := skipSpace(b, 0)
+	i := jsontext.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return false
 	}
-	i = skipSpace(b, i+1)
+	i = jsontext.SkipSpace(b, i+1)
 	for i < len(b) && b[i] != ']' {
-		end := skipValue(b, i)
+		end := jsontext.SkipValue(b, i)
 		fn(b[i:end])
-		i = skipSpace(b, end)
+		i = jsontext.SkipSpace(b, end)
 		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
+			i = jsontext.SkipSpace(b, i+1)
 		}
 	}
 	return true
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the end of the valid JSON value that starts at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-// skipString returns the end of the JSON string that starts at b[i].
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// stringValue decodes v when it is a JSON string.
+// stringValue decodes v when it is a JSON string, as encoding/json does: escapes
+// decoded, invalid UTF-8 replaced by U+FFFD.
 func stringValue(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
-	if bytes.IndexByte(v, '\\') < 0 {
-		return string(v[1 : len(v)-1]), true
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
+	t, end, problem := jsontext.ScanString(v, 0)
+	if problem != "" || end != len(v) {
 		return "", false
 	}
-	return s, true
+	if t.Verbatim(v) {
+		return string(v[t.Start:t.End]), true
+	}
+	var buf []byte
+	return string(t.Text(v, &buf)), true
 }
 
 // idKey is the key of a JSON-RPC id in the proxy's tables: a string id and a number id

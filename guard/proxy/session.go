@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // This file is what both fronts share: an MCP session's tools as its server lists them,
@@ -112,10 +114,10 @@ type fetcher func(key string, req []byte) ([]byte, error)
 // server (b itself unless a refused call is taken out of a batch), answer what the client
 // gets from the proxy; either may be nil.
 func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer []byte) {
-	if !valid(b) || !utf8.Valid(b) {
+	if !jsontext.Valid(b) || !utf8.Valid(b) {
 		return nil, errorResponse([]byte("null"), -32700, "Parse error: the message is not JSON, so it was not sent on")
 	}
-	switch i := skipSpace(b, 0); b[i] {
+	switch i := jsontext.SkipSpace(b, 0); b[i] {
 	case '[':
 	case '{':
 		if repl := p.elicitationAnswer(x, b); repl != nil {
@@ -159,10 +161,10 @@ func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer
 // client gets, b itself unless a result is withheld; nil when the proxy keeps it (an
 // answer to its own request).
 func (p *Proxy) fromServer(x exchange, b []byte) (out []byte) {
-	if !valid(b) {
+	if !jsontext.Valid(b) {
 		return b
 	}
-	if i := skipSpace(b, 0); b[i] != '[' {
+	if i := jsontext.SkipSpace(b, 0); b[i] != '[' {
 		if repl, own := p.serverMessage(x, b); own {
 			return nil
 		} else if repl != nil {
@@ -759,7 +761,7 @@ func (s *session) unlisten() {
 // acknowledgesListChanged reports whether data is a server's acknowledgement of a
 // subscriptions/listen stream (from 2026-07-28) that carries its list_changed.
 func acknowledgesListChanged(data []byte) bool {
-	if !valid(data) {
+	if !jsontext.Valid(data) {
 		return false
 	}
 	m, ok := parseMessage(data)

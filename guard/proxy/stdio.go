@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // This file is the stdio front: newline-delimited JSON-RPC between a client's pipes and
@@ -271,9 +273,9 @@ func (c *conn) relay(line []byte, more bool) bool {
 // over lines together, unchecked; skip for a blank line.
 func unframed(line []byte) (answer []byte, skip bool) {
 	switch {
-	case skipSpace(line, 0) == len(line):
+	case jsontext.SkipSpace(line, 0) == len(line):
 		return nil, true
-	case !valid(line) || !utf8.Valid(line) || loneCR(line):
+	case !jsontext.Valid(line) || !utf8.Valid(line) || loneCR(line):
 		return errorResponse([]byte("null"), -32700, "Parse error: the line is not one JSON message; over stdio each message is a line of its own, so it was not sent on"), false
 	}
 	return nil, false
@@ -346,7 +348,7 @@ func (c *conn) fromServer(r io.Reader) error {
 // list_changed: the list is stale. Under Options.Output it may hide a result, which the
 // proxy could not check: it is dropped.
 func (c *conn) unreadable(line []byte) bool {
-	if skipSpace(line, 0) == len(line) || valid(line) && !loneCR(line) {
+	if jsontext.SkipSpace(line, 0) == len(line) || jsontext.Valid(line) && !loneCR(line) {
 		return false
 	}
 	if bytes.Contains(line, []byte("list_changed")) || bytes.IndexByte(line, '\\') >= 0 {
