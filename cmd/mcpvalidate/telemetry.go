@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -159,17 +158,8 @@ func (t *telemetry) instrument(o *proxy.Options) {
 
 // trace starts the server span of a tools/call, the child of the client's span when the
 // call's _meta carries its traceparent, as the MCP semantic conventions propagate it.
-func (t *telemetry) trace(meta []byte) (context.Context, func(tool string, isError bool)) {
-	carrier := propagation.MapCarrier{}
-	var fields map[string]any
-	if json.Unmarshal(meta, &fields) == nil {
-		for _, k := range []string{"traceparent", "tracestate"} {
-			if v, ok := fields[k].(string); ok {
-				carrier[k] = v
-			}
-		}
-	}
-	ctx := propagation.TraceContext{}.Extract(context.Background(), carrier)
+func (t *telemetry) trace(meta proxy.Meta) (context.Context, func(tool string, isError bool)) {
+	ctx := propagation.TraceContext{}.Extract(context.Background(), meta)
 	ctx, span := t.tracer.Start(ctx, "tools/call", oteltrace.WithSpanKind(oteltrace.SpanKindServer),
 		oteltrace.WithAttributes(mcpvalidateotel.KeyMethodName.String("tools/call")))
 	return ctx, func(tool string, isError bool) {

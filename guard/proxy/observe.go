@@ -44,7 +44,7 @@ func (p *Proxy) started(s *session, c *callParams) *observed {
 		o.call.ProtocolVersion = v
 	}
 	if p.opts.Trace != nil {
-		o.call.Context, o.end = p.opts.Trace(c.meta)
+		o.call.Context, o.end = p.opts.Trace(metaOf(c.meta))
 	}
 	p.guard.Begin(&o.call)
 	return o

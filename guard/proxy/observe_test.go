@@ -2,10 +2,12 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -52,6 +54,30 @@ func TestOperationEnds(t *testing.T) {
 		if ends[i].Tool != w.tool || ends[i].IsError != w.isError {
 			t.Errorf("end %d: %s, error %v; want %s, %v", i, ends[i].Tool, ends[i].IsError, w.tool, w.isError)
 		}
+	}
+}
+
+// TestTraceGetsMeta: Options.Trace is given the string members of each call's _meta,
+// decoded, as a carrier a propagator reads; the end it returns is called with the tool.
+func TestTraceGetsMeta(t *testing.T) {
+	var metas []Meta
+	var ended []string
+	h := newHarness(t, Options{Trace: func(m Meta) (context.Context, func(string, bool)) {
+		metas = append(metas, m)
+		return context.Background(), func(tool string, _ bool) { ended = append(ended, tool) }
+	}})
+	h.listed()
+	h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"},` +
+		`"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","tracestate":"a=\u0062","progressToken":7,"x":{"y":"z"}}}}`)
+	h.serverPasses(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`)
+	h.clientPasses(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`)
+	h.serverPasses(`{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`)
+	want := []Meta{{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "tracestate": "a=b"}, {}}
+	if !reflect.DeepEqual(metas, want) || !reflect.DeepEqual(ended, []string{"weather", "weather"}) {
+		t.Errorf("got %v, ends %v; want %v", metas, ended, want)
+	}
+	if keys := metas[0].Keys(); len(keys) != 2 || metas[0].Get("tracestate") != "a=b" {
+		t.Errorf("keys %v", keys)
 	}
 }
 

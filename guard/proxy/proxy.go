@@ -103,13 +103,46 @@ type Options struct {
 	// metrics and each tools/call's operation, from the request the proxy receives to the
 	// response it sends back (calls of tools the server does not list under [UnknownTool]).
 	Guard []guard.Option
-	// Trace, when set, is called as each tools/call request arrives, with its
-	// params._meta (nil when it has none; a client's traceparent travels there). The
-	// context it returns is the call's, which the guard's observers are given, so that
+	// Trace, when set, is called as each tools/call request arrives, with the string
+	// members of its params._meta, where a client's traceparent travels. The context it
+	// returns is the call's, which the guard's observers are given, so that
 	// mcpvalidateotel annotates the span in it; end is called once, when the proxy sends
 	// the call's response, with the tool's name as the server lists it ([UnknownTool] for
 	// one it does not list) and whether the response is an error.
-	Trace func(meta []byte) (ctx context.Context, end func(tool string, isError bool))
+	Trace func(meta Meta) (ctx context.Context, end func(tool string, isError bool))
+}
+
+// Meta holds the members of a request's params._meta whose values are strings, decoded,
+// by name. Its methods are those of OpenTelemetry's propagation.TextMapCarrier, so that
+// a propagator reads a client's trace context from it:
+//
+//	ctx := propagation.TraceContext{}.Extract(context.Background(), meta)
+type Meta map[string]string
+
+// Get returns the value of the member key, or "".
+func (m Meta) Get(key string) string { return m[key] }
+
+// Set sets the member key to value.
+func (m Meta) Set(key, value string) { m[key] = value }
+
+// Keys returns the members' names, in no order.
+func (m Meta) Keys() []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// metaOf returns the string members of the _meta object meta.
+func metaOf(meta []byte) Meta {
+	m := Meta{}
+	members(meta, func(name string, v []byte) {
+		if s, ok := stringValue(v); ok {
+			m[name] = s
+		}
+	})
+	return m
 }
 
 // DefaultCacheBudget is Options.CacheBudget's default, 64 MiB.

@@ -70,7 +70,7 @@ func TestObservedCalls(t *testing.T) {
 			}
 			spans := tracetest.NewSpanRecorder()
 			tracer := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)).Tracer("test")
-			trace := func(meta []byte) (context.Context, func(string, bool)) {
+			trace := func(proxy.Meta) (context.Context, func(string, bool)) {
 				ctx, span := tracer.Start(context.Background(), "tools/call")
 				return ctx, func(tool string, isError bool) {
 					span.SetName("tools/call " + tool)
