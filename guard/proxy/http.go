@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -64,17 +65,27 @@ func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	}
 	transport := p.opts.Transport
 	if transport == nil {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		// One upstream: keep a connection for each client's, under no bound over all
-		// hosts below it (net/http's default 100 fails answers without a body, a 202 or a
-		// DELETE's, once more than 100 requests are in flight).
-		t.MaxIdleConnsPerHost, t.MaxIdleConns = 256, 0
-		transport = t
+		transport = defaultTransport(u)
 	}
 	return &front{p: p, upstream: u, access: a, sessions: map[string]*session{}, client: &http.Client{
 		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
+}
+
+// defaultTransport returns what carries requests to the upstream u when Options.Transport
+// is nil: an upstream for plain HTTP reached directly, else a clone of
+// http.DefaultTransport (TLS, or a proxy from the environment) that keeps a connection
+// for each client's, under no bound over all hosts below it (net/http's default 100
+// fails answers without a body, a 202 or a DELETE's, once more than 100 requests are in
+// flight).
+func defaultTransport(u *url.URL) http.RoundTripper {
+	if via, err := http.ProxyFromEnvironment(&http.Request{URL: u}); u.Scheme == "http" && via == nil && err == nil {
+		return &upstream{dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}}
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost, t.MaxIdleConns = maxIdleConns, 0
+	return t
 }
 
 type front struct {
@@ -562,12 +573,14 @@ func (f *front) send(r *http.Request, body io.Reader) (*http.Response, error) {
 	if r.URL.RawQuery != "" {
 		u.RawQuery = r.URL.RawQuery
 	}
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), body)
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, "", body)
 	if err != nil {
 		return nil, err
 	}
+	out.URL, out.Host = &u, u.Host
+	out.Header = make(http.Header, len(r.Header))
 	copyHeaders(out.Header, r.Header)
-	out.Header.Del("Accept-Encoding") // the transport asks for gzip, and decodes it
+	out.Header.Del("Accept-Encoding") // answers are read as they come: no encoding but the Transport's own gzip, which it decodes
 	return f.client.Do(out)
 }
 

@@ -391,25 +391,40 @@ func TestHTTPRefusalShapePerRequest(t *testing.T) {
 }
 
 // TestHTTPUpstreamAnswerBroken: an upstream JSON answer that cannot be read to its end
-// (shorter than its Content-Length, gzip that is not, over the limit) is logged, and each
+// (shorter than its Content-Length, encoded unasked, gzip that is not, over the limit) is logged, and each
 // request of the POST is answered with a JSON-RPC error, one or a batch.
 func TestHTTPUpstreamAnswerBroken(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		answer func(w http.ResponseWriter)
-		why    string
+		name      string
+		answer    func(w http.ResponseWriter)
+		why       string
+		transport bool // carried by net/http's Transport, which asks for gzip and decodes it
 	}{
 		{"short", func(w http.ResponseWriter) {
 			conn, buf, _ := http.NewResponseController(w).Hijack()
 			buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":\"2.0\"")
 			buf.Flush()
 			conn.Close()
-		}, "could not be read: unexpected EOF"},
+		}, "could not be read: unexpected EOF", false},
 		{"not gzip", func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Encoding", "gzip")
 			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
-		}, "could not be read: gzip: invalid header"},
+		}, "is encoded (gzip), which the proxy did not ask for", false},
+		{"not gzip, through net/http's Transport", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+		}, "could not be read: gzip: invalid header", true},
+		{"gzip cut short, through net/http's Transport", func(w http.ResponseWriter) {
+			var b bytes.Buffer
+			z := gzip.NewWriter(&b)
+			io.WriteString(z, `{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`)
+			z.Close()
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(b.Bytes()[:b.Len()-10])
+		}, "could not be read: unexpected EOF", true},
 		{"gzip cut short", func(w http.ResponseWriter) {
 			var b bytes.Buffer
 			z := gzip.NewWriter(&b)
@@ -418,11 +433,11 @@ func TestHTTPUpstreamAnswerBroken(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Encoding", "gzip")
 			w.Write(b.Bytes()[:b.Len()-10])
-		}, "could not be read: unexpected EOF"},
+		}, "is encoded (gzip), which the proxy did not ask for", false},
 		{"over the limit", func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{"pad":"`+strings.Repeat("x", 2<<10)+`"}}`)
-		}, "is over the proxy's limit of 1024 bytes"},
+		}, "is over the proxy's limit of 1024 bytes", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -431,7 +446,11 @@ func TestHTTPUpstreamAnswerBroken(t *testing.T) {
 			}))
 			t.Cleanup(upstream.Close)
 			var logged bytes.Buffer
-			endpoint := startFront(t, upstream.URL+"/mcp", Options{MaxMessage: 1 << 10, Logger: slog.New(slog.NewJSONHandler(&logged, nil))})
+			opts := Options{MaxMessage: 1 << 10, Logger: slog.New(slog.NewJSONHandler(&logged, nil))}
+			if tc.transport {
+				opts.Transport = http.DefaultTransport.(*http.Transport).Clone()
+			}
+			endpoint := startFront(t, upstream.URL+"/mcp", opts)
 			head := func(id string) string {
 				return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"mcpvalidate proxy: the upstream server's answer `
 			}

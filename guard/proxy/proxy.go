@@ -82,9 +82,12 @@ type Options struct {
 	// stay open, quiet, for as long as the upstream keeps it. 0: DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// Transport, when set, carries the HTTP front's requests to the upstream (TLS
-	// configuration, a dialer, a client certificate); nil: a clone of
-	// http.DefaultTransport that keeps up to 256 idle connections. The front asks for no
-	// Content-Encoding of its own: an answer that comes encoded all the same gets 502.
+	// configuration, a dialer, a client certificate). nil: for an http: upstream reached
+	// directly, the proxy's own HTTP/1.1 client, which writes each request and reads its
+	// answer on the request's goroutine, keeping up to 256 idle connections; else (https:,
+	// or a proxy from the environment) a clone of http.DefaultTransport that keeps as
+	// many. The front asks for no Content-Encoding of its own: an answer that comes
+	// encoded all the same gets 502.
 	Transport http.RoundTripper
 	// ErrorHandler, when set, answers a request of the HTTP front that the upstream
 	// could not be reached for, with the error, in place of the front's own answer (to a

@@ -1,0 +1,241 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// An upstream carries the HTTP front's requests to a plain-HTTP upstream over HTTP/1.1
+// on the caller's own goroutine: it writes the request, then reads the answer, on a
+// connection it keeps for the next request once the answer is read to its end.
+// net/http's Transport hands each request to a goroutine that writes it and each answer
+// back from one that reads it; at one hop a call those two handoffs cost more than the
+// proxy's own checks. Requests and answers are written and parsed by net/http
+// (Request.Write, ReadResponse). It stands in for the Transport when Options.Transport is
+// nil, the upstream is http: and no proxy from the environment applies.
+type upstream struct {
+	dialer net.Dialer
+	mu     sync.Mutex
+	idle   []*upstreamConn // the most recently used last
+}
+
+// maxIdleConns bounds the connections an upstream keeps while no request uses them: one
+// for each client's, up to this many.
+const maxIdleConns = 256
+
+// idleTimeout is how long a connection may stay unused before it is closed, as
+// http.DefaultTransport's.
+const idleTimeout = 90 * time.Second
+
+// maxAnswerHeader bounds, in bytes, the header of an answer (with those of any
+// informational answers before it), as net/http's Transport does by default.
+const maxAnswerHeader = 10 << 20
+
+// An upstreamConn is a connection to the upstream and its buffers.
+type upstreamConn struct {
+	net.Conn
+	header *headerBudget // under r: what the answer's header may still take
+	r      *bufio.Reader
+	w      *bufio.Writer
+	since  time.Time // unused since
+	reused bool
+}
+
+// A headerBudget reads from a connection, within a budget while the budget is on.
+type headerBudget struct {
+	net.Conn
+	on   bool
+	left int64
+}
+
+var errAnswerHeader = errors.New("the upstream server's answer has a header longer than 10 MiB")
+
+func (h *headerBudget) Read(p []byte) (int, error) {
+	if !h.on {
+		return h.Conn.Read(p)
+	}
+	if h.left <= 0 {
+		return 0, errAnswerHeader
+	}
+	n, err := h.Conn.Read(p[:min(int64(len(p)), h.left)])
+	h.left -= int64(n)
+	return n, err
+}
+
+// aLongTimeAgo is a deadline that has passed: it ends a read or a write at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// RoundTrip sends req, whose URL names the upstream, and returns its answer, whose body
+// must be read to its end or closed. A request the context of which ends is cut off
+// where it stands, and its connection closed.
+func (u *upstream) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	c, err := u.conn(ctx, hostPort(req.URL))
+	if err != nil {
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(aLongTimeAgo) })
+	resp, err := c.exchange(req)
+	if err != nil {
+		stop()
+		_ = c.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	b := &upstreamBody{body: resp.Body, u: u, c: c, stop: stop, keep: !resp.Close && !req.Close}
+	if resp.Body == http.NoBody {
+		b.release()
+		return resp, nil
+	}
+	resp.Body = b
+	return resp, nil
+}
+
+// hostPort returns the address of the upstream u names, with HTTP's port when it names none.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// exchange writes req on c and reads the answer's header, past informational answers. An
+// upstream that answers before it has read the whole request, and closes, is heard.
+func (c *upstreamConn) exchange(req *http.Request) (*http.Response, error) {
+	err := req.Write(c.w)
+	if err == nil {
+		err = c.w.Flush()
+	}
+	if err != nil {
+		if resp, rerr := c.answer(req); rerr == nil {
+			resp.Close = true
+			return resp, nil
+		}
+		return nil, err
+	}
+	return c.answer(req)
+}
+
+// answer reads the answer's header, past informational answers.
+func (c *upstreamConn) answer(req *http.Request) (*http.Response, error) {
+	c.header.on, c.header.left = true, maxAnswerHeader
+	defer func() { c.header.on = false }()
+	for {
+		resp, err := http.ReadResponse(c.r, req)
+		if err != nil && c.header.left <= 0 {
+			return nil, errAnswerHeader // whatever net/http made of the header cut short
+		}
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			if resp.StatusCode == http.StatusSwitchingProtocols {
+				resp.Close = true
+			}
+			return resp, nil
+		}
+	}
+}
+
+// conn returns an idle connection that is still open, or a new one.
+func (u *upstream) conn(ctx context.Context, addr string) (*upstreamConn, error) {
+	now := time.Now()
+	for {
+		u.mu.Lock()
+		n := len(u.idle)
+		if n == 0 {
+			u.mu.Unlock()
+			break
+		}
+		c := u.idle[n-1]
+		u.idle[n-1] = nil
+		u.idle = u.idle[:n-1]
+		u.mu.Unlock()
+		if now.Sub(c.since) < idleTimeout && c.r.Buffered() == 0 && open(c.Conn) {
+			c.reused = true
+			return c, nil
+		}
+		_ = c.Close()
+	}
+	conn, err := u.dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	h := &headerBudget{Conn: conn}
+	return &upstreamConn{Conn: conn, header: h, r: bufio.NewReader(h), w: bufio.NewWriter(conn)}, nil
+}
+
+// put keeps c for a later request, or closes it when as many are kept.
+func (u *upstream) put(c *upstreamConn) {
+	c.since = time.Now()
+	u.mu.Lock()
+	if len(u.idle) < maxIdleConns {
+		u.idle = append(u.idle, c)
+		c = nil
+	}
+	u.mu.Unlock()
+	if c != nil {
+		_ = c.Close()
+	}
+}
+
+// An upstreamBody is an answer's body: its connection is kept once it is read to its end,
+// and closed when the body is closed before.
+type upstreamBody struct {
+	body io.ReadCloser
+	u    *upstream
+	c    *upstreamConn
+	stop func() bool // stops cutting the connection off when the request's context ends
+	keep bool        // the connection may carry another request
+
+	mu   sync.Mutex
+	done bool
+}
+
+func (b *upstreamBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	if err == io.EOF {
+		b.release()
+	}
+	return n, err
+}
+
+// Close closes the connection, unless the body was read to its end.
+func (b *upstreamBody) Close() error {
+	b.mu.Lock()
+	done := b.done
+	b.done = true
+	b.mu.Unlock()
+	if !done {
+		b.stop()
+		_ = b.c.Close()
+	}
+	return nil
+}
+
+// release hands the connection back, once: kept when it may carry another request and
+// the request's context did not cut it off.
+func (b *upstreamBody) release() {
+	b.mu.Lock()
+	done := b.done
+	b.done = true
+	b.mu.Unlock()
+	if done {
+		return
+	}
+	if b.stop() && b.keep {
+		b.u.put(b.c)
+		return
+	}
+	_ = b.c.Close()
+}
