@@ -67,7 +67,7 @@ func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	if transport == nil {
 		transport = defaultTransport(u)
 	}
-	return &front{p: p, upstream: u, access: a, sessions: map[string]*session{}, client: &http.Client{
+	return &front{p: p, upstream: u, access: a, client: &http.Client{
 		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
@@ -95,10 +95,12 @@ type front struct {
 	access   access
 	tags     atomic.Uint64 // numbers the exchanges of sessions whose clients may share ids
 
-	mu sync.Mutex
 	// sessions are by sessionKey: those the upstream started in its answer to an
-	// initialize, and those of a server that issues none.
-	sessions map[string]*session
+	// initialize, and those of a server that issues none. Every request reads it; mu
+	// orders its changes and count, the sessions in it.
+	sessions sync.Map
+	mu       sync.Mutex
+	count    int
 }
 
 const sessionHeader = "Mcp-Session-Id"
@@ -142,6 +144,10 @@ func digest(h http.Header, keep func(name string) bool) string {
 
 // credential reports whether the header name may carry a credential.
 func credential(name string) bool {
+	switch name { // those of every request, canonical, at the cost of one comparison
+	case "Accept", "Content-Type", "Content-Length", "Accept-Encoding", "Mcp-Protocol-Version", "Connection", "Traceparent":
+		return false
+	}
 	if strings.EqualFold(name, sessionHeader) || strings.EqualFold(name, "User-Agent") {
 		return false
 	}
@@ -187,13 +193,11 @@ func lasting(name string) bool {
 // session returns the session r belongs to, under key; a new one, of r alone, when the
 // proxy keeps none for it.
 func (f *front) session(r *http.Request, key string) *session {
-	f.mu.Lock()
-	s := f.sessions[key]
-	f.mu.Unlock()
-	if s == nil {
-		s = newSession(r.Header.Get(sessionHeader))
-		s.caller = digest(r.Header, lasting)
+	if s, ok := f.sessions.Load(key); ok {
+		return s.(*session)
 	}
+	s := newSession(r.Header.Get(sessionHeader))
+	s.caller = digest(r.Header, lasting)
 	return s
 }
 
@@ -228,27 +232,30 @@ const maxSessions = 10000
 func (f *front) keep(key string, s *session) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.sessions[key] != nil || !f.room() {
+	if _, kept := f.sessions.Load(key); kept || !f.room() {
 		return
 	}
 	s.mu.Lock()
 	s.kept = true
 	s.mu.Unlock()
-	f.sessions[key] = s
+	f.sessions.Store(key, s)
+	f.count++
 }
 
 // room makes room for one more session, if it can; f.mu is held.
 func (f *front) room() bool {
-	if len(f.sessions) < maxSessions {
+	if f.count < maxSessions {
 		return true
 	}
-	for key, s := range f.sessions {
-		if s.release() {
-			delete(f.sessions, key)
-			return true
+	f.sessions.Range(func(key, s any) bool {
+		if s.(*session).release() {
+			f.sessions.Delete(key)
+			f.count--
+			return false
 		}
-	}
-	return false
+		return true
+	})
+	return f.count < maxSessions
 }
 
 // full makes room for one more session, and reports whether it could not.
@@ -260,8 +267,10 @@ func (f *front) full() bool {
 
 func (f *front) forget(key, id string) {
 	f.mu.Lock()
-	_, kept := f.sessions[key]
-	delete(f.sessions, key)
+	_, kept := f.sessions.LoadAndDelete(key)
+	if kept {
+		f.count--
+	}
 	f.mu.Unlock()
 	if kept {
 		f.p.guard.ForgetSession(id)
@@ -1155,17 +1164,23 @@ func namedIn(connection []string, name string) bool {
 	return false
 }
 
-// hopByHop are the headers that concern one connection, not the request.
-var hopByHop = map[string]bool{"Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true,
-	"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true,
-	"Content-Length": true, "Host": true}
+// hopByHop reports whether the header name (canonical) concerns one connection, not the
+// request.
+func hopByHop(name string) bool {
+	switch name {
+	case "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer",
+		"Transfer-Encoding", "Upgrade", "Content-Length", "Host":
+		return true
+	}
+	return false
+}
 
 // copyHeaders copies the headers of src to dst but for the hop-by-hop ones: those of
 // hopByHop, and those src's Connection header names.
 func copyHeaders(dst, src http.Header) {
 	connection := src.Values("Connection")
 	for k, vs := range src {
-		if hopByHop[http.CanonicalHeaderKey(k)] || len(connection) > 0 && namedIn(connection, k) {
+		if hopByHop(http.CanonicalHeaderKey(k)) || len(connection) > 0 && namedIn(connection, k) {
 			continue
 		}
 		dst[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place
