@@ -30,8 +30,8 @@ type upstream struct {
 // for each client's, up to this many.
 const maxIdleConns = 256
 
-// idleTimeout is how long a connection may stay unused before it is closed, as
-// http.DefaultTransport's.
+// idleTimeout is how long a connection may stay unused and still be used again, as
+// http.DefaultTransport's; an older one is closed when a request next looks for one.
 const idleTimeout = 90 * time.Second
 
 // maxAnswerHeader bounds, in bytes, the header of an answer (with those of any
