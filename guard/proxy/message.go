@@ -267,7 +267,11 @@ func readableID(id []byte) bool {
 	if _, ok := stringValue(id); ok {
 		return true
 	}
-	_, ok := numberID(bytes.TrimSpace(id))
+	id = bytes.TrimSpace(id)
+	if plainInteger(id) {
+		return true // as most ids are: no number to parse
+	}
+	_, ok := numberID(id)
 	return ok
 }
 
