@@ -394,6 +394,20 @@ func TestHTTPRefusalShapePerRequest(t *testing.T) {
 // (shorter than its Content-Length, encoded unasked, gzip that is not, over the limit) is logged, and each
 // request of the POST is answered with a JSON-RPC error, one or a batch.
 func TestHTTPUpstreamAnswerBroken(t *testing.T) {
+	notGzip := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+	}
+	gzipCutShort := func(w http.ResponseWriter) {
+		var b bytes.Buffer
+		z := gzip.NewWriter(&b)
+		io.WriteString(z, `{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`)
+		z.Close()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(b.Bytes()[:b.Len()-10])
+	}
 	for _, tc := range []struct {
 		name      string
 		answer    func(w http.ResponseWriter)
@@ -406,34 +420,10 @@ func TestHTTPUpstreamAnswerBroken(t *testing.T) {
 			buf.Flush()
 			conn.Close()
 		}, "could not be read: unexpected EOF", false},
-		{"not gzip", func(w http.ResponseWriter) {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Content-Encoding", "gzip")
-			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
-		}, "is encoded (gzip), which the proxy did not ask for", false},
-		{"not gzip, through net/http's Transport", func(w http.ResponseWriter) {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Content-Encoding", "gzip")
-			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{}}`)
-		}, "could not be read: gzip: invalid header", true},
-		{"gzip cut short, through net/http's Transport", func(w http.ResponseWriter) {
-			var b bytes.Buffer
-			z := gzip.NewWriter(&b)
-			io.WriteString(z, `{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`)
-			z.Close()
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Content-Encoding", "gzip")
-			w.Write(b.Bytes()[:b.Len()-10])
-		}, "could not be read: unexpected EOF", true},
-		{"gzip cut short", func(w http.ResponseWriter) {
-			var b bytes.Buffer
-			z := gzip.NewWriter(&b)
-			io.WriteString(z, `{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`)
-			z.Close()
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Content-Encoding", "gzip")
-			w.Write(b.Bytes()[:b.Len()-10])
-		}, "is encoded (gzip), which the proxy did not ask for", false},
+		{"not gzip", notGzip, "is encoded (gzip), which the proxy did not ask for", false},
+		{"not gzip, through net/http's Transport", notGzip, "could not be read: gzip: invalid header", true},
+		{"gzip cut short", gzipCutShort, "is encoded (gzip), which the proxy did not ask for", false},
+		{"gzip cut short, through net/http's Transport", gzipCutShort, "could not be read: unexpected EOF", true},
 		{"over the limit", func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"jsonrpc":"2.0","id":7,"result":{"pad":"`+strings.Repeat("x", 2<<10)+`"}}`)
