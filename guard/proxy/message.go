@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,8 @@ func (m *message) names(method string) bool {
 // parseMessage reads b, one JSON value known to be valid, as a JSON-RPC message; ok is
 // false when it is not an object.
 func parseMessage(b []byte) (m message, ok bool) {
+	var spelled [2]string
+	methods := spelled[:0] // every method, of any spelling: kept when they make m ambiguous
 	ok = members(b, func(name string, v []byte) {
 		var slot *[]byte
 		switch name {
@@ -59,11 +62,11 @@ func parseMessage(b []byte) (m message, ok bool) {
 			slot = &m.err
 		case "method":
 			s, _ := stringValue(v)
-			if m.method != "" || m.methods != nil {
+			if len(methods) > 0 {
 				m.ambiguous = true
 			}
 			m.method = s
-			m.methods = append(m.methods, s)
+			methods = append(methods, s)
 			return
 		default:
 			for _, k := range [...]string{"id", "params", "result", "error", "method"} {
@@ -71,7 +74,7 @@ func parseMessage(b []byte) (m message, ok bool) {
 					m.ambiguous = true
 					if k == "method" {
 						s, _ := stringValue(v)
-						m.methods = append(m.methods, s)
+						methods = append(methods, s)
 					}
 				}
 			}
@@ -82,8 +85,8 @@ func parseMessage(b []byte) (m message, ok bool) {
 		}
 		*slot = v
 	})
-	if !m.ambiguous {
-		m.methods = nil
+	if m.ambiguous {
+		m.methods = slices.Clone(methods)
 	}
 	return m, ok
 }
@@ -210,11 +213,32 @@ func stringValue(v []byte) (string, bool) {
 		return "", false
 	}
 	if t.Verbatim(v) {
-		return string(v[t.Start:t.End]), true
+		raw := v[t.Start:t.End]
+		if s, ok := common[string(raw)]; ok {
+			return s, true
+		}
+		return string(raw), true
 	}
 	var buf []byte
 	return string(t.Text(v, &buf)), true
 }
+
+// common holds the member names and methods that MCP's messages spell over and over, each
+// once: read from a message, they are taken from here rather than copied, which would
+// cost an allocation each.
+var common = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{"jsonrpc", "2.0", "id", "method", "params", "result", "error", "code",
+		"message", "data", "name", "arguments", "_meta", "task", "progressToken", "cursor",
+		"nextCursor", "content", "structuredContent", "isError", "type", "text", "tools",
+		"resultType", "taskId", "status", "requestId", "protocolVersion", "capabilities",
+		"serverInfo", "clientInfo", "tools/call", "tools/list", "initialize", "ping",
+		"notifications/initialized", "notifications/cancelled", "notifications/progress",
+		"notifications/tools/list_changed"} {
+		m[s] = s
+	}
+	return m
+}()
 
 // idKey is the key of a JSON-RPC id in the proxy's tables: a string id and a number id
 // with the same digits differ, and a number is the integer servers read (1.0 and 1e0

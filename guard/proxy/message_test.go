@@ -1,0 +1,36 @@
+package proxy
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestParseMessageAllocations: the envelope of a tools/call and its params cost no
+// allocation but the tool's name: member names and methods MCP spells on every message
+// are not copied.
+func TestParseMessageAllocations(t *testing.T) {
+	msg := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Oslo"},"_meta":{"progressToken":1}}}`)
+	if n := testing.AllocsPerRun(100, func() { parseMessage(msg) }); n != 0 {
+		t.Errorf("parseMessage: %v allocations, want 0", n)
+	}
+	m, _ := parseMessage(msg)
+	if n := testing.AllocsPerRun(100, func() { parseCallParams(m.params) }); n != 1 {
+		t.Errorf("parseCallParams: %v allocations, want 1 (the name)", n)
+	}
+}
+
+// TestParseMessageMethods: a message with two methods, or one spelled in another case,
+// is ambiguous and keeps every method; one with a single method keeps none.
+func TestParseMessageMethods(t *testing.T) {
+	for text, want := range map[string][]string{
+		`{"method":"ping","id":1}`:                      nil,
+		`{"method":"ping","method":"tools/call"}`:       {"ping", "tools/call"},
+		`{"Method":"tools/call","method":"ping"}`:       {"tools/call", "ping"},
+		`{"method":"","METHOD":"x","id":1,"params":{}}`: {"", "x"},
+	} {
+		m, ok := parseMessage([]byte(text))
+		if !ok || m.ambiguous != (want != nil) || !reflect.DeepEqual(m.methods, want) {
+			t.Errorf("%s: ambiguous %v, methods %q; want %q", text, m.ambiguous, m.methods, want)
+		}
+	}
+}
