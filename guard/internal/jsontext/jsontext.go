@@ -371,17 +371,27 @@ func memberStart(b []byte, i int) int {
 	return SkipSpace(b, i+1)
 }
 
-// bitStack is a stack of bits, 64 to a word.
+// bitStack is a stack of bits, 64 to a word: the first 256 in place, without an
+// allocation, the others in more.
 type bitStack struct {
-	words []uint64
+	first [4]uint64
+	more  []uint64
 	n     int
 }
 
-func (s *bitStack) push(bit bool) {
-	if s.n/64 == len(s.words) {
-		s.words = append(s.words, 0)
+// word returns the word of bit i, which exists once a bit below it is pushed.
+func (s *bitStack) word(i int) *uint64 {
+	if w := i / 64; w < len(s.first) {
+		return &s.first[w]
 	}
-	w := &s.words[s.n/64]
+	return &s.more[i/64-len(s.first)]
+}
+
+func (s *bitStack) push(bit bool) {
+	if w := s.n / 64; w >= len(s.first) && w-len(s.first) == len(s.more) {
+		s.more = append(s.more, 0)
+	}
+	w := s.word(s.n)
 	*w &^= 1 << (s.n % 64)
 	if bit {
 		*w |= 1 << (s.n % 64)
@@ -391,4 +401,4 @@ func (s *bitStack) push(bit bool) {
 
 func (s *bitStack) pop() { s.n-- }
 
-func (s *bitStack) top() bool { return s.words[(s.n-1)/64]&(1<<((s.n-1)%64)) != 0 }
+func (s *bitStack) top() bool { return *s.word(s.n - 1)&(1<<((s.n-1)%64)) != 0 }

@@ -42,8 +42,12 @@ func TestValidDeep(t *testing.T) {
 	if !Valid(churn) {
 		t.Error("churn refused")
 	}
+	if n := testing.AllocsPerRun(10, func() { Valid(churn) }); n != 0 {
+		t.Errorf("%v allocations over one boundary of the stack, want none", n)
+	}
+	churn = []byte(strings.Repeat("[", 256) + strings.Repeat("[0],", 100000) + "0" + strings.Repeat("]", 256))
 	if n := testing.AllocsPerRun(10, func() { Valid(churn) }); n > 2 {
-		t.Errorf("%v allocations over one boundary of the stack, want at most 2", n)
+		t.Errorf("%v allocations over the boundary of the first 256 levels, want at most 2", n)
 	}
 }
 
