@@ -41,10 +41,11 @@ import (
 // request under another id makes no state, and its call is checked against a list
 // fetched for it. Answers are correlated with the exchange they come in (a POST's
 // answer, or a stream resumed with Last-Event-ID), never by id alone. The proxy reads
-// every answer as it checks it: it does not pass the client's Accept-Encoding on (its
-// transport asks for gzip and decodes it), and answers 502 Bad Gateway to an answer
-// encoded otherwise; a POST whose body is encoded (a Content-Encoding other than
-// identity) is answered 415 Unsupported Media Type, unread.
+// every answer as it checks it: it does not pass the client's Accept-Encoding on
+// (net/http's Transport, when it carries the requests, asks for gzip and decodes it), and
+// an answer encoded otherwise fails (a JSON-RPC error for each request, else 502 Bad
+// Gateway); a POST whose body is encoded (a Content-Encoding other than identity) is
+// answered 415 Unsupported Media Type, unread.
 // A request is served only when its Host names the proxy (a loopback name on a loopback
 // connection, or one of Options.AllowHosts) and its Origin, if any, is allowed likewise
 // (Options.AllowOrigins), or it gets 403 Forbidden; a method other than POST, GET or
@@ -81,7 +82,7 @@ func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 // flight).
 func defaultTransport(u *url.URL) http.RoundTripper {
 	if via, err := http.ProxyFromEnvironment(&http.Request{URL: u}); u.Scheme == "http" && via == nil && err == nil {
-		return &upstream{dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}}
+		return &upstream{addr: hostPort(u), dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}}
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost, t.MaxIdleConns = maxIdleConns, 0

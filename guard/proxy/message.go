@@ -169,8 +169,8 @@ func members(b []byte, fn func(name string, value []byte)) bool {
 	}
 	i = jsontext.SkipSpace(b, i+1)
 	for i < len(b) && b[i] != '}' {
-		end := jsontext.SkipValue(b, i)
-		name, _ := stringValue(b[i:end])
+		t, end, _ := jsontext.ScanString(b, i)
+		name := stringOf(b, t)
 		i = jsontext.SkipSpace(b, end)
 		i = jsontext.SkipSpace(b, i+1) // the colon
 		end = jsontext.SkipValue(b, i)
@@ -212,15 +212,20 @@ func stringValue(v []byte) (string, bool) {
 	if problem != "" || end != len(v) {
 		return "", false
 	}
-	if t.Verbatim(v) {
-		raw := v[t.Start:t.End]
+	return stringOf(v, t), true
+}
+
+// stringOf returns the string token t of b, decoded: one of common, uncopied, when it is.
+func stringOf(b []byte, t jsontext.String) string {
+	if t.Verbatim(b) {
+		raw := b[t.Start:t.End]
 		if s, ok := common[string(raw)]; ok {
-			return s, true
+			return s
 		}
-		return string(raw), true
+		return string(raw)
 	}
 	var buf []byte
-	return string(t.Text(v, &buf)), true
+	return string(t.Text(b, &buf))
 }
 
 // common holds the member names and methods that MCP's messages spell over and over, each

@@ -34,3 +34,29 @@ func TestParseMessageMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundTripAllocations: a valid tools/call and its answer through fromClient and
+// fromServer cost at most 6 allocations: the request kept in flight, its id and the
+// tool's name among them.
+func TestRoundTripAllocations(t *testing.T) {
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exchange{s: newSession("")}
+	p.fromClient(x, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), nil)
+	p.fromServer(x, []byte(`{"jsonrpc":"2.0","id":1,"result":`+toolsList+`}`))
+	call := []byte(`{"jsonrpc":"2.0","id":12345,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo","days":3}}}`)
+	answer := []byte(`{"jsonrpc":"2.0","id":12345,"result":{"content":[{"type":"text","text":"sunny"}]}}`)
+	n := testing.AllocsPerRun(100, func() {
+		if forward, _ := p.fromClient(x, call, nil); forward == nil {
+			t.Fatal("the valid call was not sent on")
+		}
+		if out := p.fromServer(x, answer); string(out) != string(answer) {
+			t.Fatalf("the answer became %s", out)
+		}
+	})
+	if n > 6 {
+		t.Errorf("%v allocations a round trip, want at most 6", n)
+	}
+}

@@ -21,6 +21,7 @@ import (
 // (Request.Write, ReadResponse). It stands in for the Transport when Options.Transport is
 // nil, the upstream is http: and no proxy from the environment applies.
 type upstream struct {
+	addr   string // host:port
 	dialer net.Dialer
 	mu     sync.Mutex
 	idle   []*upstreamConn // the most recently used last
@@ -45,7 +46,6 @@ type upstreamConn struct {
 	r      *bufio.Reader
 	w      *bufio.Writer
 	since  time.Time // unused since
-	reused bool
 }
 
 // A headerBudget reads from a connection, within a budget while the budget is on.
@@ -72,12 +72,12 @@ func (h *headerBudget) Read(p []byte) (int, error) {
 // aLongTimeAgo is a deadline that has passed: it ends a read or a write at once.
 var aLongTimeAgo = time.Unix(1, 0)
 
-// RoundTrip sends req, whose URL names the upstream, and returns its answer, whose body
-// must be read to its end or closed. A request the context of which ends is cut off
-// where it stands, and its connection closed.
+// RoundTrip sends req to the upstream, whatever host its URL names, and returns its
+// answer, whose body must be read to its end or closed. A request the context of which
+// ends is cut off where it stands, and its connection closed.
 func (u *upstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	c, err := u.conn(ctx, hostPort(req.URL))
+	c, err := u.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -138,17 +138,18 @@ func (c *upstreamConn) answer(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
-			if resp.StatusCode == http.StatusSwitchingProtocols {
-				resp.Close = true
-			}
+		switch {
+		case resp.StatusCode == http.StatusSwitchingProtocols:
+			resp.Close = true // the connection is the new protocol's
+			return resp, nil
+		case resp.StatusCode >= 200:
 			return resp, nil
 		}
 	}
 }
 
 // conn returns an idle connection that is still open, or a new one.
-func (u *upstream) conn(ctx context.Context, addr string) (*upstreamConn, error) {
+func (u *upstream) conn(ctx context.Context) (*upstreamConn, error) {
 	now := time.Now()
 	for {
 		u.mu.Lock()
@@ -162,12 +163,11 @@ func (u *upstream) conn(ctx context.Context, addr string) (*upstreamConn, error)
 		u.idle = u.idle[:n-1]
 		u.mu.Unlock()
 		if now.Sub(c.since) < idleTimeout && c.r.Buffered() == 0 && open(c.Conn) {
-			c.reused = true
 			return c, nil
 		}
 		_ = c.Close()
 	}
-	conn, err := u.dialer.DialContext(ctx, "tcp", addr)
+	conn, err := u.dialer.DialContext(ctx, "tcp", u.addr)
 	if err != nil {
 		return nil, err
 	}

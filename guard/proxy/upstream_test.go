@@ -77,7 +77,7 @@ func TestUpstreamKeepsConnections(t *testing.T) {
 		io.WriteString(conn, okAnswer)
 		return true
 	})
-	u := &upstream{}
+	u := &upstream{addr: addr}
 	for range 3 {
 		if got, err := get(t, u, context.Background(), addr); err != nil || got != "200 OK {}" {
 			t.Fatalf("got %q, %v", got, err)
@@ -119,11 +119,12 @@ func TestUpstreamClosedWhileIdle(t *testing.T) {
 		}
 		return true
 	})
-	u := &upstream{}
+	u := &upstream{addr: addr}
 	if got, err := get(t, u, context.Background(), addr); err != nil || got != "200 OK {}" {
 		t.Fatalf("got %q, %v", got, err)
 	}
 	<-closed
+	u.idle[0].r.Peek(1) // until the close has come: the idle connection reads its end
 	if got, err := get(t, u, context.Background(), addr); err != nil || got != "200 OK {}" {
 		t.Fatalf("after the upstream closed the idle connection: got %q, %v", got, err)
 	}
@@ -139,7 +140,7 @@ func TestUpstreamInformational(t *testing.T) {
 		io.WriteString(conn, "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n"+okAnswer)
 		return true
 	})
-	if got, err := get(t, &upstream{}, context.Background(), addr); err != nil || got != "200 OK {}" {
+	if got, err := get(t, &upstream{addr: addr}, context.Background(), addr); err != nil || got != "200 OK {}" {
 		t.Fatalf("got %q, %v", got, err)
 	}
 }
@@ -157,7 +158,7 @@ func TestUpstreamLongHeader(t *testing.T) {
 				io.WriteString(conn, head)
 				return false
 			})
-			_, err := get(t, &upstream{}, context.Background(), addr)
+			_, err := get(t, &upstream{addr: addr}, context.Background(), addr)
 			if !errors.Is(err, errAnswerHeader) {
 				t.Fatalf("got %v, want errAnswerHeader", err)
 			}
@@ -178,7 +179,7 @@ func TestUpstreamCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errs := make(chan error)
 	go func() {
-		_, err := get(t, &upstream{}, ctx, addr)
+		_, err := get(t, &upstream{addr: addr}, ctx, addr)
 		errs <- err
 	}()
 	<-asked
@@ -211,7 +212,7 @@ func TestUpstreamAnswersEarly(t *testing.T) {
 		conn.Close()
 	}()
 	req, _ := http.NewRequest(http.MethodPost, "http://"+ln.Addr().String()+"/mcp", strings.NewReader(strings.Repeat("x", 64<<20)))
-	resp, err := (&upstream{}).RoundTrip(req)
+	resp, err := (&upstream{addr: ln.Addr().String()}).RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
