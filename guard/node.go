@@ -335,11 +335,7 @@ func (p *pattern) size() int64 {
 	if p == nil {
 		return 0
 	}
-	size := int64(unsafe.Sizeof(*p)) + int64(cap(p.lit)) + p.held
-	if p.class != nil {
-		size += int64(len(p.class))
-	}
-	return size
+	return int64(unsafe.Sizeof(*p)) + int64(cap(p.lit)) + int64(cap(p.runs))*int64(unsafe.Sizeof(run{})) + p.held
 }
 
 // programHeld returns about the bytes Go's regexp holds for the parsed pattern re: the

@@ -47,7 +47,7 @@ func (a *access) refused(r *http.Request) (why string, status int) {
 	if name, port := splitHost(r.Host); !(loopback && isLoopbackName(name) || a.hosts[name] || a.hosts[hostKey(name, port)]) {
 		return "mcpvalidate proxy: the host " + quote(r.Host) + " is not one the proxy answers to", http.StatusForbidden
 	}
-	for _, o := range r.Header.Values("Origin") {
+	for _, o := range r.Header["Origin"] {
 		key, name := originKey(o)
 		if key == "" || !(loopback && isLoopbackName(name) || a.origins[key]) {
 			return "mcpvalidate proxy: requests from the origin " + quote(o) + " are not served", http.StatusForbidden
@@ -76,7 +76,13 @@ var decided = map[string]bool{"Mcp-Session-Id": true, "Mcp-Protocol-Version": tr
 // servers read as the same); "" when there is none.
 func twoWays(h http.Header) string {
 	for name, vs := range h {
-		canon := http.CanonicalHeaderKey(strings.ReplaceAll(name, "_", "-"))
+		if !mayDecide(name) {
+			continue
+		}
+		canon := name
+		if !decided[name] && !mirrorHeader(name) { // not spelled as it is read
+			canon = http.CanonicalHeaderKey(strings.ReplaceAll(name, "_", "-"))
+		}
 		if (decided[canon] || mirrorHeader(canon)) && (len(vs) > 1 || name != canon) {
 			return name
 		}
@@ -84,14 +90,37 @@ func twoWays(h http.Header) string {
 	return ""
 }
 
+// mayDecide reports whether the header name may be one the proxy decides on, in any case
+// and with '_' for '-': whether it begins so. Most headers do not, and cost no more.
+func mayDecide(name string) bool {
+	return dashedPrefix(name, "mcp-") || dashedPrefix(name, "last-event-")
+}
+
+// dashedPrefix reports whether s begins with prefix, lower-case ASCII, in any case and with
+// '_' for '-'.
+func dashedPrefix(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if c := s[i]; c|0x20 != prefix[i] && !(c == '_' && prefix[i] == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // dropped returns a header the proxy decides on that h's Connection header names as one
 // of the connection's, which the proxy does not send on; "" when there is none.
 func dropped(h http.Header) string {
-	connection := h.Values("Connection")
+	connection := h["Connection"]
 	if len(connection) == 0 {
 		return ""
 	}
 	for name := range h {
+		if !mayDecide(name) {
+			continue
+		}
 		if canon := http.CanonicalHeaderKey(name); (decided[canon] || mirrorHeader(canon)) && namedIn(connection, name) {
 			return name
 		}

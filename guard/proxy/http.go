@@ -68,7 +68,7 @@ func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	if transport == nil {
 		transport = defaultTransport(u)
 	}
-	return &front{p: p, upstream: u, access: a, client: &http.Client{
+	return &front{p: p, upstream: u, access: a, transport: transport, client: &http.Client{
 		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
@@ -90,11 +90,12 @@ func defaultTransport(u *url.URL) http.RoundTripper {
 }
 
 type front struct {
-	p        *Proxy
-	upstream *url.URL
-	client   *http.Client
-	access   access
-	tags     atomic.Uint64 // numbers the exchanges of sessions whose clients may share ids
+	p         *Proxy
+	upstream  *url.URL
+	client    *http.Client      // for the proxy's own requests
+	transport http.RoundTripper // the client's, for those of clients, sent on as they come
+	access    access
+	tags      atomic.Uint64 // numbers the exchanges of sessions whose clients may share ids
 
 	// sessions are by sessionKey: those the upstream started in its answer to an
 	// initialize, and those of a server that issues none. Every request reads it; mu
@@ -112,10 +113,18 @@ const sessionHeader = "Mcp-Session-Id"
 // another X-MCP-Toolsets as for other credentials): clients of such a server share what
 // the proxy learns only when they send the same.
 func sessionKey(r *http.Request) string {
-	if id := r.Header.Get(sessionHeader); id != "" {
-		return id + "\x00" + digest(r.Header, credential)
+	if id := first(r.Header, sessionHeader); id != "" {
+		return idKeyed(id, r.Header)
 	}
 	return "\x00" + digest(r.Header, lasting)
+}
+
+// idKeyed is the key of the session id of a client with the headers h.
+func idKeyed(id string, h http.Header) string {
+	if d := digest(h, credential); d != "" {
+		return id + "\x00" + d
+	}
+	return id // net/http refuses a NUL in a header value: no id with credentials is keyed so
 }
 
 // digest returns a digest of the headers of h whose name keep reports, "" when there are
@@ -197,7 +206,7 @@ func (f *front) session(r *http.Request, key string) *session {
 	if s, ok := f.sessions.Load(key); ok {
 		return s.(*session)
 	}
-	s := newSession(r.Header.Get(sessionHeader))
+	s := newSession(first(r.Header, sessionHeader))
 	s.caller = digest(r.Header, lasting)
 	return s
 }
@@ -208,14 +217,14 @@ func (f *front) session(r *http.Request, key string) *session {
 // Mcp-Session-Id) are told apart by a tag of each exchange's own, and a stream resumed
 // with Last-Event-ID answers those of the stream it resumes.
 func (f *front) exchange(r *http.Request, s *session) (x exchange, resumes bool) {
-	x = exchange{s: s, version: r.Header.Get("MCP-Protocol-Version")}
+	x = exchange{s: s, version: first(r.Header, "Mcp-Protocol-Version")}
 	if r.Method == http.MethodPost {
 		x.mirrors = mirrorsOf(r.Header)
 	}
 	if s.id != "" {
 		return x, false
 	}
-	if last := r.Header.Get("Last-Event-ID"); last != "" && r.Method == http.MethodGet {
+	if last := first(r.Header, "Last-Event-Id"); last != "" && r.Method == http.MethodGet {
 		if x.tag, resumes = s.resumed(last); resumes {
 			return x, true
 		}
@@ -281,7 +290,7 @@ func (f *front) forget(key, id string) {
 // ServeHTTP refuses the requests the front does not serve, decides a POST's messages and
 // passes them on, or answers them; GET and DELETE pass without their bodies.
 func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	w := &timedWriter{ResponseWriter: rw, rc: http.NewResponseController(rw), timeout: f.p.opts.writeTimeout()}
+	w := &timedWriter{ResponseWriter: rw, rc: *http.NewResponseController(rw), timeout: f.p.opts.writeTimeout()}
 	_ = w.rc.SetWriteDeadline(time.Time{}) // the one the connection's last answer left
 	if why, status := f.access.refused(r); why != "" {
 		if f.p.log != nil {
@@ -294,7 +303,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		http.Error(w, why, status)
 		return
 	}
-	id := r.Header.Get(sessionHeader)
+	id := first(r.Header, sessionHeader)
 	key := sessionKey(r)
 	s := f.session(r, key)
 	x, resumes := f.exchange(r, s)
@@ -320,7 +329,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if f.p.observe {
-			s.negotiated(r.Header.Get("MCP-Protocol-Version"))
+			s.negotiated(first(r.Header, "Mcp-Protocol-Version"))
 		}
 		var unknown bool
 		forward, answer := f.p.fromClient(x, body, f.fetcher(r, &unknown))
@@ -349,7 +358,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		f.post(w, r, x, key, init, forward, answer)
 		return
 	}
-	resp, err := f.send(r, http.NoBody) // a GET's or a DELETE's body is not MCP's, nor checked
+	resp, err := f.send(r, nil) // a GET's or a DELETE's body is not MCP's, nor checked
 	if err != nil {
 		f.unreachable(w, r, x, nil, nil, err)
 		return
@@ -421,7 +430,7 @@ func (f *front) readBody(w *timedWriter, r *http.Request) ([]byte, error) {
 // done within its timeout, however long the answer, or the stream, lasts.
 type timedWriter struct {
 	http.ResponseWriter
-	rc      *http.ResponseController
+	rc      http.ResponseController // of ResponseWriter
 	timeout time.Duration
 }
 
@@ -446,13 +455,13 @@ func (t *timedWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 // its answer to an initialize (init), or, when it gives none, as a session-less server's
 // session of the client's credentials.
 func (f *front) post(w http.ResponseWriter, r *http.Request, x exchange, key string, init bool, forward, answer []byte) {
-	resp, err := f.send(r, bytes.NewReader(forward))
+	resp, err := f.send(r, forward)
 	if err != nil {
 		f.unreachable(w, r, x, forward, answer, err)
 		return
 	}
 	defer resp.Body.Close()
-	id, started := r.Header.Get(sessionHeader), resp.Header.Get(sessionHeader)
+	id, started := first(r.Header, sessionHeader), first(resp.Header, sessionHeader)
 	switch {
 	case resp.StatusCode == http.StatusNotFound && id != "":
 		f.forget(key, id)
@@ -529,6 +538,9 @@ func (f *front) unreachable(w http.ResponseWriter, r *http.Request, x exchange, 
 
 // forgetAll forgets the requests among msgs (a message or a batch) still in flight.
 func forgetAll(x exchange, msgs []byte) {
+	if !x.s.anyPending() {
+		return // as when every request was answered: nothing to read msgs for
+	}
 	each := func(b []byte) {
 		if m, ok := parseMessage(b); ok && m.id != nil && m.isRequest() {
 			x.s.answered(x.key(m.id))
@@ -561,7 +573,7 @@ func (f *front) logFailed(s *session, why string) {
 // its answer to the initialize of r, with what the initialize said: from itself when it
 // was r's alone.
 func (f *front) started(from *session, id string, r *http.Request) {
-	key := id + "\x00" + digest(r.Header, credential)
+	key := idKeyed(id, r.Header)
 	if !from.isKept() {
 		from.mu.Lock()
 		from.id = id
@@ -578,20 +590,57 @@ func (f *front) started(from *session, id string, r *http.Request) {
 }
 
 // send makes the upstream request that r stands for, with body.
-func (f *front) send(r *http.Request, body io.Reader) (*http.Response, error) {
-	u := *f.upstream
+func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
+	o := &outgoing{url: *f.upstream}
 	if r.URL.RawQuery != "" {
-		u.RawQuery = r.URL.RawQuery
+		o.url.RawQuery = r.URL.RawQuery
 	}
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, "", body)
+	req := http.Request{Method: r.Method, URL: &o.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: make(http.Header, len(r.Header)), Body: http.NoBody, Host: o.url.Host}
+	if body != nil {
+		o.body.Reset(body)
+		req.Body, req.ContentLength = &o.body, int64(len(body))
+		if _, own := f.transport.(*upstream); !own { // net/http's Transport sends it again on a connection found closed
+			req.GetBody = func() (io.ReadCloser, error) { return &requestBody{Reader: *bytes.NewReader(body)}, nil }
+		}
+	}
+	copyHeaders(req.Header, r.Header)
+	req.Header.Del("Accept-Encoding")                                          // answers are read as they come: no encoding but the Transport's own gzip, which it decodes
+	if user := o.url.User; user != nil && req.Header["Authorization"] == nil { // as http.Client does
+		password, _ := user.Password()
+		req.SetBasicAuth(user.Username(), password)
+	}
+	resp, err := f.transport.RoundTrip(req.WithContext(r.Context()))
+	switch {
+	case err != nil && resp != nil && resp.Body != nil:
+		resp.Body.Close()
+	case err == nil && resp == nil:
+		err = errors.New("the transport gave no answer and no error")
+	case err == nil && resp.Body == nil:
+		resp.Body = http.NoBody
+	}
 	if err != nil {
-		return nil, err
+		return nil, &url.Error{Op: urlOp(r.Method), URL: o.url.Redacted(), Err: err}
 	}
-	out.URL, out.Host = &u, u.Host
-	out.Header = make(http.Header, len(r.Header))
-	copyHeaders(out.Header, r.Header)
-	out.Header.Del("Accept-Encoding") // answers are read as they come: no encoding but the Transport's own gzip, which it decodes
-	return f.client.Do(out)
+	return resp, nil
+}
+
+// An outgoing is what a request sent on holds besides http.Request itself, in one
+// allocation.
+type outgoing struct {
+	url  url.URL
+	body requestBody
+}
+
+// A requestBody is a request's body the proxy has read.
+type requestBody struct{ bytes.Reader }
+
+// Close does nothing: the bytes stay the proxy's.
+func (*requestBody) Close() error { return nil }
+
+// urlOp names the method as http.Client's errors do.
+func urlOp(method string) string {
+	return method[:1] + strings.ToLower(method[1:])
 }
 
 // fetcher returns the fetcher that asks the upstream for its tool list as the client's
@@ -1165,13 +1214,26 @@ func namedIn(connection []string, name string) bool {
 	return false
 }
 
-// hopByHop reports whether the header name (canonical) concerns one connection, not the
-// request.
+// hopByHop reports whether the header name, in any case, concerns one connection, not
+// the request.
 func hopByHop(name string) bool {
-	switch name {
-	case "Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer",
-		"Transfer-Encoding", "Upgrade", "Content-Length", "Host":
-		return true
+	switch len(name) {
+	case 2:
+		return strings.EqualFold(name, "Te")
+	case 4:
+		return strings.EqualFold(name, "Host")
+	case 7:
+		return strings.EqualFold(name, "Trailer") || strings.EqualFold(name, "Upgrade")
+	case 10:
+		return strings.EqualFold(name, "Connection") || strings.EqualFold(name, "Keep-Alive")
+	case 14:
+		return strings.EqualFold(name, "Content-Length")
+	case 17:
+		return strings.EqualFold(name, "Transfer-Encoding")
+	case 18:
+		return strings.EqualFold(name, "Proxy-Authenticate")
+	case 19:
+		return strings.EqualFold(name, "Proxy-Authorization")
 	}
 	return false
 }
@@ -1179,19 +1241,28 @@ func hopByHop(name string) bool {
 // copyHeaders copies the headers of src to dst but for the hop-by-hop ones: those of
 // hopByHop, and those src's Connection header names.
 func copyHeaders(dst, src http.Header) {
-	connection := src.Values("Connection")
+	connection := src["Connection"]
 	for k, vs := range src {
-		if hopByHop(http.CanonicalHeaderKey(k)) || len(connection) > 0 && namedIn(connection, k) {
+		if hopByHop(k) || len(connection) > 0 && namedIn(connection, k) {
 			continue
 		}
 		dst[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place
 	}
 }
 
+// first returns the first value of the header named canonical, spelled so, as h.Get
+// does, without canonicalizing the name again.
+func first(h http.Header, canonical string) string {
+	if vs := h[canonical]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // encoded returns h's Content-Encoding when it is not identity; "" when the body is
 // sent as it is.
 func encoded(h http.Header) string {
-	for _, v := range h.Values("Content-Encoding") {
+	for _, v := range h["Content-Encoding"] {
 		for c := range strings.SplitSeq(v, ",") {
 			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
 				return strings.Join(h.Values("Content-Encoding"), ", ")
@@ -1226,7 +1297,7 @@ func ambiguousType(h http.Header) bool {
 
 // contentType is h's Content-Type as fetch reads it: its values joined.
 func contentType(h http.Header) string {
-	vs := h.Values("Content-Type")
+	vs := h["Content-Type"]
 	if len(vs) == 1 {
 		return vs[0]
 	}

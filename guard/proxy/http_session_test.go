@@ -168,6 +168,7 @@ func (u *sessionUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // memoryFront returns a front for upstream, served in memory, and a function that sends it
 // a request and returns the answer.
 func memoryFront(t testing.TB, upstream http.Handler, opts Options) (*front, func(method, sid, body string) (*http.Response, string)) {
+	opts.Transport = handlerTransport{upstream}
 	p, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +178,6 @@ func memoryFront(t testing.TB, upstream http.Handler, opts Options) (*front, fun
 		t.Fatal(err)
 	}
 	f := h.(*front)
-	f.client.Transport = handlerTransport{upstream}
 	return f, func(method, sid, body string) (*http.Response, string) {
 		req := localRequest(method, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

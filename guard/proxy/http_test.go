@@ -620,6 +620,44 @@ func TestHTTPUpstreamTransport(t *testing.T) {
 	}
 }
 
+// TestHTTPUpstreamUserInfo: an upstream URL with a user and password authenticates each
+// request sent on, as http.Client does, unless the client's request has its own
+// Authorization.
+func TestHTTPUpstreamUserInfo(t *testing.T) {
+	var mu sync.Mutex
+	var got []string // the Authorization of each call
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set("Content-Type", "application/json")
+		if m.method == "tools/list" {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+			return
+		}
+		mu.Lock()
+		got = append(got, r.Header.Get("Authorization"))
+		mu.Unlock()
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
+	}))
+	defer upstream.Close()
+	endpoint := startFront(t, strings.Replace(upstream.URL, "http://", "http://user:pw@", 1)+"/mcp", Options{})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo"}}}`
+	postJSON(t, endpoint, call)
+	req, _ := http.NewRequest("POST", endpoint, strings.NewReader(call))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer own")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"Basic dXNlcjpwdw==", "Bearer own"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the upstream got %q, want %q", got, want)
+	}
+}
+
 // TestHTTPErrorHandler: Options.ErrorHandler answers a request the upstream could not be
 // reached for, with the error, once the proxy forgot its requests: the same id may be
 // sent again.
@@ -684,3 +722,115 @@ func TestListToolsChatty(t *testing.T) {
 		t.Errorf("err %v, want the server's silence on the request", err)
 	}
 }
+
+// BenchmarkHTTPCall measures the front's own work on a valid tools/call in a session: an
+// upstream that answers at once, in memory, and a client's request made once, so that
+// what is measured is the handler's, not HTTP's.
+func BenchmarkHTTPCall(b *testing.B) {
+	p, err := New(Options{Transport: cannedUpstream{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := p.Handler("http://127.0.0.1:9/mcp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	post := func(w *sinkWriter, session, body string) {
+		r := localRequest("POST", strings.NewReader(body))
+		r.RemoteAddr = "127.0.0.1:40000"
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("User-Agent", "Go-http-client/1.1")
+		if session != "" {
+			r.Header.Set("Mcp-Session-Id", session)
+			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		w.reset()
+		h.ServeHTTP(w, r)
+		if w.status != http.StatusOK && w.status != http.StatusAccepted {
+			b.Fatalf("%s: %d %s", body, w.status, w.body)
+		}
+	}
+	w := &sinkWriter{}
+	post(w, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	session := w.header.Get("Mcp-Session-Id")
+	post(w, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(w, session, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	call := []byte(`{"jsonrpc":"2.0","id":12345,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo","days":3}}}`)
+	r := localRequest("POST", nil)
+	r.RemoteAddr = "127.0.0.1:40000"
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"User-Agent": "Go-http-client/1.1", "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"} {
+		r.Header.Set(k, v)
+	}
+	body := &bytes.Reader{}
+	rc := io.NopCloser(body)
+	b.ReportAllocs()
+	for b.Loop() {
+		body.Reset(call)
+		r.Body = rc
+		w.reset()
+		h.ServeHTTP(w, r)
+		if w.status != http.StatusOK || !bytes.Contains(w.body, []byte(`"sunny"`)) {
+			b.Fatalf("%d %s", w.status, w.body)
+		}
+	}
+}
+
+// cannedUpstream is an MCP server in memory that answers initialize, tools/list (weather)
+// and tools/call (sunny) with JSON.
+type cannedUpstream struct{}
+
+func (cannedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
+	req, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	id := func() string {
+		var m struct{ ID json.RawMessage }
+		_ = json.Unmarshal(req, &m)
+		return string(m.ID)
+	}
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Request: r}
+	var answer string
+	switch {
+	case bytes.Contains(req, []byte(`"tools/call"`)):
+		answer = `{"jsonrpc":"2.0","id":12345,"result":{"content":[{"type":"text","text":"sunny"}]}}`
+	case bytes.Contains(req, []byte(`"tools/list"`)):
+		answer = `{"jsonrpc":"2.0","id":` + id() + `,"result":` + toolsList + `}`
+	case bytes.Contains(req, []byte(`"initialize"`)):
+		answer = `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"canned","version":"1"}}}`
+		resp.Header.Set("Mcp-Session-Id", "mcp-session-0f9c2d4e-8b1a-4c3e-9d7f-1a2b3c4d5e6f")
+	default:
+		resp.StatusCode = http.StatusAccepted
+	}
+	resp.Body = io.NopCloser(strings.NewReader(answer))
+	resp.ContentLength = int64(len(answer))
+	return resp, nil
+}
+
+// sinkWriter is a ResponseWriter that keeps the last answer.
+type sinkWriter struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func (w *sinkWriter) reset() { w.header, w.status, w.body = http.Header{}, 0, w.body[:0] }
+
+func (w *sinkWriter) Header() http.Header { return w.header }
+
+func (w *sinkWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+func (w *sinkWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	w.body = append(w.body, b...)
+	return len(b), nil
+}
+
+func (w *sinkWriter) SetReadDeadline(time.Time) error  { return nil }
+func (w *sinkWriter) SetWriteDeadline(time.Time) error { return nil }

@@ -220,14 +220,18 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 		}
 		return invalidRequest(id, "the request's id or method is longer than "+strconv.Itoa(maxIDLen)+" bytes, more than the proxy holds for a request in flight"), false
 	}
-	if m.id != nil && s.inFlight(x.key(m.id)) {
+	var key string // the request's in the session's table
+	if m.id != nil {
+		key = x.key(m.id)
+	}
+	if m.id != nil && s.inFlight(key) {
 		return invalidRequest(m.id, idInFlight), false
 	}
 	if why := x.mirrors.request(&m); why != "" {
 		return x.mirrors.refuse(m.id, why), false
 	}
 	if m.names("tools/call") {
-		return p.clientCall(x, &m, fetch)
+		return p.clientCall(x, &m, key, fetch)
 	}
 	if m.ambiguous && (m.names("tools/list") || ambiguousIn(b, "id")) || m.method == "tools/list" && ambiguousIn(m.params, "cursor") {
 		if m.id == nil {
@@ -263,7 +267,7 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 		q.taskKey = taskKey(id)
 		q.modern = p.guard.ChecksResults() && s.modern(member(m.params, "_meta"), x.version)
 	}
-	switch err := s.track(x.key(m.id), q); err {
+	switch err := s.track(key, q); err {
 	case errGone:
 		return serverGone(m.id, s.gone()), false
 	case errInFlight:
@@ -274,8 +278,8 @@ func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byt
 	return nil, false
 }
 
-// clientCall decides a tools/call.
-func (p *Proxy) clientCall(x exchange, m *message, fetch fetcher) (answer []byte, drop bool) {
+// clientCall decides a tools/call, of the key key when it is a request.
+func (p *Proxy) clientCall(x exchange, m *message, key string, fetch fetcher) (answer []byte, drop bool) {
 	s := x.s
 	refuse := func(ans []byte) ([]byte, bool) {
 		if m.id == nil {
@@ -320,7 +324,7 @@ func (p *Proxy) clientCall(x exchange, m *message, fetch fetcher) (answer []byte
 	if p.checksResults(t) {
 		q.modern = s.modern(c.meta, x.version)
 	}
-	switch tracked := s.trackCall(x.key(m.id), q, q.task && p.checksResults(t)); tracked {
+	switch tracked := s.trackCall(key, q, q.task && p.checksResults(t)); tracked {
 	case nil:
 	case errGone:
 		o.refused()
@@ -827,6 +831,13 @@ func (s *session) inFlight(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.pending[key] != nil
+}
+
+// anyPending reports whether any request is in flight.
+func (s *session) anyPending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending) > 0
 }
 
 // release lets the session go when it is idle (nothing in flight, and no task whose
