@@ -419,7 +419,8 @@ func (o *Options) writeTimeout() time.Duration {
 // readBody reads r's body, within the proxy's limits of size and time.
 func (f *front) readBody(w *timedWriter, r *http.Request) ([]byte, error) {
 	_ = w.rc.SetReadDeadline(time.Now().Add(f.p.opts.bodyTimeout())) // not supported: unbounded
-	body, err := io.ReadAll(http.MaxBytesReader(w.ResponseWriter, r.Body, f.p.opts.maxMessage()))
+	limit := f.p.opts.maxMessage() // past which the MaxBytesReader fails
+	body, err := readAll(http.MaxBytesReader(w.ResponseWriter, r.Body, limit), r.ContentLength, limit+1)
 	if err == nil { // an answer may take long: the client's end is watched meanwhile
 		_ = w.rc.SetReadDeadline(time.Time{})
 	}
@@ -694,7 +695,7 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 		return nil, nil, errors.New("the server's answer is encoded (" + coding + "), which was not asked for")
 	}
 	if !isEventStream(resp.Header) {
-		b, err := readAtMost(resp.Body, DefaultMaxMessage)
+		b, err := readAtMost(resp.Body, resp.ContentLength, DefaultMaxMessage)
 		if err == errOverlong {
 			return nil, nil, errors.New(tooLong("the server's answer", -1, DefaultMaxMessage))
 		}
@@ -873,7 +874,7 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, x exchange, fo
 			}
 		}
 	case isJSON(resp.Header):
-		body, err := readAtMost(resp.Body, f.p.opts.maxMessage())
+		body, err := readAtMost(resp.Body, resp.ContentLength, f.p.opts.maxMessage())
 		if err == errOverlong {
 			f.failed(w, x, forward, answer, strings.TrimPrefix(tooLong("the upstream server's answer", -1, f.p.opts.maxMessage()), "mcpvalidate proxy: "))
 			return ""

@@ -768,7 +768,7 @@ func BenchmarkHTTPCall(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		body.Reset(call)
-		r.Body = rc
+		r.Body, r.ContentLength = rc, int64(len(call))
 		w.reset()
 		h.ServeHTTP(w, r)
 		if w.status != http.StatusOK || !bytes.Contains(w.body, []byte(`"sunny"`)) {

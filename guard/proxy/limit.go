@@ -221,14 +221,45 @@ func (o *overlong) end() {
 	o.member = 0
 }
 
-// readAtMost reads r to its end, errOverlong when it holds over max bytes.
-func readAtMost(r io.Reader, max int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
+// readAtMost reads r, of the length size when it is positive, to its end;
+// errOverlong when it holds over max bytes.
+func readAtMost(r io.Reader, size, max int64) ([]byte, error) {
+	b, err := readAll(r, size, max)
 	if err == nil && int64(len(b)) > max {
 		return nil, errOverlong
 	}
 	return b, err
 }
+
+// readAll reads r to its end as io.ReadAll does, but for max+1 bytes at most, into room
+// for size bytes and the end when size, a declared length, is positive: one allocation,
+// and no copy, when the declaration holds. Room is made ahead for maxAhead bytes at most:
+// the rest, if it comes, is made as it comes.
+func readAll(r io.Reader, size, max int64) ([]byte, error) {
+	room := int64(512) // as io.ReadAll's
+	if size > 0 {
+		room = min(size, maxAhead) + 1
+	}
+	b := make([]byte, 0, min(room, max+1))
+	for int64(len(b)) <= max {
+		n, err := r.Read(b[len(b):min(int64(cap(b)), max+1)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+	return b, nil
+}
+
+// maxAhead bounds, in bytes, the room made for a body before it is read, whatever length
+// it declares.
+const maxAhead = 64 << 10
 
 // serverOverlong answers for a server's message over the limit, which was dropped. A
 // response becomes an error response to its request, returned for the caller to pass

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 )
 
 // TestOverlongScan: what the scan of a dropped message finds, fed whole and a byte at a
@@ -321,5 +322,35 @@ func TestMessageLimitHTTP(t *testing.T) {
 		if size, err := strconv.Atoi(n); status != http.StatusOK || !strings.HasPrefix(body, head) || !strings.HasSuffix(body, tail) || err != nil || size < 2*limit {
 			t.Errorf("%s, an event over the limit: %d\n%.400s", method, status, body)
 		}
+	}
+}
+
+// TestReadAll: a body is read whole whatever length it declares, in one allocation when
+// the declaration holds, and a length declared beyond maxAhead makes no more room ahead.
+func TestReadAll(t *testing.T) {
+	body := strings.Repeat("x", 3000)
+	for _, size := range []int64{-1, 0, 1, 2999, 3000, 3001, 1 << 40} {
+		b, err := readAll(strings.NewReader(body), size, 1<<20)
+		if err != nil || string(b) != body {
+			t.Errorf("declared %d: %d bytes, %v", size, len(b), err)
+		}
+		if size == 1<<40 && cap(b) > maxAhead+1 {
+			t.Errorf("declared %d: room for %d bytes made ahead", size, cap(b))
+		}
+	}
+	r := strings.NewReader(body)
+	if n := testing.AllocsPerRun(100, func() {
+		r.Reset(body)
+		if b, _ := readAll(r, int64(len(body)), 1<<20); len(b) != len(body) {
+			t.Fatal("short")
+		}
+	}); n != 1 {
+		t.Errorf("%v allocations for a body of the declared length, want 1", n)
+	}
+	if b, err := readAll(strings.NewReader(body), -1, 100); err != nil || len(b) != 101 {
+		t.Errorf("a body over the bound: %d bytes read, %v; want 101", len(b), err)
+	}
+	if _, err := readAll(iotest.ErrReader(io.ErrUnexpectedEOF), 10, 100); err != io.ErrUnexpectedEOF {
+		t.Errorf("a failing body: %v", err)
 	}
 }
