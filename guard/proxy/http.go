@@ -419,7 +419,7 @@ func (o *Options) writeTimeout() time.Duration {
 // readBody reads r's body, within the proxy's limits of size and time.
 func (f *front) readBody(w *timedWriter, r *http.Request) ([]byte, error) {
 	_ = w.rc.SetReadDeadline(time.Now().Add(f.p.opts.bodyTimeout())) // not supported: unbounded
-	limit := f.p.opts.maxMessage() // past which the MaxBytesReader fails
+	limit := f.p.opts.maxMessage()
 	body, err := readAll(http.MaxBytesReader(w.ResponseWriter, r.Body, limit), r.ContentLength, limit+1)
 	if err == nil { // an answer may take long: the client's end is watched meanwhile
 		_ = w.rc.SetReadDeadline(time.Time{})
