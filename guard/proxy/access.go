@@ -40,9 +40,10 @@ func newAccess(o *Options) (access, error) {
 	return a, nil
 }
 
-// refused returns why r is not served: its Host or Origin not allowed, or its method not
-// one of MCP's; "" when it is served.
-func (a *access) refused(r *http.Request) (why string, status int) {
+// refused returns why r, whose headers are hd, is not served: its Host or Origin not
+// allowed, its method not one of MCP's, or a header the proxy decides on that the server
+// might not get or read otherwise; "" when it is served.
+func (a *access) refused(r *http.Request, hd *heard) (why string, status int) {
 	loopback := onLoopback(r)
 	if name, port := splitHost(r.Host); !(loopback && isLoopbackName(name) || a.hosts[name] || a.hosts[hostKey(name, port)]) {
 		return "mcpvalidate proxy: the host " + quote(r.Host) + " is not one the proxy answers to", http.StatusForbidden
@@ -58,10 +59,10 @@ func (a *access) refused(r *http.Request) (why string, status int) {
 	default:
 		return "mcpvalidate proxy: the method " + quote(r.Method) + " is not one of MCP's", http.StatusMethodNotAllowed
 	}
-	if name := dropped(r.Header); name != "" {
+	if name := dropped(r.Header, hd); name != "" {
 		return "mcpvalidate proxy: the header " + quote(name) + " is named in Connection, so the server would not get the value the proxy decides on", http.StatusBadRequest
 	}
-	if name := twoWays(r.Header); name != "" {
+	if name := hd.twoWays; name != "" {
 		return "mcpvalidate proxy: the header " + quote(name) + " comes twice, or spelled two ways, so the server might read another value than the proxy", http.StatusBadRequest
 	}
 	return "", 0
@@ -71,23 +72,18 @@ func (a *access) refused(r *http.Request) (why string, status int) {
 // mirror the body (mirrorHeader).
 var decided = map[string]bool{"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true}
 
-// twoWays returns the name of a header of h that the proxy decides on and that servers
-// may read otherwise: one with two values, or named with '_' for '-' (which CGI-style
-// servers read as the same); "" when there is none.
-func twoWays(h http.Header) string {
-	for name, vs := range h {
-		if !mayDecide(name) {
-			continue
-		}
-		canon := name
-		if !decided[name] && !mirrorHeader(name) { // not spelled as it is read
-			canon = http.CanonicalHeaderKey(strings.ReplaceAll(name, "_", "-"))
-		}
-		if (decided[canon] || mirrorHeader(canon)) && (len(vs) > 1 || name != canon) {
-			return name
-		}
+// twoWays reports whether the header name, of the values vs, is one the proxy decides on
+// that servers may read otherwise: with two values, or named with '_' for '-' (which
+// CGI-style servers read as the same).
+func twoWays(name string, vs []string) bool {
+	if !mayDecide(name) {
+		return false
 	}
-	return ""
+	canon := name
+	if !decided[name] && !mirrorHeader(name) { // not spelled as it is read
+		canon = http.CanonicalHeaderKey(strings.ReplaceAll(name, "_", "-"))
+	}
+	return (decided[canon] || mirrorHeader(canon)) && (len(vs) > 1 || name != canon)
 }
 
 // mayDecide reports whether the header name may be one the proxy decides on, in any case
@@ -111,10 +107,11 @@ func dashedPrefix(s, prefix string) bool {
 }
 
 // dropped returns a header the proxy decides on that h's Connection header names as one
-// of the connection's, which the proxy does not send on; "" when there is none.
-func dropped(h http.Header) string {
-	connection := h["Connection"]
-	if len(connection) == 0 {
+// of the connection's, which the proxy does not send on; "" when there is none. hd is
+// what was heard of h.
+func dropped(h http.Header, hd *heard) string {
+	connection := hd.connection
+	if len(connection) == 0 || !hd.decides {
 		return ""
 	}
 	for name := range h {

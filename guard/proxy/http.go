@@ -107,14 +107,60 @@ type front struct {
 
 const sessionHeader = "Mcp-Session-Id"
 
-// sessionKey is the key of the session of r: its Mcp-Session-Id and a digest of its
-// credentials; without one, a digest of every header of r that may tell who the caller
-// is or what it may see (a server that issues no session ids may serve other tools for
-// another X-MCP-Toolsets as for other credentials): clients of such a server share what
-// the proxy learns only when they send the same.
-func sessionKey(r *http.Request) string {
-	if id := first(r.Header, sessionHeader); id != "" {
-		return idKeyed(id, r.Header)
+// heard is what the front reads of a request's headers, in one pass over them.
+type heard struct {
+	id, version, lastEventID string   // Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID
+	connection               []string // the values of Connection
+	credentials              bool     // a header may carry a credential (credential)
+	decides                  bool     // a header may be one the proxy decides on (mayDecide)
+	mirrors                  bool     // a header mirrors the body (mirrorHeader)
+	twoWays                  string   // a header the proxy decides on that servers may read otherwise; "" when none
+}
+
+// hear reads the headers h of a request.
+func hear(h http.Header) (hd heard) {
+	for name, vs := range h {
+		switch name {
+		case "Accept", "Content-Type", "Content-Length", "Accept-Encoding", "User-Agent", "Traceparent", "Tracestate":
+			continue // those of most requests, none of the others: told at one comparison
+		case "Connection":
+			hd.connection = vs
+			continue
+		}
+		hd.credentials = hd.credentials || credential(name)
+		if !mayDecide(name) {
+			continue
+		}
+		hd.decides = true
+		if len(vs) > 0 {
+			switch name {
+			case sessionHeader:
+				hd.id = vs[0]
+			case "Mcp-Protocol-Version":
+				hd.version = vs[0]
+			case "Last-Event-Id":
+				hd.lastEventID = vs[0]
+			}
+		}
+		hd.mirrors = hd.mirrors || mirrorHeader(name)
+		if hd.twoWays == "" && twoWays(name, vs) {
+			hd.twoWays = name
+		}
+	}
+	return hd
+}
+
+// sessionKey is the key of the session of r, whose headers are hd: its Mcp-Session-Id
+// and a digest of its credentials; without one, a digest of every header of r that may
+// tell who the caller is or what it may see (a server that issues no session ids may
+// serve other tools for another X-MCP-Toolsets as for other credentials): clients of such
+// a server share what the proxy learns only when they send the same.
+func sessionKey(r *http.Request, hd *heard) string {
+	switch {
+	case hd.id != "" && !hd.credentials:
+		return hd.id // as idKeyed keys it
+	case hd.id != "":
+		return idKeyed(hd.id, r.Header)
 	}
 	return "\x00" + digest(r.Header, lasting)
 }
@@ -200,31 +246,32 @@ func lasting(name string) bool {
 	return !mirrorHeader(name) && !strings.HasPrefix(name, "X-B3-") && !strings.HasPrefix(name, "X-Datadog-")
 }
 
-// session returns the session r belongs to, under key; a new one, of r alone, when the
-// proxy keeps none for it.
-func (f *front) session(r *http.Request, key string) *session {
+// session returns the session r, of the Mcp-Session-Id id, belongs to, under key; a new
+// one, of r alone, when the proxy keeps none for it.
+func (f *front) session(r *http.Request, id, key string) *session {
 	if s, ok := f.sessions.Load(key); ok {
 		return s.(*session)
 	}
-	s := newSession(first(r.Header, sessionHeader))
+	s := newSession(id)
 	s.caller = digest(r.Header, lasting)
 	return s
 }
 
-// exchange returns the exchange of r in s, and whether it resumes a stream that broke.
+// exchange returns the exchange of r, whose headers are hd, in s, and whether it resumes
+// a stream that broke.
 // In an MCP session, request ids are the client's alone, and any of its streams may
 // answer them; the requests of a session whose clients may share ids (no
 // Mcp-Session-Id) are told apart by a tag of each exchange's own, and a stream resumed
 // with Last-Event-ID answers those of the stream it resumes.
-func (f *front) exchange(r *http.Request, s *session) (x exchange, resumes bool) {
-	x = exchange{s: s, version: first(r.Header, "Mcp-Protocol-Version")}
-	if r.Method == http.MethodPost {
-		x.mirrors = mirrorsOf(r.Header)
+func (f *front) exchange(r *http.Request, hd *heard, s *session) (x exchange, resumes bool) {
+	x = exchange{s: s, version: hd.version}
+	if r.Method == http.MethodPost && hd.mirrors {
+		x.mirrors = &mirrors{h: r.Header}
 	}
 	if s.id != "" {
 		return x, false
 	}
-	if last := first(r.Header, "Last-Event-Id"); last != "" && r.Method == http.MethodGet {
+	if last := hd.lastEventID; last != "" && r.Method == http.MethodGet {
 		if x.tag, resumes = s.resumed(last); resumes {
 			return x, true
 		}
@@ -292,7 +339,8 @@ func (f *front) forget(key, id string) {
 func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &timedWriter{ResponseWriter: rw, rc: *http.NewResponseController(rw), timeout: f.p.opts.writeTimeout()}
 	_ = w.rc.SetWriteDeadline(time.Time{}) // the one the connection's last answer left
-	if why, status := f.access.refused(r); why != "" {
+	hd := hear(r.Header)
+	if why, status := f.access.refused(r, &hd); why != "" {
 		if f.p.log != nil {
 			f.p.log.Warn("mcpvalidate proxy: a request was refused", "status", status, "method", bounded(r.Method),
 				"host", bounded(r.Host), "origin", bounded(r.Header.Get("Origin")))
@@ -303,10 +351,10 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		http.Error(w, why, status)
 		return
 	}
-	id := first(r.Header, sessionHeader)
-	key := sessionKey(r)
-	s := f.session(r, key)
-	x, resumes := f.exchange(r, s)
+	id := hd.id
+	key := sessionKey(r, &hd)
+	s := f.session(r, id, key)
+	x, resumes := f.exchange(r, &hd, s)
 	var body []byte
 	if r.Method == http.MethodPost {
 		if coding := encoded(r.Header); coding != "" {
@@ -329,7 +377,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if f.p.observe {
-			s.negotiated(first(r.Header, "Mcp-Protocol-Version"))
+			s.negotiated(x.version)
 		}
 		var unknown bool
 		forward, answer := f.p.fromClient(x, body, f.fetcher(r, &unknown))

@@ -447,10 +447,11 @@ func TestHTTPSessionlessToolsets(t *testing.T) {
 		send(toolset, "", `{"jsonrpc":"2.0","id":0,"method":"ping"}`)
 	}
 	strict, loose := request("strict", "1", ""), request("loose", "1", "")
-	if f.session(strict, sessionKey(strict)) == f.session(loose, sessionKey(loose)) {
+	sessionOf := func(r *http.Request) *session { hd := hear(r.Header); return f.session(r, hd.id, sessionKey(r, &hd)) }
+	if sessionOf(strict) == sessionOf(loose) {
 		t.Fatal("clients of the same credentials and other toolsets share a session")
 	}
-	if again := request("strict", "2", ""); f.session(again, sessionKey(again)) != f.session(strict, sessionKey(strict)) {
+	if again := request("strict", "2", ""); sessionOf(again) != sessionOf(strict) {
 		t.Error("two requests of a client that differ by their tracing are of two sessions")
 	}
 	weather := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
@@ -469,7 +470,7 @@ func TestHTTPSessionlessToolsets(t *testing.T) {
 		r.Header.Set("Mcp-Name", strconv.Itoa(i))
 		r.Header.Set("Mcp-Protocol-Version", strconv.Itoa(i))
 	}
-	if sessionKey(r1) != sessionKey(r2) {
+	if hd1, hd2 := hear(r1.Header), hear(r2.Header); sessionKey(r1, &hd1) != sessionKey(r2, &hd2) {
 		t.Error("two requests of a client that differ by their mirrored headers and protocol version are of two sessions")
 	}
 }

@@ -28,16 +28,6 @@ type mirrors struct {
 	mismatched bool
 }
 
-// mirrorsOf returns the headers of h that mirror a body; nil when there are none.
-func mirrorsOf(h http.Header) *mirrors {
-	for name := range h {
-		if mirrorHeader(name) {
-			return &mirrors{h: h}
-		}
-	}
-	return nil
-}
-
 // mirrorHeader reports whether the header name (canonical) mirrors a part of the body.
 func mirrorHeader(name string) bool {
 	return name == "Mcp-Method" || name == "Mcp-Name" || strings.HasPrefix(name, paramPrefix)
