@@ -403,7 +403,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			writeJSON(w, answer)
 			return
 		}
-		f.post(w, r, x, key, init, forward, answer)
+		f.post(w, r, x, id, key, init, forward, answer)
 		return
 	}
 	resp, err := f.send(r, nil) // a GET's or a DELETE's body is not MCP's, nor checked
@@ -499,18 +499,18 @@ func (t *timedWriter) Flush() {
 func (t *timedWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }
 
 // post sends the client's messages on, and relays the answer, with the proxy's answers
-// to refused members of a batch, if any. The session of a POST without an Mcp-Session-Id
-// is kept when the upstream answers it: under the Mcp-Session-Id the upstream gives in
-// its answer to an initialize (init), or, when it gives none, as a session-less server's
-// session of the client's credentials.
-func (f *front) post(w http.ResponseWriter, r *http.Request, x exchange, key string, init bool, forward, answer []byte) {
+// to refused members of a batch, if any; id and key are r's Mcp-Session-Id and session
+// key. The session of a POST without an Mcp-Session-Id is kept when the upstream answers
+// it: under the Mcp-Session-Id the upstream gives in its answer to an initialize (init),
+// or, when it gives none, as a session-less server's session of the client's credentials.
+func (f *front) post(w http.ResponseWriter, r *http.Request, x exchange, id, key string, init bool, forward, answer []byte) {
 	resp, err := f.send(r, forward)
 	if err != nil {
 		f.unreachable(w, r, x, forward, answer, err)
 		return
 	}
 	defer resp.Body.Close()
-	id, started := first(r.Header, sessionHeader), first(resp.Header, sessionHeader)
+	started := first(resp.Header, sessionHeader)
 	switch {
 	case resp.StatusCode == http.StatusNotFound && id != "":
 		f.forget(key, id)
