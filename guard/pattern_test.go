@@ -93,3 +93,33 @@ func TestPatternRunsAgainstRegexp(t *testing.T) {
 		t.Errorf("only %d patterns of %d took the runs", byRuns, patterns)
 	}
 }
+
+// BenchmarkPattern: patterns of tool schemas matched by runs against Go's regexp, on a
+// string each matches.
+func BenchmarkPattern(b *testing.B) {
+	for _, c := range []struct{ name, expr, in string }{
+		{"repo", `^[A-Za-z0-9-]+/[A-Za-z0-9._-]+$`, "mcpvalidate/mcpvalidate.go"},
+		{"date", `^\d{4}-\d{2}-\d{2}$`, "2026-12-06"},
+		{"phone", `^\+[1-9]\d{1,14}$`, "+4712345678"},
+	} {
+		p, err := compilePattern(c.expr)
+		if err != nil || !p.byRuns {
+			b.Fatalf("%s: runs %v, %v", c.expr, p != nil && p.byRuns, err)
+		}
+		in := []byte(c.in)
+		b.Run(c.name+"/runs", func(b *testing.B) {
+			for b.Loop() {
+				if !p.match(in) {
+					b.Fatal("no match")
+				}
+			}
+		})
+		b.Run(c.name+"/regexp", func(b *testing.B) {
+			for b.Loop() {
+				if !p.re.Match(in) {
+					b.Fatal("no match")
+				}
+			}
+		})
+	}
+}
