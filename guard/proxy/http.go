@@ -415,7 +415,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if id != "" && (r.Method == http.MethodDelete && resp.StatusCode < 300 || resp.StatusCode == http.StatusNotFound) {
 		f.forget(key, id)
 	}
-	if r.Method == http.MethodGet && resp.StatusCode == http.StatusOK && isEventStream(resp.Header) {
+	if r.Method == http.MethodGet && resp.StatusCode == http.StatusOK && kindOf(resp.Header) == streamBody {
 		s.listen()
 		defer s.unlisten()
 	}
@@ -525,7 +525,7 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, x exchange, id, key
 		return
 	}
 	last := f.relay(w, resp, x, forward, answer)
-	if x.s.isKept() && last != "" && unanswered(x, forward) {
+	if last != "" && x.s.isKept() && unanswered(x, forward) {
 		if x.tag != "" {
 			x.s.broke(last, x.tag) // a stream resumed from last answers them
 		}
@@ -742,7 +742,7 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 	if coding := encoded(resp.Header); coding != "" {
 		return nil, nil, errors.New("the server's answer is encoded (" + coding + "), which was not asked for")
 	}
-	if !isEventStream(resp.Header) {
+	if kindOf(resp.Header) != streamBody {
 		b, err := readAtMost(resp.Body, resp.ContentLength, DefaultMaxMessage)
 		if err == errOverlong {
 			return nil, nil, errors.New(tooLong("the server's answer", -1, DefaultMaxMessage))
@@ -864,13 +864,14 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, x exchange, fo
 		f.failed(w, x, forward, answer, "the upstream server's answer is encoded ("+coding+"), which the proxy did not ask for and cannot check")
 		return ""
 	}
-	if ambiguousType(resp.Header) {
+	kind := kindOf(resp.Header)
+	if kind == bothKinds {
 		f.failed(w, x, forward, answer, "the upstream server's answer is of a Content-Type ("+bounded(contentType(resp.Header))+") that clients read both as a stream and as JSON, so the proxy could not check it as they read it")
 		return ""
 	}
 	copyHeaders(w.Header(), resp.Header)
-	switch {
-	case isEventStream(resp.Header):
+	switch kind {
+	case streamBody:
 		w.Header().Del("Content-Length")
 		w.WriteHeader(resp.StatusCode)
 		out := newEventWriter(w)
@@ -921,7 +922,7 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, x exchange, fo
 				return last
 			}
 		}
-	case isJSON(resp.Header):
+	case jsonBody:
 		body, err := readAtMost(resp.Body, resp.ContentLength, f.p.opts.maxMessage())
 		if err == errOverlong {
 			f.failed(w, x, forward, answer, strings.TrimPrefix(tooLong("the upstream server's answer", -1, f.p.opts.maxMessage()), "mcpvalidate proxy: "))
@@ -1326,22 +1327,31 @@ func encoded(h http.Header) string {
 // any holding application/json as JSON, in any parameter and whatever else the value
 // says; Python's take any value that begins so, in any case. So does the proxy, that no
 // answer a client reads as a message passes unchecked. A value that holds both is one
-// clients read two ways: none is read, and the answer goes no further (ambiguousType).
+// clients read two ways: none is read, and the answer goes no further (bothKinds).
 
-func isEventStream(h http.Header) bool {
-	v := contentType(h)
-	return containsFold(v, "text/event-stream") && !containsFold(v, "application/json")
-}
+// A bodyKind is what clients read an answer's body as.
+type bodyKind int
 
-func isJSON(h http.Header) bool {
-	v := contentType(h)
-	return containsFold(v, "application/json") && !containsFold(v, "text/event-stream")
-}
+const (
+	otherBody  bodyKind = iota // neither JSON nor a stream: passed as it is
+	jsonBody                   // application/json
+	streamBody                 // text/event-stream
+	bothKinds                  // named both ways
+)
 
-// ambiguousType reports whether h's Content-Type names both a stream and JSON.
-func ambiguousType(h http.Header) bool {
+// kindOf returns what clients read a body of the headers h as.
+func kindOf(h http.Header) bodyKind {
 	v := contentType(h)
-	return containsFold(v, "application/json") && containsFold(v, "text/event-stream")
+	json, stream := containsFold(v, "application/json"), containsFold(v, "text/event-stream")
+	switch {
+	case json && stream:
+		return bothKinds
+	case json:
+		return jsonBody
+	case stream:
+		return streamBody
+	}
+	return otherBody
 }
 
 // contentType is h's Content-Type as fetch reads it: its values joined.
