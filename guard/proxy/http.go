@@ -648,13 +648,16 @@ func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
 		Header: make(http.Header, len(r.Header)), Body: http.NoBody, Host: o.url.Host}
 	if body != nil {
 		o.body.Reset(body)
-		req.Body, req.ContentLength = &o.body, int64(len(body))
+		// A NopCloser of a bytes.Reader is a body net/http knows to be in memory: it writes
+		// it with the header, in one piece, rather than flushing the header first.
+		req.Body, req.ContentLength = io.NopCloser(&o.body), int64(len(body))
 		if _, own := f.transport.(*upstream); !own { // net/http's Transport sends it again on a connection found closed
-			req.GetBody = func() (io.ReadCloser, error) { return &requestBody{Reader: *bytes.NewReader(body)}, nil }
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
 	}
 	copyHeaders(req.Header, r.Header)
-	req.Header.Del("Accept-Encoding")                                          // answers are read as they come: no encoding but the Transport's own gzip, which it decodes
+	// Answers are read as they come: no encoding but the Transport's own gzip, which it decodes.
+	req.Header.Del("Accept-Encoding")
 	if user := o.url.User; user != nil && req.Header["Authorization"] == nil { // as http.Client does
 		password, _ := user.Password()
 		req.SetBasicAuth(user.Username(), password)
@@ -678,14 +681,8 @@ func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
 // allocation.
 type outgoing struct {
 	url  url.URL
-	body requestBody
+	body bytes.Reader
 }
-
-// A requestBody is a request's body the proxy has read.
-type requestBody struct{ bytes.Reader }
-
-// Close does nothing: the bytes stay the proxy's.
-func (*requestBody) Close() error { return nil }
 
 // urlOp names the method as http.Client's errors do.
 func urlOp(method string) string {

@@ -834,3 +834,42 @@ func (w *sinkWriter) Write(b []byte) (int, error) {
 
 func (w *sinkWriter) SetReadDeadline(time.Time) error  { return nil }
 func (w *sinkWriter) SetWriteDeadline(time.Time) error { return nil }
+
+// TestRequestWrittenOnce: a request the front sends on is written in one piece, its
+// header and body together, as net/http writes a body it knows is in memory: not in two,
+// which would cost the upstream a read and the proxy a write on every call.
+func TestRequestWrittenOnce(t *testing.T) {
+	var writes []int
+	p, err := New(Options{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		w := bufio.NewWriter(writerFunc(func(b []byte) (int, error) { writes = append(writes, len(b)); return len(b), nil }))
+		if err := r.Write(w); err != nil {
+			return nil, err
+		}
+		if err := w.Flush(); err != nil {
+			return nil, err
+		}
+		return &http.Response{StatusCode: http.StatusAccepted, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := p.Handler("http://127.0.0.1:9/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := localRequest("POST", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	r.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	if rec.Code != http.StatusAccepted || len(writes) != 1 {
+		t.Errorf("%d; the request was written in %d pieces %v, want 1", rec.Code, len(writes), writes)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
