@@ -595,16 +595,7 @@ func TestHTTPConnectionHeaders(t *testing.T) {
 // an upstream over TLS whose certificate only it trusts (the default transport refuses
 // it), the proxy's own tools/list included.
 func TestHTTPUpstreamTransport(t *testing.T) {
-	upstream := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		m, _ := parseMessage(body)
-		w.Header().Set("Content-Type", "application/json")
-		if m.method == "tools/list" {
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
-			return
-		}
-		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
-	}))
+	upstream := httptest.NewTLSServer(listingUpstream(nil))
 	defer upstream.Close()
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
 	if _, body := postJSON(t, startFront(t, upstream.URL+"/mcp", Options{}), call); strings.Contains(body, "Invalid arguments") {
@@ -620,13 +611,10 @@ func TestHTTPUpstreamTransport(t *testing.T) {
 	}
 }
 
-// TestHTTPUpstreamUserInfo: an upstream URL with a user and password authenticates each
-// request sent on, as http.Client does, unless the client's request has its own
-// Authorization.
-func TestHTTPUpstreamUserInfo(t *testing.T) {
-	var mu sync.Mutex
-	var got []string // the Authorization of each call
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// listingUpstream is an MCP server that lists toolsList and answers any other request
+// with an empty result, telling called, if any, of each such request.
+func listingUpstream(called func(*http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		m, _ := parseMessage(body)
 		w.Header().Set("Content-Type", "application/json")
@@ -634,10 +622,23 @@ func TestHTTPUpstreamUserInfo(t *testing.T) {
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
 			return
 		}
+		if called != nil {
+			called(r)
+		}
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
+	}
+}
+
+// TestHTTPUpstreamUserInfo: an upstream URL with a user and password authenticates each
+// request sent on, as http.Client does, unless the client's request has its own
+// Authorization.
+func TestHTTPUpstreamUserInfo(t *testing.T) {
+	var mu sync.Mutex
+	var got []string // the Authorization of each call
+	upstream := httptest.NewServer(listingUpstream(func(r *http.Request) {
 		mu.Lock()
 		got = append(got, r.Header.Get("Authorization"))
 		mu.Unlock()
-		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
 	}))
 	defer upstream.Close()
 	endpoint := startFront(t, strings.Replace(upstream.URL, "http://", "http://user:pw@", 1)+"/mcp", Options{})
