@@ -3,6 +3,7 @@ package guard
 import (
 	"math/rand/v2"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -91,6 +92,28 @@ func TestPatternRunsAgainstRegexp(t *testing.T) {
 	}
 	if byRuns < patterns/4 {
 		t.Errorf("only %d patterns of %d took the runs", byRuns, patterns)
+	}
+}
+
+// TestPatternRunsLong: patterns matched by runs decide strings of a megabyte as Go's
+// regexp does, in one pass, whether they match or fail at the last byte.
+func TestPatternRunsLong(t *testing.T) {
+	long := strings.Repeat("a", 1<<20)
+	for expr, ins := range map[string][]string{
+		`^[a-z]+$`:                {long, long + "-", long[1:] + "é"},
+		`^[a-z]+/[a-z0-9._-]+$`:   {long + "/" + long, long + "/" + long + "/", long},
+		`^[a-z]{1,1000}-?[0-9]*$`: {"abc-" + strings.Repeat("7", 1<<20), long + "-1", "a--" + strings.Repeat("7", 1<<20)},
+	} {
+		p, err := compilePattern(expr)
+		if err != nil || !p.byRuns {
+			t.Fatalf("%s: runs %v, %v", expr, p != nil && p.byRuns, err)
+		}
+		re := regexp.MustCompile(expr)
+		for i, in := range ins {
+			if got, want := p.match([]byte(in)), re.MatchString(in); got != want {
+				t.Errorf("%s on input %d (%d bytes): got %v, regexp says %v", expr, i, len(in), got, want)
+			}
+		}
 	}
 }
 

@@ -510,7 +510,7 @@ func (f *front) post(w http.ResponseWriter, r *http.Request, x exchange, id, key
 		return
 	}
 	defer resp.Body.Close()
-	started := first(resp.Header, sessionHeader)
+	started := resp.Header.Get(sessionHeader)
 	switch {
 	case resp.StatusCode == http.StatusNotFound && id != "":
 		f.forget(key, id)
@@ -1297,22 +1297,13 @@ func copyHeaders(dst, src http.Header) {
 	}
 }
 
-// first returns the first value of the header named canonical, spelled so, as h.Get
-// does, without canonicalizing the name again.
-func first(h http.Header, canonical string) string {
-	if vs := h[canonical]; len(vs) > 0 {
-		return vs[0]
-	}
-	return ""
-}
-
 // encoded returns h's Content-Encoding when it is not identity; "" when the body is
 // sent as it is.
 func encoded(h http.Header) string {
 	for _, v := range h["Content-Encoding"] {
 		for c := range strings.SplitSeq(v, ",") {
 			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
-				return strings.Join(h.Values("Content-Encoding"), ", ")
+				return strings.Join(h["Content-Encoding"], ", ")
 			}
 		}
 	}

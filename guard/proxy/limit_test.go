@@ -350,6 +350,15 @@ func TestReadAll(t *testing.T) {
 	if b, err := readAll(strings.NewReader(body), -1, 100); err != nil || len(b) != 101 {
 		t.Errorf("a body over the bound: %d bytes read, %v; want 101", len(b), err)
 	}
+	big := strings.Repeat("y", 3<<20) // past maxAhead: the rest is made as it comes
+	for _, size := range []int64{-1, 3 << 20, 1 << 40} {
+		if b, err := readAll(strings.NewReader(big), size, 4<<20); err != nil || string(b) != big {
+			t.Errorf("3 MiB declared %d: %d bytes, %v", size, len(b), err)
+		}
+		if b, err := readAll(strings.NewReader(big), size, 1<<20); err != nil || len(b) != 1<<20+1 {
+			t.Errorf("3 MiB declared %d, bound 1 MiB: %d bytes read, %v; want 1 MiB and one", size, len(b), err)
+		}
+	}
 	if _, err := readAll(iotest.ErrReader(io.ErrUnexpectedEOF), 10, 100); err != io.ErrUnexpectedEOF {
 		t.Errorf("a failing body: %v", err)
 	}

@@ -202,6 +202,16 @@ type upstreamBody struct {
 	done bool
 }
 
+// end ends the body's use of its connection, and reports whether this call did: the
+// first of a Close and the read of its end.
+func (b *upstreamBody) end() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	first := !b.done
+	b.done = true
+	return first
+}
+
 func (b *upstreamBody) Read(p []byte) (int, error) {
 	n, err := b.body.Read(p)
 	if err == io.EOF {
@@ -212,11 +222,7 @@ func (b *upstreamBody) Read(p []byte) (int, error) {
 
 // Close closes the connection, unless the body was read to its end.
 func (b *upstreamBody) Close() error {
-	b.mu.Lock()
-	done := b.done
-	b.done = true
-	b.mu.Unlock()
-	if !done {
+	if b.end() {
 		b.stop()
 		_ = b.c.Close()
 	}
@@ -226,11 +232,7 @@ func (b *upstreamBody) Close() error {
 // release hands the connection back, once: kept when it may carry another request and
 // the request's context did not cut it off.
 func (b *upstreamBody) release() {
-	b.mu.Lock()
-	done := b.done
-	b.done = true
-	b.mu.Unlock()
-	if done {
+	if !b.end() {
 		return
 	}
 	if b.stop() && b.keep {
