@@ -134,7 +134,8 @@ func onLoopback(r *http.Request) bool {
 // isLoopbackName reports whether name, a host name without its port, names this host's
 // loopback interface whatever DNS says: localhost or a loopback address.
 func isLoopbackName(name string) bool {
-	if name == "localhost" {
+	switch name {
+	case "localhost", "127.0.0.1", "::1": // as most clients write it: no parse
 		return true
 	}
 	ip, err := netip.ParseAddr(name)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -68,10 +69,21 @@ func (p *Proxy) Handler(upstream string) (http.Handler, error) {
 	if transport == nil {
 		transport = defaultTransport(u)
 	}
-	return &front{p: p, upstream: u, access: a, transport: transport, client: &http.Client{
+	f := &front{p: p, upstream: u, auth: basicAuth(u.User), access: a, transport: transport, client: &http.Client{
 		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}, nil
+	}}
+	f.writer = writerOf(transport, u)
+	return f, nil
+}
+
+// writerOf returns transport when it is an upstream that writes clients' requests to u
+// itself; nil otherwise.
+func writerOf(transport http.RoundTripper, u *url.URL) *upstream {
+	if up, ok := transport.(*upstream); ok && plainHost(u.Host) {
+		return up
+	}
+	return nil
 }
 
 // defaultTransport returns what carries requests to the upstream u when Options.Transport
@@ -92,8 +104,10 @@ func defaultTransport(u *url.URL) http.RoundTripper {
 type front struct {
 	p         *Proxy
 	upstream  *url.URL
+	auth      string            // the Authorization of the upstream URL's user, or ""
 	client    *http.Client      // for the proxy's own requests
 	transport http.RoundTripper // the client's, for those of clients, sent on as they come
+	writer    *upstream         // the transport, when it writes clients' requests from their own headers
 	access    access
 	tags      atomic.Uint64 // numbers the exchanges of sessions whose clients may share ids
 
@@ -645,7 +659,7 @@ func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
 		o.url.RawQuery = r.URL.RawQuery
 	}
 	req := http.Request{Method: r.Method, URL: &o.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: make(http.Header, len(r.Header)), Body: http.NoBody, Host: o.url.Host}
+		Body: http.NoBody, Host: o.url.Host}
 	if body != nil {
 		o.body.Reset(body)
 		// A NopCloser of a bytes.Reader is a body net/http knows to be in memory: it writes
@@ -655,14 +669,14 @@ func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
 			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
 	}
-	copyHeaders(req.Header, r.Header)
-	// Answers are read as they come: no encoding but the Transport's own gzip, which it decodes.
-	req.Header.Del("Accept-Encoding")
-	if user := o.url.User; user != nil && req.Header["Authorization"] == nil { // as http.Client does
-		password, _ := user.Password()
-		req.SetBasicAuth(user.Username(), password)
+	var resp *http.Response
+	var err error
+	if f.writer != nil {
+		resp, err = f.writer.forward(req.WithContext(r.Context()), r.Header, f.auth)
+	} else {
+		req.Header = sentHeader(r.Header, f.auth)
+		resp, err = f.transport.RoundTrip(req.WithContext(r.Context()))
 	}
-	resp, err := f.transport.RoundTrip(req.WithContext(r.Context()))
 	switch {
 	case err != nil && resp != nil && resp.Body != nil:
 		resp.Body.Close()
@@ -675,6 +689,32 @@ func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
 		return nil, &url.Error{Op: urlOp(r.Method), URL: o.url.Redacted(), Err: err}
 	}
 	return resp, nil
+}
+
+// sentHeader returns the headers of a client's request that go on to the upstream
+// (sentOn), with auth, when not "", as its Authorization unless it has one.
+func sentHeader(from http.Header, auth string) http.Header {
+	h := make(http.Header, len(from))
+	connection := from["Connection"]
+	for k, vs := range from {
+		if sentOn(k, connection) {
+			h[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place
+		}
+	}
+	if auth != "" && h["Authorization"] == nil {
+		h["Authorization"] = []string{auth}
+	}
+	return h
+}
+
+// basicAuth returns the value of an Authorization header for user, as http.Client sends
+// for a URL's user; "" for none.
+func basicAuth(user *url.Userinfo) string {
+	if user == nil {
+		return ""
+	}
+	password, _ := user.Password()
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user.Username()+":"+password))
 }
 
 // An outgoing is what a request sent on holds besides http.Request itself, in one
@@ -1252,7 +1292,7 @@ func writeJSONStatus(w http.ResponseWriter, status int, b []byte) {
 // values of a Connection header.
 func namedIn(connection []string, name string) bool {
 	for _, v := range connection {
-		for _, n := range strings.Split(v, ",") {
+		for n := range strings.SplitSeq(v, ",") {
 			if strings.EqualFold(strings.TrimSpace(n), name) {
 				return true
 			}
@@ -1290,11 +1330,23 @@ func hopByHop(name string) bool {
 func copyHeaders(dst, src http.Header) {
 	connection := src["Connection"]
 	for k, vs := range src {
-		if hopByHop(k) || len(connection) > 0 && namedIn(connection, k) {
-			continue
+		if endToEnd(k, connection) {
+			dst[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place
 		}
-		dst[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place
 	}
+}
+
+// endToEnd reports whether the header name goes on past this hop: it is not hop-by-hop,
+// nor named in the Connection header of the values connection.
+func endToEnd(name string, connection []string) bool {
+	return !hopByHop(name) && !(len(connection) > 0 && namedIn(connection, name))
+}
+
+// sentOn reports whether a client's request's header name goes on to the upstream: it
+// is end-to-end, and not Accept-Encoding, since answers are read as they come (no
+// encoding but net/http's Transport's own gzip, which it decodes).
+func sentOn(name string, connection []string) bool {
+	return name != "Accept-Encoding" && endToEnd(name, connection)
 }
 
 // encoded returns h's Content-Encoding when it is not identity; "" when the body is

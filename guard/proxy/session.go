@@ -413,13 +413,16 @@ func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
 			return p.servedList(m.id, m.result), false
 		}
 	case "tools/call":
-		task := member(m.result, "task")
-		if q.task && task != nil {
+		var task []byte // read only for a task-augmented call: others' results are checked as they are
+		if q.task {
+			task = member(m.result, "task")
+		}
+		if task != nil {
 			s.taskMade(q, task, p.guard.ChecksResults())
 		} else {
 			s.freeSlot(q)
 		}
-		if !q.task || task == nil || callResult(m.result) {
+		if task == nil || callResult(m.result) {
 			repl = p.checkResult(s, q.tool, q.name, q.obs, m.id, m.result, q.modern)
 		}
 		q.obs.answered(m.result, repl != nil)

@@ -7,7 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/textproto"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -76,13 +79,18 @@ var aLongTimeAgo = time.Unix(1, 0)
 // answer, whose body must be read to its end or closed. A request the context of which
 // ends is cut off where it stands, and its connection closed.
 func (u *upstream) RoundTrip(req *http.Request) (*http.Response, error) {
+	return u.roundTrip(req, nil)
+}
+
+// roundTrip is RoundTrip, or forward when fw is not nil.
+func (u *upstream) roundTrip(req *http.Request, fw *forwarding) (*http.Response, error) {
 	ctx := req.Context()
 	c, err := u.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(aLongTimeAgo) })
-	resp, err := c.exchange(req)
+	resp, err := c.exchange(req, fw)
 	if err != nil {
 		stop()
 		_ = c.Close()
@@ -100,6 +108,130 @@ func (u *upstream) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// forward sends req on as RoundTrip does, with the headers of the client's request from
+// that go on (sentOn), written as they come rather than copied into req's first, and auth,
+// when not "", as its Authorization unless from has one. req.Host must be plainHost.
+func (u *upstream) forward(req *http.Request, from http.Header, auth string) (*http.Response, error) {
+	return u.roundTrip(req, &forwarding{from, auth})
+}
+
+// A forwarding is what a forwarded request's headers are written from (see forward).
+type forwarding struct {
+	from http.Header
+	auth string
+}
+
+// writeForwarded writes req as Request.Write would with the headers of from that go on,
+// and auth: the request line, Host, the headers, User-Agent as net/http sends it (the
+// client's first, or net/http's own when the client names none), the body's length and
+// the body. Header names that are not tokens are left out and line breaks in values
+// written as spaces, as net/http does.
+func writeForwarded(w *bufio.Writer, req *http.Request, fw *forwarding) error {
+	from := fw.from
+	w.WriteString(req.Method)
+	w.WriteByte(' ')
+	w.WriteString(req.URL.RequestURI())
+	w.WriteString(" HTTP/1.1\r\nHost: ")
+	w.WriteString(req.Host)
+	w.WriteString("\r\n")
+	connection := from["Connection"]
+	agent, authorized := false, false
+	for name, vs := range from {
+		if !sentOn(name, connection) {
+			continue
+		}
+		switch name {
+		case "User-Agent":
+			agent, vs = true, vs[:min(len(vs), 1)]
+		case "Authorization":
+			authorized = true
+		}
+		if !token(name) {
+			continue
+		}
+		for _, v := range vs {
+			if v = textproto.TrimString(v); name == "User-Agent" && v == "" {
+				continue
+			}
+			w.WriteString(name)
+			w.WriteString(": ")
+			writeValue(w, v)
+			w.WriteString("\r\n")
+		}
+	}
+	if !agent {
+		w.WriteString("User-Agent: Go-http-client/1.1\r\n")
+	}
+	if fw.auth != "" && !authorized {
+		w.WriteString("Authorization: ")
+		w.WriteString(fw.auth)
+		w.WriteString("\r\n")
+	}
+	if req.ContentLength > 0 || req.Method == http.MethodPost {
+		w.WriteString("Content-Length: ")
+		w.Write(strconv.AppendInt(w.AvailableBuffer(), req.ContentLength, 10))
+		w.WriteString("\r\n")
+	}
+	w.WriteString("\r\n")
+	_, err := io.Copy(w, req.Body)
+	return err
+}
+
+// writeValue writes a header's value with its line breaks as spaces.
+func writeValue(w *bufio.Writer, v string) {
+	for {
+		i := strings.IndexAny(v, "\r\n")
+		if i < 0 {
+			w.WriteString(v)
+			return
+		}
+		w.WriteString(v[:i])
+		w.WriteByte(' ')
+		v = v[i+1:]
+	}
+}
+
+// token reports whether s is an HTTP token, as a header's name must be.
+func token(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || !tchar[c] {
+			return false
+		}
+	}
+	return true
+}
+
+var tchar = func() (t [128]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// plainHost reports whether the URL host hostport is written in a Host header as it is:
+// ASCII letters, digits and the punctuation of names, addresses and ports, with no IPv6
+// zone (net/http drops one) and nothing that would need Punycode.
+func plainHost(hostport string) bool {
+	for i := 0; i < len(hostport); i++ {
+		switch c := hostport[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '.', c == '-', c == ':', c == '[', c == ']', c == '_':
+		default:
+			return false
+		}
+	}
+	return hostport != ""
+}
+
 // hostPort returns the address of the upstream u names, with HTTP's port when it names none.
 func hostPort(u *url.URL) string {
 	port := u.Port()
@@ -109,10 +241,16 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// exchange writes req on c and reads the answer's header, past informational answers. An
-// upstream that answers before it has read the whole request, and closes, is heard.
-func (c *upstreamConn) exchange(req *http.Request) (*http.Response, error) {
-	err := req.Write(c.w)
+// exchange writes req on c, forwarded when fw is not nil, and reads the answer's header,
+// past informational answers. An upstream that answers before it has read the whole
+// request, and closes, is heard.
+func (c *upstreamConn) exchange(req *http.Request, fw *forwarding) (*http.Response, error) {
+	var err error
+	if fw != nil {
+		err = writeForwarded(c.w, req, fw)
+	} else {
+		err = req.Write(c.w)
+	}
 	if err == nil {
 		err = c.w.Flush()
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -231,6 +232,92 @@ func TestHostPort(t *testing.T) {
 		u, _ := url.Parse(raw)
 		if got := hostPort(u); got != want {
 			t.Errorf("%s: got %s, want %s", raw, got, want)
+		}
+	}
+}
+
+// TestForwardedAsNetHTTPWrites: a client's request written by the upstream from the
+// client's own headers reads as net/http writes the headers that go on (sentHeader): the
+// same method, target, Host, headers and body, whatever the client's headers are.
+func TestForwardedAsNetHTTPWrites(t *testing.T) {
+	cases := []struct {
+		name   string
+		method string
+		query  string
+		body   string
+		auth   string
+		header http.Header
+	}{
+		{name: "call", method: "POST", body: `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, header: http.Header{
+			"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+			"Mcp-Session-Id": {"abc"}, "Mcp-Protocol-Version": {"2025-06-18"}, "User-Agent": {"client/1"},
+			"Content-Length": {"46"}}},
+		{name: "hop-by-hop", method: "POST", body: "{}", header: http.Header{
+			"Connection": {"keep-alive, X-Private", "Upgrade"}, "Keep-Alive": {"timeout=5"}, "X-Private": {"p"},
+			"Te": {"trailers"}, "Trailer": {"X"}, "Upgrade": {"h2c"}, "Proxy-Authorization": {"Basic eA=="},
+			"Proxy-Authenticate": {"x"}, "Transfer-Encoding": {"chunked"}, "Accept-Encoding": {"gzip, br"},
+			"X-Public": {"a", "b"}}},
+		{name: "no user agent", method: "GET", query: "a=1&b=2", header: http.Header{"Accept": {"text/event-stream"}}},
+		{name: "empty user agent", method: "DELETE", header: http.Header{"User-Agent": {""}, "Mcp-Session-Id": {"s"}}},
+		{name: "two user agents", method: "POST", body: "[]", header: http.Header{"User-Agent": {" one ", "two"}}},
+		{name: "user agent dropped", method: "POST", body: "{}", header: http.Header{"User-Agent": {"u"}, "Connection": {"user-agent"}}},
+		{name: "upstream user", method: "POST", body: "{}", auth: "Basic dTpw", header: http.Header{}},
+		{name: "client's authorization", method: "POST", body: "{}", auth: "Basic dTpw", header: http.Header{"Authorization": {"Bearer t"}}},
+		{name: "authorization dropped", method: "POST", body: "{}", auth: "Basic dTpw", header: http.Header{"Authorization": {"Bearer t"}, "Connection": {"Authorization"}}},
+		{name: "odd names and values", method: "POST", body: "{}", header: http.Header{
+			"x_under": {"v"}, "Bad Name": {"v"}, "Bad:Name": {"v"}, "": {"v"}, "É": {"v"},
+			"X-Lines": {"a\r\nb", "c\nd\re", " \t pad \t "}, "X-Empty": {""}, "accept-encoding": {"gzip"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			u := &url.URL{Scheme: "http", Host: "127.0.0.1:8080", Path: "/mcp", RawQuery: c.query}
+			request := func(header http.Header) *http.Request {
+				r := &http.Request{Method: c.method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+					Header: header, Body: http.NoBody, Host: u.Host}
+				if c.method == "POST" {
+					r.Body, r.ContentLength = io.NopCloser(strings.NewReader(c.body)), int64(len(c.body))
+				}
+				return r
+			}
+			var want, got strings.Builder
+			if err := request(sentHeader(c.header, c.auth)).Write(&want); err != nil {
+				t.Fatal(err)
+			}
+			w := bufio.NewWriter(&got)
+			if err := writeForwarded(w, request(nil), &forwarding{c.header, c.auth}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			read := func(s string) (*http.Request, string) {
+				r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(s)))
+				if err != nil {
+					t.Fatalf("%v reading %q", err, s)
+				}
+				b, err := io.ReadAll(r.Body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r, string(b)
+			}
+			wr, wb := read(want.String())
+			gr, gb := read(got.String())
+			if gr.Method != wr.Method || gr.RequestURI != wr.RequestURI || gr.Host != wr.Host || gb != wb ||
+				gr.ContentLength != wr.ContentLength || !reflect.DeepEqual(gr.Header, wr.Header) {
+				t.Errorf("written\n%q\nnet/http writes\n%q", got.String(), want.String())
+			}
+		})
+	}
+}
+
+func TestPlainHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"127.0.0.1:8080": true, "localhost": true, "[::1]:80": true, "mcp.example.com:443": true, "a_b.internal": true,
+		"": false, "[fe80::1%25eth0]:80": false, "bücher.example": false, "a b": false,
+	} {
+		if got := plainHost(host); got != want {
+			t.Errorf("plainHost(%q) = %v, want %v", host, got, want)
 		}
 	}
 }
