@@ -68,9 +68,15 @@ func (a *access) refused(r *http.Request, hd *heard) (why string, status int) {
 	return "", 0
 }
 
-// decided are the headers whose value the proxy decides on, canonical, with those that
-// mirror the body (mirrorHeader).
-var decided = map[string]bool{"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true}
+// decided reports whether the header name (canonical) is one whose value the proxy
+// decides on, with those that mirror the body (mirrorHeader).
+func decided(name string) bool {
+	switch name {
+	case "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id":
+		return true
+	}
+	return false
+}
 
 // twoWays reports whether the header name, of the values vs, is one the proxy decides on
 // that servers may read otherwise: with two values, or named with '_' for '-' (which
@@ -80,10 +86,10 @@ func twoWays(name string, vs []string) bool {
 		return false
 	}
 	canon := name
-	if !decided[name] && !mirrorHeader(name) { // not spelled as it is read
+	if !decided(name) && !mirrorHeader(name) { // not spelled as it is read
 		canon = http.CanonicalHeaderKey(strings.ReplaceAll(name, "_", "-"))
 	}
-	return (decided[canon] || mirrorHeader(canon)) && (len(vs) > 1 || name != canon)
+	return (decided(canon) || mirrorHeader(canon)) && (len(vs) > 1 || name != canon)
 }
 
 // mayDecide reports whether the header name may be one the proxy decides on, in any case
@@ -118,7 +124,7 @@ func dropped(h http.Header, hd *heard) string {
 		if !mayDecide(name) {
 			continue
 		}
-		if canon := http.CanonicalHeaderKey(name); (decided[canon] || mirrorHeader(canon)) && namedIn(connection, name) {
+		if canon := http.CanonicalHeaderKey(name); (decided(canon) || mirrorHeader(canon)) && namedIn(connection, name) {
 			return name
 		}
 	}

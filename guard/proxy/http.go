@@ -660,20 +660,21 @@ func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
 	}
 	req := http.Request{Method: r.Method, URL: &o.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Body: http.NoBody, Host: o.url.Host}
-	if body != nil {
-		o.body.Reset(body)
-		// A NopCloser of a bytes.Reader is a body net/http knows to be in memory: it writes
-		// it with the header, in one piece, rather than flushing the header first.
-		req.Body, req.ContentLength = io.NopCloser(&o.body), int64(len(body))
-		if _, own := f.transport.(*upstream); !own { // net/http's Transport sends it again on a connection found closed
-			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		}
-	}
 	var resp *http.Response
 	var err error
 	if f.writer != nil {
-		resp, err = f.writer.forward(req.WithContext(r.Context()), r.Header, f.auth)
+		req.ContentLength = int64(len(body))
+		resp, err = f.writer.forward(req.WithContext(r.Context()), r.Header, f.auth, body)
 	} else {
+		if body != nil {
+			o.body.Reset(body)
+			// A NopCloser of a bytes.Reader is a body net/http knows to be in memory: it writes
+			// it with the header, in one piece, rather than flushing the header first.
+			req.Body, req.ContentLength = io.NopCloser(&o.body), int64(len(body))
+			if _, own := f.transport.(*upstream); !own { // net/http's Transport sends it again on a connection found closed
+				req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+			}
+		}
 		req.Header = sentHeader(r.Header, f.auth)
 		resp, err = f.transport.RoundTrip(req.WithContext(r.Context()))
 	}

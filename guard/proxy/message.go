@@ -49,46 +49,62 @@ func (m *message) names(method string) bool {
 func parseMessage(b []byte) (m message, ok bool) {
 	var spelled [2]string
 	methods := spelled[:0] // every method, of any spelling: kept when they make m ambiguous
-	ok = members(b, func(name string, v []byte) {
-		var slot *[]byte
-		switch name {
-		case "id":
-			slot = &m.id
-		case "params":
-			slot = &m.params
-		case "result":
-			slot = &m.result
-		case "error":
-			slot = &m.err
-		case "method":
-			s, _ := stringValue(v)
-			if len(methods) > 0 {
-				m.ambiguous = true
-			}
-			m.method = s
-			methods = append(methods, s)
-			return
-		default:
-			for _, k := range [...]string{"id", "params", "result", "error", "method"} {
-				if strings.EqualFold(name, k) {
-					m.ambiguous = true
-					if k == "method" {
-						s, _ := stringValue(v)
-						methods = append(methods, s)
-					}
-				}
-			}
-			return
-		}
-		if *slot != nil {
-			m.ambiguous = true
-		}
-		*slot = v
-	})
+	ok = members(b, func(name string, v []byte) { methods = m.take(name, v, methods) })
 	if m.ambiguous {
 		m.methods = slices.Clone(methods)
 	}
 	return m, ok
+}
+
+// checkedMessage is parseMessage for b not yet known to be valid, read once: valid reports
+// whether b is one JSON value, without which m and ok mean nothing.
+func checkedMessage(b []byte) (m message, ok, valid bool) {
+	var spelled [2]string
+	methods := spelled[:0]
+	ok, valid = checkedMembers(b, func(name string, v []byte) { methods = m.take(name, v, methods) })
+	if m.ambiguous {
+		m.methods = slices.Clone(methods)
+	}
+	return m, ok, valid
+}
+
+// take reads the member name of the value v into m, and returns methods with the method
+// it names, if it does, in any case.
+func (m *message) take(name string, v []byte, methods []string) []string {
+	var slot *[]byte
+	switch name {
+	case "id":
+		slot = &m.id
+	case "params":
+		slot = &m.params
+	case "result":
+		slot = &m.result
+	case "error":
+		slot = &m.err
+	case "method":
+		s, _ := stringValue(v)
+		if len(methods) > 0 {
+			m.ambiguous = true
+		}
+		m.method = s
+		return append(methods, s)
+	default:
+		for _, k := range [...]string{"id", "params", "result", "error", "method"} {
+			if strings.EqualFold(name, k) {
+				m.ambiguous = true
+				if k == "method" {
+					s, _ := stringValue(v)
+					methods = append(methods, s)
+				}
+			}
+		}
+		return methods
+	}
+	if *slot != nil {
+		m.ambiguous = true
+	}
+	*slot = v
+	return methods
 }
 
 // callParams are the members of a tools/call's params the proxy reads.
@@ -181,6 +197,44 @@ func members(b []byte, fn func(name string, value []byte)) bool {
 		}
 	}
 	return true
+}
+
+// checkedMembers is members for b not yet known to be valid: it reads b as members does
+// when b is an object, checking each member as it goes, and reports whether b is one JSON
+// value; fn may have been called before b is found not to be.
+func checkedMembers(b []byte, fn func(name string, value []byte)) (object, valid bool) {
+	i := jsontext.SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false, jsontext.Valid(b)
+	}
+	i = jsontext.SkipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return true, jsontext.SkipSpace(b, i+1) == len(b)
+	}
+	for i < len(b) && b[i] == '"' {
+		t, end, problem := jsontext.ScanString(b, i)
+		if problem != "" {
+			return true, false
+		}
+		name := stringOf(b, t)
+		if i = jsontext.SkipSpace(b, end); i >= len(b) || b[i] != ':' {
+			return true, false
+		}
+		i = jsontext.SkipSpace(b, i+1)
+		if end = jsontext.ValidValue(b, i); end < 0 {
+			return true, false
+		}
+		fn(name, b[i:end])
+		switch i = jsontext.SkipSpace(b, end); {
+		case i < len(b) && b[i] == ',':
+			i = jsontext.SkipSpace(b, i+1)
+		case i < len(b) && b[i] == '}':
+			return true, jsontext.SkipSpace(b, i+1) == len(b)
+		default:
+			return true, false
+		}
+	}
+	return true, false
 }
 
 // elements calls fn with each element of the JSON array b, a valid JSON value; it returns

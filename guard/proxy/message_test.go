@@ -1,8 +1,11 @@
 package proxy
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
+
+	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
 )
 
 // TestParseMessageAllocations: the envelope of a tools/call and its params cost no
@@ -58,5 +61,45 @@ func TestRoundTripAllocations(t *testing.T) {
 	})
 	if n > 5 {
 		t.Errorf("%v allocations a round trip, want at most 5", n)
+	}
+}
+
+// TestCheckedMembers: reading a message not known to be valid, checkedMembers finds it
+// valid exactly when jsontext.Valid does, and an object's members as members reads them,
+// on messages cut short at every byte and with every byte replaced by one of JSON's.
+func TestCheckedMembers(t *testing.T) {
+	seeds := []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Oslo","days":[1,2.5e3,-0]},"_meta":{"progressToken":null}}}`,
+		` { "a" : true , "b\u00e9\n" : false , "c" : "x\"y" } `,
+		`{}`, `[]`, `[{"id":1}]`, `"text"`, `12`, `null`, `{"a":{}}`, `{"a":[]}`,
+	}
+	replacements := []byte(`{}[]:,"\ 0-.eE1tfn` + "\x00\x1f\x80\t\n")
+	type member struct{ name, value string }
+	check := func(b []byte) {
+		var got, want []member
+		object, valid := checkedMembers(b, func(name string, v []byte) { got = append(got, member{name, string(v)}) })
+		if wantValid := jsontext.Valid(b); valid != wantValid {
+			t.Fatalf("%q: valid %v, jsontext.Valid %v", b, valid, wantValid)
+		}
+		if !valid {
+			return
+		}
+		wantObject := members(b, func(name string, v []byte) { want = append(want, member{name, string(v)}) })
+		if object != wantObject || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: object %v, members %q; members reads %v, %q", b, object, got, wantObject, want)
+		}
+	}
+	for _, s := range seeds {
+		b := []byte(s)
+		for n := 0; n <= len(b); n++ {
+			check(b[:n])
+		}
+		for i := range b {
+			for _, c := range replacements {
+				m := bytes.Clone(b)
+				m[i] = c
+				check(m)
+			}
+		}
 	}
 }

@@ -114,16 +114,17 @@ type fetcher func(key string, req []byte) ([]byte, error)
 // server (b itself unless a refused call is taken out of a batch), answer what the client
 // gets from the proxy; either may be nil.
 func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer []byte) {
-	if !jsontext.Valid(b) || !utf8.Valid(b) {
+	m, object, valid := checkedMessage(b)
+	if !valid || !utf8.Valid(b) {
 		return nil, errorResponse([]byte("null"), -32700, "Parse error: the message is not JSON, so it was not sent on")
 	}
-	switch i := jsontext.SkipSpace(b, 0); b[i] {
-	case '[':
-	case '{':
+	switch i := jsontext.SkipSpace(b, 0); {
+	case b[i] == '[':
+	case object:
 		if repl := p.elicitationAnswer(x, b); repl != nil {
 			return repl, nil
 		}
-		ans, drop := p.clientMessage(x, b, fetch)
+		ans, drop := p.clientMessage(x, b, m, fetch)
 		switch {
 		case ans != nil:
 			return nil, ans
@@ -141,7 +142,8 @@ func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer
 			kept, changed = append(kept, repl), true
 			return
 		}
-		ans, drop := p.clientMessage(x, e, fetch)
+		m, _ := parseMessage(e)
+		ans, drop := p.clientMessage(x, e, m, fetch)
 		switch {
 		case ans != nil:
 			answers, changed = append(answers, ans), true
@@ -161,11 +163,12 @@ func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer
 // client gets, b itself unless a result is withheld; nil when the proxy keeps it (an
 // answer to its own request).
 func (p *Proxy) fromServer(x exchange, b []byte) (out []byte) {
-	if !jsontext.Valid(b) {
+	m, _, valid := checkedMessage(b)
+	if !valid {
 		return b
 	}
 	if i := jsontext.SkipSpace(b, 0); b[i] != '[' {
-		if repl, own := p.serverMessage(x, b); own {
+		if repl, own := p.serverMessage(x, b, m); own {
 			return nil
 		} else if repl != nil {
 			return repl
@@ -175,7 +178,8 @@ func (p *Proxy) fromServer(x exchange, b []byte) (out []byte) {
 	var kept [][]byte
 	changed := false
 	elements(b, func(e []byte) {
-		repl, own := p.serverMessage(x, e)
+		m, _ := parseMessage(e)
+		repl, own := p.serverMessage(x, e, m)
 		switch {
 		case own:
 			changed = true
@@ -199,12 +203,12 @@ func batch(msgs [][]byte) []byte {
 	return append(append([]byte{'['}, bytes.Join(msgs, []byte{','})...), ']')
 }
 
-// clientMessage decides one message from the client: answer is the proxy's answer when it
-// keeps the message from the server; drop, a refused notification, which gets none.
-func (p *Proxy) clientMessage(x exchange, b []byte, fetch fetcher) (answer []byte, drop bool) {
+// clientMessage decides one message from the client, b, read as m (the zero message when
+// b is not an object): answer is the proxy's answer when it keeps the message from the
+// server; drop, a refused notification, which gets none.
+func (p *Proxy) clientMessage(x exchange, b []byte, m message, fetch fetcher) (answer []byte, drop bool) {
 	s := x.s
-	m, ok := parseMessage(b)
-	if !ok || !m.isRequest() && !m.ambiguous {
+	if !m.isRequest() && !m.ambiguous {
 		return nil, false // a response to the server's request, or not JSON-RPC
 	}
 	if m.id != nil && !readableID(m.id) {
@@ -345,14 +349,11 @@ func (p *Proxy) clientCall(x exchange, m *message, key string, fetch fetcher) (a
 	return nil, false
 }
 
-// serverMessage decides one message from the server: repl replaces it; own, an answer to
-// the proxy's own request, goes no further.
-func (p *Proxy) serverMessage(x exchange, b []byte) (repl []byte, own bool) {
+// serverMessage decides one message from the server, b, read as m (the zero message when
+// b is not an object): repl replaces it; own, an answer to the proxy's own request, goes
+// no further.
+func (p *Proxy) serverMessage(x exchange, b []byte, m message) (repl []byte, own bool) {
 	s := x.s
-	m, ok := parseMessage(b)
-	if !ok {
-		return nil, false
-	}
 	if m.names("notifications/tools/list_changed") { // in any case a client may read
 		s.listChanged()
 	}

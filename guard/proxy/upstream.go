@@ -10,7 +10,6 @@ import (
 	"net/textproto"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -109,22 +108,24 @@ func (u *upstream) roundTrip(req *http.Request, fw *forwarding) (*http.Response,
 }
 
 // forward sends req on as RoundTrip does, with the headers of the client's request from
-// that go on (sentOn), written as they come rather than copied into req's first, and auth,
-// when not "", as its Authorization unless from has one. req.Host must be plainHost.
-func (u *upstream) forward(req *http.Request, from http.Header, auth string) (*http.Response, error) {
-	return u.roundTrip(req, &forwarding{from, auth})
+// that go on (sentOn), written as they come rather than copied into req's first, auth,
+// when not "", as its Authorization unless from has one, and body, of req.ContentLength
+// bytes, rather than req.Body. req.Host must be plainHost.
+func (u *upstream) forward(req *http.Request, from http.Header, auth string, body []byte) (*http.Response, error) {
+	return u.roundTrip(req, &forwarding{from, auth, body})
 }
 
-// A forwarding is what a forwarded request's headers are written from (see forward).
+// A forwarding is what a forwarded request is written from besides req (see forward).
 type forwarding struct {
 	from http.Header
 	auth string
+	body []byte
 }
 
-// writeForwarded writes req as Request.Write would with the headers of from that go on,
-// and auth: the request line, Host, the headers, User-Agent as net/http sends it (the
-// client's first, or net/http's own when the client names none), the body's length and
-// the body. Header names that are not tokens are left out and line breaks in values
+// writeForwarded writes req as Request.Write would with what fw holds: the request line,
+// Host, the headers of fw.from that go on and fw.auth, User-Agent as net/http sends it
+// (the client's first, or net/http's own when the client names none), the body's length
+// and fw.body. Header names that are not tokens are left out and line breaks in values
 // written as spaces, as net/http does.
 func writeForwarded(w *bufio.Writer, req *http.Request, fw *forwarding) error {
 	from := fw.from
@@ -173,22 +174,21 @@ func writeForwarded(w *bufio.Writer, req *http.Request, fw *forwarding) error {
 		w.WriteString("\r\n")
 	}
 	w.WriteString("\r\n")
-	_, err := io.Copy(w, req.Body)
+	_, err := w.Write(fw.body)
 	return err
 }
 
 // writeValue writes a header's value with its line breaks as spaces.
 func writeValue(w *bufio.Writer, v string) {
-	for {
-		i := strings.IndexAny(v, "\r\n")
-		if i < 0 {
-			w.WriteString(v)
-			return
+	from := 0
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == '\r' || c == '\n' {
+			w.WriteString(v[from:i])
+			w.WriteByte(' ')
+			from = i + 1
 		}
-		w.WriteString(v[:i])
-		w.WriteByte(' ')
-		v = v[i+1:]
 	}
+	w.WriteString(v[from:])
 }
 
 // token reports whether s is an HTTP token, as a header's name must be.

@@ -284,7 +284,9 @@ func TestForwardedAsNetHTTPWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := bufio.NewWriter(&got)
-			if err := writeForwarded(w, request(nil), &forwarding{c.header, c.auth}); err != nil {
+			forwarded := request(nil)
+			forwarded.Body = http.NoBody
+			if err := writeForwarded(w, forwarded, &forwarding{c.header, c.auth, []byte(c.body)}); err != nil {
 				t.Fatal(err)
 			}
 			if err := w.Flush(); err != nil {

@@ -283,12 +283,18 @@ func SkipValue(d []byte, i int) int {
 // encoding/json's json.Valid stops at 10,000 levels of nesting, which JavaScript's
 // JSON.parse, among others, reads. Its memory is a bit a level of nesting.
 func Valid(b []byte) bool {
+	end := ValidValue(b, SkipSpace(b, 0))
+	return end >= 0 && SkipSpace(b, end) == len(b)
+}
+
+// ValidValue returns the end of the JSON value that starts at b[i], at any depth, as
+// Valid reads it; -1 when there is none.
+func ValidValue(b []byte, i int) int {
 	var open bitStack // the open containers: true for an object
-	i := SkipSpace(b, 0)
 	for {
 		// A value at b[i].
 		if i >= len(b) {
-			return false
+			return -1
 		}
 		switch c := b[i]; {
 		case c == '{' || c == '[':
@@ -300,20 +306,20 @@ func Valid(b []byte) bool {
 			open.push(c == '{')
 			if c == '{' {
 				if i = memberStart(b, i); i < 0 {
-					return false
+					return -1
 				}
 			}
 			continue
 		case c == '"':
 			_, end, problem := ScanString(b, i)
 			if problem != "" {
-				return false
+				return -1
 			}
 			i = end
 		case c == '-' || c >= '0' && c <= '9':
 			end, _, problem := ScanNumber(b, i)
 			if problem != "" {
-				return false
+				return -1
 			}
 			i = end
 		case bytes.HasPrefix(b[i:], []byte("true")):
@@ -323,16 +329,16 @@ func Valid(b []byte) bool {
 		case bytes.HasPrefix(b[i:], []byte("null")):
 			i += 4
 		default:
-			return false
+			return -1
 		}
 		// After a value: close containers, or go on to the next member or item.
 		for {
-			i = SkipSpace(b, i)
 			if open.n == 0 {
-				return i == len(b)
+				return i
 			}
+			i = SkipSpace(b, i)
 			if i >= len(b) {
-				return false
+				return -1
 			}
 			object := open.top()
 			if object && b[i] == '}' || !object && b[i] == ']' {
@@ -341,12 +347,12 @@ func Valid(b []byte) bool {
 				continue
 			}
 			if b[i] != ',' {
-				return false
+				return -1
 			}
 			i = SkipSpace(b, i+1)
 			if object {
 				if i = memberStart(b, i); i < 0 {
-					return false
+					return -1
 				}
 			}
 			break
