@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -724,15 +725,23 @@ func TestListToolsChatty(t *testing.T) {
 	}
 }
 
-// BenchmarkHTTPCall measures the front's own work on a valid tools/call in a session: an
-// upstream that answers at once, in memory, and a client's request made once, so that
-// what is measured is the handler's, not HTTP's.
+// BenchmarkHTTPCall measures the front's own work on a valid tools/call in a session, a
+// client's request made once: with an upstream that answers at once, in memory, so that
+// what is measured is the handler's, not HTTP's; and with the same answers from a server
+// on loopback that allocates nothing, through the front's own client.
 func BenchmarkHTTPCall(b *testing.B) {
-	p, err := New(Options{Transport: cannedUpstream{}})
+	b.Run("memory", func(b *testing.B) {
+		benchmarkHTTPCall(b, Options{Transport: cannedUpstream{}}, "http://127.0.0.1:9/mcp")
+	})
+	b.Run("loopback", func(b *testing.B) { benchmarkHTTPCall(b, Options{}, leanUpstream(b)) })
+}
+
+func benchmarkHTTPCall(b *testing.B, opts Options, upstream string) {
+	p, err := New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := p.Handler("http://127.0.0.1:9/mcp")
+	h, err := p.Handler(upstream)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -808,6 +817,93 @@ func (cannedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp.Body = io.NopCloser(strings.NewReader(answer))
 	resp.ContentLength = int64(len(answer))
 	return resp, nil
+}
+
+// leanUpstream serves cannedUpstream's answers over HTTP/1.1 on loopback, reading each
+// request into buffers of its own and writing answers made once: it allocates nothing a
+// request, so that a benchmark's allocations are the front's. It returns the MCP endpoint.
+func leanUpstream(tb testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var (
+		mu     sync.Mutex
+		open   []net.Conn
+		closed bool
+		served sync.WaitGroup
+	)
+	tb.Cleanup(func() { // the front keeps its connections: they are closed here
+		l.Close()
+		mu.Lock()
+		closed = true
+		for _, c := range open {
+			c.Close()
+		}
+		mu.Unlock()
+		served.Wait()
+	})
+	serve := func(c net.Conn) {
+		defer served.Done()
+		defer c.Close()
+		answers := map[string][]byte{} // made once for each request's bytes
+		r := bufio.NewReader(c)
+		body := make([]byte, 64<<10)
+		for {
+			length := 0
+			for {
+				line, err := r.ReadSlice('\n')
+				if err != nil {
+					return
+				}
+				if len(bytes.TrimSpace(line)) == 0 {
+					break
+				}
+				if name, value, ok := bytes.Cut(line, []byte(":")); ok && strings.EqualFold(string(name), "Content-Length") {
+					length, _ = strconv.Atoi(string(bytes.TrimSpace(value)))
+				}
+			}
+			if _, err := io.ReadFull(r, body[:length]); err != nil {
+				return
+			}
+			answer, ok := answers[string(body[:length])]
+			if !ok {
+				resp, err := cannedUpstream{}.RoundTrip(httptest.NewRequest("POST", "/mcp", bytes.NewReader(body[:length])))
+				if err != nil {
+					return
+				}
+				resp.ProtoMajor, resp.ProtoMinor = 1, 1
+				var out bytes.Buffer
+				if err := resp.Write(&out); err != nil {
+					return
+				}
+				answer = out.Bytes()
+				answers[string(body[:length])] = answer
+			}
+			if _, err := c.Write(answer); err != nil {
+				return
+			}
+		}
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			if closed {
+				mu.Unlock()
+				c.Close()
+				return
+			}
+			open = append(open, c)
+			served.Add(1)
+			mu.Unlock()
+			go serve(c)
+		}
+	}()
+	return "http://" + l.Addr().String() + "/mcp"
 }
 
 // sinkWriter is a ResponseWriter that keeps the last answer.
