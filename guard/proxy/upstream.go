@@ -125,13 +125,19 @@ type forwarding struct {
 // writeForwarded writes req as Request.Write would with what fw holds: the request line,
 // Host, the headers of fw.from that go on and fw.auth, User-Agent as net/http sends it
 // (the client's first, or net/http's own when the client names none), the body's length
-// and fw.body. Header names that are not tokens are left out and line breaks in values
-// written as spaces, as net/http does.
+// and fw.body. Header names that are not tokens are left out, line breaks in values
+// written as spaces, and a URL with a control character refused, as net/http does.
 func writeForwarded(w *bufio.Writer, req *http.Request, fw *forwarding) error {
 	from := fw.from
+	uri := req.URL.RequestURI()
+	for i := 0; i < len(uri); i++ {
+		if uri[i] < ' ' || uri[i] == 0x7f {
+			return errControlInURL
+		}
+	}
 	w.WriteString(req.Method)
 	w.WriteByte(' ')
-	w.WriteString(req.URL.RequestURI())
+	w.WriteString(uri)
 	w.WriteString(" HTTP/1.1\r\nHost: ")
 	w.WriteString(req.Host)
 	w.WriteString("\r\n")
@@ -177,6 +183,8 @@ func writeForwarded(w *bufio.Writer, req *http.Request, fw *forwarding) error {
 	_, err := w.Write(fw.body)
 	return err
 }
+
+var errControlInURL = errors.New("the request's URL holds a control character")
 
 // writeValue writes a header's value with its line breaks as spaces.
 func writeValue(w *bufio.Writer, v string) {

@@ -313,6 +313,22 @@ func TestForwardedAsNetHTTPWrites(t *testing.T) {
 	}
 }
 
+// TestForwardedControlInURL: a request whose URL holds a control character is not written,
+// as net/http writes none.
+func TestForwardedControlInURL(t *testing.T) {
+	u := &url.URL{Scheme: "http", Host: "127.0.0.1:8080", Path: "/mcp", RawQuery: "a=\x01"}
+	r := &http.Request{Method: "GET", URL: u, Header: http.Header{}, Body: http.NoBody, Host: u.Host}
+	if err := r.Write(io.Discard); err == nil {
+		t.Fatal("net/http wrote it")
+	}
+	var out strings.Builder
+	w := bufio.NewWriter(&out)
+	err := writeForwarded(w, r, &forwarding{from: http.Header{}})
+	if w.Flush(); err == nil || out.Len() > 0 {
+		t.Errorf("err %v, %d bytes written; want an error and nothing written", err, out.Len())
+	}
+}
+
 func TestPlainHost(t *testing.T) {
 	for host, want := range map[string]bool{
 		"127.0.0.1:8080": true, "localhost": true, "[::1]:80": true, "mcp.example.com:443": true, "a_b.internal": true,
