@@ -3,6 +3,7 @@ module github.com/mcpvalidate/mcpvalidate/soak
 go 1.25.5
 
 require (
+	github.com/google/pprof v0.0.0-20260903180319-d6c3cb2f37ec
 	github.com/mark3labs/mcp-go v0.56.0
 	github.com/mcpvalidate/mcpvalidate v0.0.0-00010101000000-000000000000
 	github.com/mcpvalidate/mcpvalidate/gosdk v0.0.0-00010101000000-000000000000
@@ -30,6 +31,5 @@ replace github.com/mcpvalidate/mcpvalidate/guard => ../guard
 replace github.com/mcpvalidate/mcpvalidate/gosdk => ../gosdk
 
 replace github.com/mcpvalidate/mcpvalidate => ..
-
 
 replace github.com/mcpvalidate/mcpvalidate/otel => ../otel

@@ -1305,6 +1305,12 @@ func namedIn(connection []string, name string) bool {
 // hopByHop reports whether the header name, in any case, concerns one connection, not
 // the request.
 func hopByHop(name string) bool {
+	switch name { // as net/http's readers spell them: one comparison
+	case "Content-Type", "Mcp-Session-Id", "Date", "Accept", "User-Agent", "Cache-Control", "Mcp-Protocol-Version":
+		return false
+	case "Content-Length", "Connection", "Transfer-Encoding", "Keep-Alive":
+		return true
+	}
 	switch len(name) {
 	case 2:
 		return strings.EqualFold(name, "Te")

@@ -970,3 +970,22 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// TestHopByHop: the hop-by-hop headers in any case, and no other.
+func TestHopByHop(t *testing.T) {
+	hop := []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer",
+		"Transfer-Encoding", "Upgrade", "Host", "Content-Length"}
+	for _, name := range hop {
+		for _, spelled := range []string{name, strings.ToLower(name), strings.ToUpper(name)} {
+			if !hopByHop(spelled) {
+				t.Errorf("hopByHop(%q) = false", spelled)
+			}
+		}
+	}
+	for _, name := range []string{"Content-Type", "content-type", "Mcp-Session-Id", "Date", "Accept", "User-Agent",
+		"Mcp-Protocol-Version", "Authorization", "Tee", "Hosts", "Content-Lengths", "X-Connection", ""} {
+		if hopByHop(name) {
+			t.Errorf("hopByHop(%q) = true", name)
+		}
+	}
+}

@@ -408,8 +408,12 @@ func measure(ctx context.Context, c config, f *fleet, log io.Writer) (*measureme
 		for _, n := range c.levels {
 			ce := cell{sessions: n, perSession: c.perSession(n), variant: v}
 			for e := range endpoints {
-				if _, err := round(ctx, cl, f, f.urls[e], n, 1, v == listing); err != nil {
+				s, err := round(ctx, cl, f, f.urls[e], n, 1, v == listing)
+				if err != nil {
 					return nil, fmt.Errorf("warm-up, %s, %d sessions, %s: %w", endpointNames[e], n, v, err)
+				}
+				if e == mcpvalidate {
+					m.proxiedCalls += s.calls
 				}
 			}
 			for r := range c.rounds {
@@ -420,6 +424,9 @@ func measure(ctx context.Context, c config, f *fleet, log io.Writer) (*measureme
 						return nil, fmt.Errorf("%s, %d sessions, %s, round %d: %w", endpointNames[e], n, v, r+1, err)
 					}
 					ce.samples[e] = append(ce.samples[e], s)
+					if e == mcpvalidate {
+						m.proxiedCalls += s.calls
+					}
 				}
 			}
 			fmt.Fprintf(log, "hop: %d sessions, %s: %d rounds of %d calls an endpoint\n", n, v, c.rounds, n*ce.perSession)

@@ -12,7 +12,8 @@
 //	go run ./soak/cmd/hop -quick      # small rounds, for CI
 //
 // With -cpuprofile, the mcpvalidate endpoint is this program's own process serving
-// proxy.Handler as the command does, which writes a CPU profile of the whole run.
+// proxy.Handler as the command does, which writes a CPU profile of the whole run; the
+// report then gives the proxy's own work a call, read from it (own.go).
 package main
 
 import (
@@ -179,6 +180,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	m.date, m.loadAtStart, m.machine, m.commit = start, load, describeMachine(), f.commit
+	if c.cpuprofile != "" { // written as the proxy stopped
+		if m.own, err = readOwnWork(c.cpuprofile); err != nil {
+			return err
+		}
+	}
 	if err := m.write(out); err != nil {
 		return err
 	}

@@ -24,6 +24,10 @@ type measurement struct {
 	machine     string
 	loadAtStart string
 	cells       []cell
+	own         *ownWork // with -cpuprofile
+	// proxiedCalls are the tool calls sent to the mcpvalidate proxy, warm-up rounds' too:
+	// those of its profile.
+	proxiedCalls int
 }
 
 // clockTick is Linux's USER_HZ, the unit of /proc/PID/stat's times: 100 a second on
@@ -197,6 +201,9 @@ func (m *measurement) write(w io.Writer) error {
 		cpu := float64(cpuPerCall(c.samples[mcpvalidate], mcpvalidateProc)) / float64(cpuPerCall(c.samples[reverse], reverseProc))
 		p("| %d | %s | %d | %.2f | %.2f | %.2f | %.2f |\n", c.sessions, yesNo(c.variant), c.perSession,
 			slices.Min(rp), median(rp), median(dr), cpu)
+	}
+	if m.own != nil {
+		m.own.write(p, m.proxiedCalls)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
