@@ -140,6 +140,17 @@ func hear(h http.Header) (hd heard) {
 		case "Connection":
 			hd.connection = vs
 			continue
+		case sessionHeader, "Mcp-Protocol-Version": // of most requests, decided on, spelled as read
+			hd.decides = true
+			if len(vs) > 0 && name == sessionHeader {
+				hd.id = vs[0]
+			} else if len(vs) > 0 {
+				hd.version = vs[0]
+			}
+			if hd.twoWays == "" && len(vs) > 1 {
+				hd.twoWays = name
+			}
+			continue
 		}
 		hd.credentials = hd.credentials || credential(name)
 		if !mayDecide(name) {

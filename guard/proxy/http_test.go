@@ -989,3 +989,29 @@ func TestHopByHop(t *testing.T) {
 		}
 	}
 }
+
+// TestHear: what one pass over a request's headers hears of the session, the protocol
+// version, the headers the proxy decides on and those that come two ways.
+func TestHear(t *testing.T) {
+	for _, c := range []struct {
+		header  http.Header
+		want    heard
+		twoWays string
+	}{
+		{http.Header{"Mcp-Session-Id": {"s"}, "Mcp-Protocol-Version": {"2025-06-18"}, "Accept": {"a"}},
+			heard{id: "s", version: "2025-06-18", decides: true}, ""},
+		{http.Header{"Mcp-Session-Id": {"s", "t"}}, heard{id: "s", decides: true}, "Mcp-Session-Id"},
+		{http.Header{"Mcp-Protocol-Version": {"a", "b"}}, heard{version: "a", decides: true}, "Mcp-Protocol-Version"},
+		{http.Header{"Mcp-Session-Id": {}}, heard{decides: true}, ""},
+		{http.Header{"mcp_session_id": {"s"}}, heard{decides: true, credentials: true}, "mcp_session_id"},
+		{http.Header{"Last-Event-Id": {"9"}, "Authorization": {"x"}}, heard{lastEventID: "9", decides: true, credentials: true}, ""},
+		{http.Header{"Mcp-Method": {"tools/call"}}, heard{decides: true, mirrors: true}, ""},
+		{http.Header{"Connection": {"close"}, "User-Agent": {"u"}}, heard{connection: []string{"close"}}, ""},
+	} {
+		got := hear(c.header)
+		c.want.twoWays = c.twoWays
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%v: heard %+v, want %+v", c.header, got, c.want)
+		}
+	}
+}
