@@ -26,6 +26,10 @@ type message struct {
 	ambiguous bool
 	// methods are every value of a member named "method" in any case, when ambiguous.
 	methods []string
+	// call is params read as a tools/call's, when read with the message (checkedMessage):
+	// then called is true, and calls whether params is an object naming a tool.
+	call          callParams
+	called, calls bool
 }
 
 // isRequest reports whether m is a request or a notification (it has a method).
@@ -57,15 +61,40 @@ func parseMessage(b []byte) (m message, ok bool) {
 }
 
 // checkedMessage is parseMessage for b not yet known to be valid, read once: valid reports
-// whether b is one JSON value, without which m and ok mean nothing.
+// whether b is one JSON value, without which m and ok mean nothing. An object's params,
+// when it is an object, is read as a tools/call's on the way (m.called).
 func checkedMessage(b []byte) (m message, ok, valid bool) {
 	var spelled [2]string
 	methods := spelled[:0]
-	ok, valid = checkedMembers(b, func(name string, v []byte) { methods = m.take(name, v, methods) })
+	i := jsontext.SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return m, false, jsontext.Valid(b)
+	}
+	end := checkedObject(b, i, func(name string, i int) int {
+		end := -1
+		if name == "params" && b[i] == '{' {
+			var c callParams
+			var named, tasked bool
+			end = checkedObject(b, i, func(name string, i int) int {
+				end := jsontext.ValidValue(b, i)
+				if end >= 0 {
+					c.take(name, b[i:end], &named, &tasked)
+				}
+				return end
+			})
+			m.call, m.called, m.calls = c, true, named
+		} else {
+			end = jsontext.ValidValue(b, i)
+		}
+		if end >= 0 {
+			methods = m.take(name, b[i:end], methods)
+		}
+		return end
+	})
 	if m.ambiguous {
 		m.methods = slices.Clone(methods)
 	}
-	return m, ok, valid
+	return m, true, end >= 0 && jsontext.SkipSpace(b, end) == len(b)
 }
 
 // take reads the member name of the value v into m, and returns methods with the method
@@ -117,40 +146,52 @@ type callParams struct {
 }
 
 func parseCallParams(b []byte) (p callParams, ok bool) {
-	named, tasked := false, false
-	ok = members(b, func(name string, v []byte) {
-		switch name {
-		case "name":
-			if named {
-				p.ambiguous = true
-			}
-			named = true
-			var isString bool
-			if p.name, isString = stringValue(v); !isString {
-				p.ambiguous = true
-			}
-		case "arguments":
-			if p.arguments != nil {
-				p.ambiguous = true
-			}
-			p.arguments = v
-		case "task":
-			if tasked {
-				p.ambiguous = true
-			}
-			tasked = true
-			if string(v) != "null" {
-				p.task = v
-			}
-		case "_meta":
-			p.meta = v
-		default:
-			if strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments") || strings.EqualFold(name, "task") {
-				p.ambiguous = true
-			}
-		}
-	})
+	var named, tasked bool
+	ok = members(b, func(name string, v []byte) { p.take(name, v, &named, &tasked) })
 	return p, ok && named
+}
+
+// paramsOf returns m's params read as a tools/call's, as parseCallParams reads them.
+func paramsOf(m *message) (callParams, bool) {
+	if m.called {
+		return m.call, m.calls
+	}
+	return parseCallParams(m.params)
+}
+
+// take reads the member name of the value v into p; named and tasked tell whether a name
+// and a task were read before.
+func (p *callParams) take(name string, v []byte, named, tasked *bool) {
+	switch name {
+	case "name":
+		if *named {
+			p.ambiguous = true
+		}
+		*named = true
+		var isString bool
+		if p.name, isString = stringValue(v); !isString {
+			p.ambiguous = true
+		}
+	case "arguments":
+		if p.arguments != nil {
+			p.ambiguous = true
+		}
+		p.arguments = v
+	case "task":
+		if *tasked {
+			p.ambiguous = true
+		}
+		*tasked = true
+		if string(v) != "null" {
+			p.task = v
+		}
+	case "_meta":
+		p.meta = v
+	default:
+		if strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments") || strings.EqualFold(name, "task") {
+			p.ambiguous = true
+		}
+	}
 }
 
 // member returns the value of the member name of the object b, or nil.
@@ -199,42 +240,40 @@ func members(b []byte, fn func(name string, value []byte)) bool {
 	return true
 }
 
-// checkedMembers is members for b not yet known to be valid: it reads b as members does
-// when b is an object, checking each member as it goes, and reports whether b is one JSON
-// value; fn may have been called before b is found not to be.
-func checkedMembers(b []byte, fn func(name string, value []byte)) (object, valid bool) {
-	i := jsontext.SkipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false, jsontext.Valid(b)
-	}
+// checkedObject checks the object that starts at b[i], not yet known to be valid, and
+// returns its end; -1 when it is not one. value checks and reads each member's value,
+// from b[i] to the end it returns (-1 when it is not one valid JSON value), in order, as
+// members reads them; it may have been called before the object is found not to be one.
+func checkedObject(b []byte, i int, value func(name string, i int) (end int)) int {
 	i = jsontext.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return true, jsontext.SkipSpace(b, i+1) == len(b)
+		return i + 1
 	}
 	for i < len(b) && b[i] == '"' {
 		t, end, problem := jsontext.ScanString(b, i)
 		if problem != "" {
-			return true, false
+			return -1
 		}
 		name := stringOf(b, t)
 		if i = jsontext.SkipSpace(b, end); i >= len(b) || b[i] != ':' {
-			return true, false
+			return -1
 		}
-		i = jsontext.SkipSpace(b, i+1)
-		if end = jsontext.ValidValue(b, i); end < 0 {
-			return true, false
+		if i = jsontext.SkipSpace(b, i+1); i >= len(b) {
+			return -1
 		}
-		fn(name, b[i:end])
+		if end = value(name, i); end < 0 {
+			return -1
+		}
 		switch i = jsontext.SkipSpace(b, end); {
 		case i < len(b) && b[i] == ',':
 			i = jsontext.SkipSpace(b, i+1)
 		case i < len(b) && b[i] == '}':
-			return true, jsontext.SkipSpace(b, i+1) == len(b)
+			return i + 1
 		default:
-			return true, false
+			return -1
 		}
 	}
-	return true, false
+	return -1
 }
 
 // elements calls fn with each element of the JSON array b, a valid JSON value; it returns

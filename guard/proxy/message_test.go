@@ -9,8 +9,8 @@ import (
 )
 
 // TestParseMessageAllocations: the envelope of a tools/call and its params cost no
-// allocation but the tool's name: member names and methods MCP spells on every message
-// are not copied.
+// allocation but the tool's name, read alone or with the message's check: member names
+// and methods MCP spells on every message are not copied.
 func TestParseMessageAllocations(t *testing.T) {
 	msg := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Oslo"},"_meta":{"progressToken":1}}}`)
 	if n := testing.AllocsPerRun(100, func() { parseMessage(msg) }); n != 0 {
@@ -19,6 +19,9 @@ func TestParseMessageAllocations(t *testing.T) {
 	m, _ := parseMessage(msg)
 	if n := testing.AllocsPerRun(100, func() { parseCallParams(m.params) }); n != 1 {
 		t.Errorf("parseCallParams: %v allocations, want 1 (the name)", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { checkedMessage(msg) }); n != 1 {
+		t.Errorf("checkedMessage: %v allocations, want 1 (the name)", n)
 	}
 }
 
@@ -64,29 +67,36 @@ func TestRoundTripAllocations(t *testing.T) {
 	}
 }
 
-// TestCheckedMembers: reading a message not known to be valid, checkedMembers finds it
-// valid exactly when jsontext.Valid does, and an object's members as members reads them,
-// on messages cut short at every byte and with every byte replaced by one of JSON's.
-func TestCheckedMembers(t *testing.T) {
+// TestCheckedMessage: reading a message not known to be valid, checkedMessage finds it
+// valid exactly when jsontext.Valid does, and reads it as parseMessage reads it, its params
+// as parseCallParams reads them, on messages cut short at every byte and with every byte
+// replaced by one of JSON's.
+func TestCheckedMessage(t *testing.T) {
 	seeds := []string{
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Oslo","days":[1,2.5e3,-0]},"_meta":{"progressToken":null}}}`,
-		` { "a" : true , "b\u00e9\n" : false , "c" : "x\"y" } `,
-		`{}`, `[]`, `[{"id":1}]`, `"text"`, `12`, `null`, `{"a":{}}`, `{"a":[]}`,
+		` { "id" : true , "method\u00e9\n" : "x\"y" , "params" : { "Name" : 1 , "task" : null , "name" : "a" } } `,
+		`{"params":{"name":"a","name":"b","arguments":{},"arguments":[]},"params":{}}`,
+		`{}`, `[]`, `[{"id":1}]`, `"text"`, `12`, `null`, `{"params":{}}`, `{"params":[]}`, `{"params":"x"}`,
 	}
 	replacements := []byte(`{}[]:,"\ 0-.eE1tfn` + "\x00\x1f\x80\t\n")
-	type member struct{ name, value string }
 	check := func(b []byte) {
-		var got, want []member
-		object, valid := checkedMembers(b, func(name string, v []byte) { got = append(got, member{name, string(v)}) })
+		got, object, valid := checkedMessage(b)
 		if wantValid := jsontext.Valid(b); valid != wantValid {
 			t.Fatalf("%q: valid %v, jsontext.Valid %v", b, valid, wantValid)
 		}
 		if !valid {
 			return
 		}
-		wantObject := members(b, func(name string, v []byte) { want = append(want, member{name, string(v)}) })
-		if object != wantObject || !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q: object %v, members %q; members reads %v, %q", b, object, got, wantObject, want)
+		want, wantObject := parseMessage(b)
+		read := got
+		read.call, read.called, read.calls = callParams{}, false, false
+		if object != wantObject || !reflect.DeepEqual(read, want) {
+			t.Fatalf("%q: object %v, read %+v; parseMessage reads %v, %+v", b, object, read, wantObject, want)
+		}
+		gotCall, gotCalls := paramsOf(&got)
+		wantCall, wantCalls := parseCallParams(want.params)
+		if gotCalls != wantCalls || !reflect.DeepEqual(gotCall, wantCall) {
+			t.Fatalf("%q: params %+v, %v; parseCallParams reads %+v, %v", b, gotCall, gotCalls, wantCall, wantCalls)
 		}
 	}
 	for _, s := range seeds {

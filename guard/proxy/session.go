@@ -297,7 +297,7 @@ func (p *Proxy) clientCall(x exchange, m *message, key string, fetch fetcher) (a
 	if m.params == nil {
 		return nil, false // the server answers that it lacks params
 	}
-	c, ok := parseCallParams(m.params)
+	c, ok := paramsOf(m)
 	if c.ambiguous {
 		return refuse(invalidRequest(m.id, "params names the tool, its arguments or its task twice, in two cases, or the tool not as a string"))
 	}
