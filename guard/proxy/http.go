@@ -665,12 +665,17 @@ func (f *front) started(from *session, id string, r *http.Request) {
 
 // send makes the upstream request that r stands for, with body.
 func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
-	o := &outgoing{url: *f.upstream}
-	if r.URL.RawQuery != "" {
-		o.url.RawQuery = r.URL.RawQuery
+	target := f.upstream // only read, by the front's own client
+	var o *outgoing
+	if f.writer == nil || r.URL.RawQuery != "" {
+		o = &outgoing{url: *f.upstream}
+		if r.URL.RawQuery != "" {
+			o.url.RawQuery = r.URL.RawQuery
+		}
+		target = &o.url
 	}
-	req := http.Request{Method: r.Method, URL: &o.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Body: http.NoBody, Host: o.url.Host}
+	req := http.Request{Method: r.Method, URL: target, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Body: http.NoBody, Host: target.Host}
 	var resp *http.Response
 	var err error
 	if f.writer != nil {
@@ -698,7 +703,7 @@ func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
 		resp.Body = http.NoBody
 	}
 	if err != nil {
-		return nil, &url.Error{Op: urlOp(r.Method), URL: o.url.Redacted(), Err: err}
+		return nil, &url.Error{Op: urlOp(r.Method), URL: target.Redacted(), Err: err}
 	}
 	return resp, nil
 }
@@ -729,8 +734,8 @@ func basicAuth(user *url.Userinfo) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user.Username()+":"+password))
 }
 
-// An outgoing is what a request sent on holds besides http.Request itself, in one
-// allocation.
+// An outgoing is what a request sent on through a transport holds besides http.Request
+// itself, in one allocation.
 type outgoing struct {
 	url  url.URL
 	body bytes.Reader
