@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -67,49 +68,72 @@ func TestRoundTripAllocations(t *testing.T) {
 	}
 }
 
+// checkedSeeds are messages, and values that are not, whose every cut and byte replaced
+// TestCheckedMessage reads, and FuzzCheckedMessage begins with.
+var checkedSeeds = []string{
+	`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Oslo","days":[1,2.5e3,-0]},"_meta":{"progressToken":null}}}`,
+	` { "id" : true , "method\u00e9\n" : "x\"y" , "params" : { "Name" : 1 , "task" : null , "name" : "a" } } `,
+	`{"params":{"name":"a","name":"b","arguments":{},"arguments":[]},"params":{}}`,
+	`{}`, `[]`, `[{"id":1}]`, `"text"`, `12`, `null`, `{"params":{}}`, `{"params":[]}`, `{"params":"x"}`,
+}
+
+// readsAsChecked reports how checkedMessage's reading of b differs from jsontext.Valid,
+// parseMessage and parseCallParams; "" when it does not.
+func readsAsChecked(b []byte) string {
+	got, object, valid := checkedMessage(b)
+	if wantValid := jsontext.Valid(b); valid != wantValid {
+		return fmt.Sprintf("%q: valid %v, jsontext.Valid %v", b, valid, wantValid)
+	}
+	if !valid {
+		return ""
+	}
+	want, wantObject := parseMessage(b)
+	read := got
+	read.call, read.called, read.calls = callParams{}, false, false
+	if object != wantObject || !reflect.DeepEqual(read, want) {
+		return fmt.Sprintf("%q: object %v, read %+v; parseMessage reads %v, %+v", b, object, read, wantObject, want)
+	}
+	gotCall, gotCalls := paramsOf(&got)
+	wantCall, wantCalls := parseCallParams(want.params)
+	if gotCalls != wantCalls || !reflect.DeepEqual(gotCall, wantCall) {
+		return fmt.Sprintf("%q: params %+v, %v; parseCallParams reads %+v, %v", b, gotCall, gotCalls, wantCall, wantCalls)
+	}
+	return ""
+}
+
 // TestCheckedMessage: reading a message not known to be valid, checkedMessage finds it
 // valid exactly when jsontext.Valid does, and reads it as parseMessage reads it, its params
 // as parseCallParams reads them, on messages cut short at every byte and with every byte
 // replaced by one of JSON's.
 func TestCheckedMessage(t *testing.T) {
-	seeds := []string{
-		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Oslo","days":[1,2.5e3,-0]},"_meta":{"progressToken":null}}}`,
-		` { "id" : true , "method\u00e9\n" : "x\"y" , "params" : { "Name" : 1 , "task" : null , "name" : "a" } } `,
-		`{"params":{"name":"a","name":"b","arguments":{},"arguments":[]},"params":{}}`,
-		`{}`, `[]`, `[{"id":1}]`, `"text"`, `12`, `null`, `{"params":{}}`, `{"params":[]}`, `{"params":"x"}`,
-	}
 	replacements := []byte(`{}[]:,"\ 0-.eE1tfn` + "\x00\x1f\x80\t\n")
-	check := func(b []byte) {
-		got, object, valid := checkedMessage(b)
-		if wantValid := jsontext.Valid(b); valid != wantValid {
-			t.Fatalf("%q: valid %v, jsontext.Valid %v", b, valid, wantValid)
-		}
-		if !valid {
-			return
-		}
-		want, wantObject := parseMessage(b)
-		read := got
-		read.call, read.called, read.calls = callParams{}, false, false
-		if object != wantObject || !reflect.DeepEqual(read, want) {
-			t.Fatalf("%q: object %v, read %+v; parseMessage reads %v, %+v", b, object, read, wantObject, want)
-		}
-		gotCall, gotCalls := paramsOf(&got)
-		wantCall, wantCalls := parseCallParams(want.params)
-		if gotCalls != wantCalls || !reflect.DeepEqual(gotCall, wantCall) {
-			t.Fatalf("%q: params %+v, %v; parseCallParams reads %+v, %v", b, gotCall, gotCalls, wantCall, wantCalls)
-		}
-	}
-	for _, s := range seeds {
+	for _, s := range checkedSeeds {
 		b := []byte(s)
 		for n := 0; n <= len(b); n++ {
-			check(b[:n])
+			if why := readsAsChecked(b[:n]); why != "" {
+				t.Fatal(why)
+			}
 		}
 		for i := range b {
 			for _, c := range replacements {
 				m := bytes.Clone(b)
 				m[i] = c
-				check(m)
+				if why := readsAsChecked(m); why != "" {
+					t.Fatal(why)
+				}
 			}
 		}
 	}
+}
+
+// FuzzCheckedMessage: checkedMessage reads any bytes as TestCheckedMessage wants.
+func FuzzCheckedMessage(f *testing.F) {
+	for _, s := range checkedSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if why := readsAsChecked(b); why != "" {
+			t.Fatal(why)
+		}
+	})
 }
