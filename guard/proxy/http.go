@@ -140,15 +140,17 @@ func hear(h http.Header) (hd heard) {
 		case "Connection":
 			hd.connection = vs
 			continue
-		case sessionHeader, "Mcp-Protocol-Version": // of most requests, decided on, spelled as read
+		case sessionHeader, "Mcp-Protocol-Version": // of most requests: no credential, decided on, spelled as read
 			hd.decides = true
-			if len(vs) > 0 && name == sessionHeader {
-				hd.id = vs[0]
-			} else if len(vs) > 0 {
-				hd.version = vs[0]
-			}
 			if hd.twoWays == "" && len(vs) > 1 {
 				hd.twoWays = name
+			}
+			switch {
+			case len(vs) == 0:
+			case name == sessionHeader:
+				hd.id = vs[0]
+			default:
+				hd.version = vs[0]
 			}
 			continue
 		}
@@ -712,12 +714,8 @@ func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
 // (sentOn), with auth, when not "", as its Authorization unless it has one.
 func sentHeader(from http.Header, auth string) http.Header {
 	h := make(http.Header, len(from))
-	connection := from["Connection"]
-	for k, vs := range from {
-		if sentOn(k, connection) {
-			h[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place
-		}
-	}
+	copyHeaders(h, from)
+	delete(h, "Accept-Encoding") // as sentOn spells it
 	if auth != "" && h["Authorization"] == nil {
 		h["Authorization"] = []string{auth}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
@@ -121,6 +122,25 @@ func TestCheckedMessage(t *testing.T) {
 				if why := readsAsChecked(m); why != "" {
 					t.Fatal(why)
 				}
+			}
+		}
+	}
+}
+
+// TestCheckedMessageLarge: megabyte messages, of many members, deep or naming a method
+// over and over, read as TestCheckedMessage wants, and cut short one byte before their end.
+func TestCheckedMessageLarge(t *testing.T) {
+	many := strings.Repeat(`"k":1,`, 1<<17)
+	deep := strings.Repeat("[", 1<<20) + strings.Repeat("]", 1<<20)
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + many + `"name":"t","arguments":{` + many + `"a":1}}}`,
+		`{"id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":` + deep + `}}}`,
+		`{"id":1,"params":` + deep + `}`,
+		`{` + strings.Repeat(`"METHOD":"x",`, 1<<16) + `"method":"tools/call"}`,
+	} {
+		for _, b := range [][]byte{[]byte(s), []byte(s[:len(s)-1])} {
+			if why := readsAsChecked(b); why != "" {
+				t.Fatal(why[:min(len(why), 300)])
 			}
 		}
 	}
