@@ -125,6 +125,7 @@ const sessionHeader = "Mcp-Session-Id"
 type heard struct {
 	id, version, lastEventID string   // Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID
 	connection               []string // the values of Connection
+	encoded                  bool     // Content-Encoding is given
 	credentials              bool     // a header may carry a credential (credential)
 	decides                  bool     // a header may be one the proxy decides on (mayDecide)
 	mirrors                  bool     // a header mirrors the body (mirrorHeader)
@@ -139,6 +140,9 @@ func hear(h http.Header) (hd heard) {
 			continue // those of most requests, none of the others: told at one comparison
 		case "Connection":
 			hd.connection = vs
+			continue
+		case "Content-Encoding":
+			hd.encoded = true
 			continue
 		case sessionHeader, "Mcp-Protocol-Version": // of most requests: no credential, decided on, spelled as read
 			hd.decides = true
@@ -175,6 +179,14 @@ func hear(h http.Header) (hd heard) {
 		}
 	}
 	return hd
+}
+
+// coding returns encoded(h), h being the headers hd was heard from.
+func (hd *heard) coding(h http.Header) string {
+	if !hd.encoded {
+		return "" // as most requests: no lookup
+	}
+	return encoded(h)
 }
 
 // sessionKey is the key of the session of r, whose headers are hd: its Mcp-Session-Id
@@ -384,16 +396,17 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	x, resumes := f.exchange(r, &hd, s)
 	var body []byte
 	if r.Method == http.MethodPost {
-		if coding := encoded(r.Header); coding != "" {
+		if coding := hd.coding(r.Header); coding != "" {
 			http.Error(w, "mcpvalidate proxy: the request body is encoded ("+coding+"): the proxy reads only bodies sent as they are (no Content-Encoding)", http.StatusUnsupportedMediaType)
 			return
 		}
 		var err error
 		if body, err = f.readBody(w, r); err != nil {
-			if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+			if err == errOverlong { // the rest of the body is not read: nor is the connection's next request
+				w.Header().Set("Connection", "close")
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusRequestEntityTooLarge)
-				_, _ = w.Write(errorResponse([]byte("null"), -32600, tooLong("the request", -1, tooBig.Limit)))
+				_, _ = w.Write(errorResponse([]byte("null"), -32600, tooLong("the request", -1, f.p.opts.maxMessage())))
 				return
 			}
 			if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -491,11 +504,11 @@ func (o *Options) writeTimeout() time.Duration {
 	return DefaultWriteTimeout
 }
 
-// readBody reads r's body, within the proxy's limits of size and time.
+// readBody reads r's body, within the proxy's limits of size (errOverlong past it) and
+// time.
 func (f *front) readBody(w *timedWriter, r *http.Request) ([]byte, error) {
 	_ = w.rc.SetReadDeadline(time.Now().Add(f.p.opts.bodyTimeout())) // not supported: unbounded
-	limit := f.p.opts.maxMessage()
-	body, err := readAll(http.MaxBytesReader(w.ResponseWriter, r.Body, limit), r.ContentLength, limit+1)
+	body, err := readAtMost(r.Body, r.ContentLength, f.p.opts.maxMessage())
 	if err == nil { // an answer may take long: the client's end is watched meanwhile
 		_ = w.rc.SetReadDeadline(time.Time{})
 	}

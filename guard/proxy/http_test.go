@@ -1007,6 +1007,7 @@ func TestHear(t *testing.T) {
 		{http.Header{"Last-Event-Id": {"9"}, "Authorization": {"x"}}, heard{lastEventID: "9", decides: true, credentials: true}, ""},
 		{http.Header{"Mcp-Method": {"tools/call"}}, heard{decides: true, mirrors: true}, ""},
 		{http.Header{"Connection": {"close"}, "User-Agent": {"u"}}, heard{connection: []string{"close"}}, ""},
+		{http.Header{"Content-Encoding": {"gzip"}, "Content-Type": {"application/json"}}, heard{encoded: true}, ""},
 	} {
 		got := hear(c.header)
 		c.want.twoWays = c.twoWays

@@ -305,9 +305,15 @@ func TestMessageLimitHTTP(t *testing.T) {
 	t.Cleanup(upstream.Close)
 	endpoint := startFront(t, upstream.URL+"/mcp", Options{MaxMessage: limit})
 
-	status, _, body := postRaw(t, endpoint, `{"jsonrpc":"2.0","id":2,"method":"vendor/x","params":{"pad":"`+big+`"}}`, http.Header{})
+	tooLarge := `{"jsonrpc":"2.0","id":2,"method":"vendor/x","params":{"pad":"` + big + `"}}`
+	status, _, body := postRaw(t, endpoint, tooLarge, http.Header{})
 	if status != http.StatusRequestEntityTooLarge || !json.Valid([]byte(body)) || !strings.Contains(body, `"code":-32600`) || reached.Load() != 0 {
 		t.Fatalf("a POST over the limit: %d %.300s; %d requests reached the upstream", status, body, reached.Load())
+	}
+	if resp, err := http.Post(endpoint, "application/json", strings.NewReader(tooLarge)); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); !resp.Close { // the rest of its body was not read
+		t.Errorf("a POST over the limit is answered %s on a connection that stays open", resp.Status)
 	}
 	status, _, body = postRaw(t, endpoint, `{"jsonrpc":"2.0","id":3,"method":"vendor/json"}`, http.Header{})
 	if status != 200 || body != `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"mcpvalidate proxy: the upstream server's answer is over the proxy's limit of 65536 bytes, so it was not passed on"}}` {

@@ -414,16 +414,28 @@ func common(raw []byte) (string, bool) {
 // with the same digits differ, and a number is the integer servers read (1.0 and 1e0
 // are 1, and answered so).
 func idKey(id []byte) string {
-	if s, ok := stringValue(id); ok {
-		return `"` + s
+	var room [32]byte
+	return string(appendIDKey(room[:0], id))
+}
+
+// appendIDKey appends idKey(id) to b.
+func appendIDKey(b, id []byte) []byte {
+	if len(id) >= 2 && id[0] == '"' {
+		if t, end, problem := jsontext.ScanString(id, 0); problem == "" && end == len(id) {
+			b = append(b, '"')
+			if t.Verbatim(id) {
+				return append(b, id[t.Start:t.End]...)
+			}
+			return jsontext.DecodeString(id[t.Start:t.End], b)
+		}
 	}
 	id = bytes.TrimSpace(id)
 	if !plainInteger(id) {
 		if n, ok := numberID(id); ok {
-			return strconv.FormatInt(n, 10)
+			return strconv.AppendInt(b, n, 10)
 		}
 	}
-	return string(id)
+	return append(b, id...)
 }
 
 // maxID bounds the number ids the proxy passes on: from 2^53, a float64 (JavaScript's

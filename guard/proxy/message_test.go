@@ -157,3 +157,26 @@ func FuzzCheckedMessage(f *testing.F) {
 		}
 	})
 }
+
+// TestIDKey: ids servers read alike share a key (a number by its integer, a string by its
+// decoded text), a string and a number of the same digits do not, and a key is made
+// after a tag without an allocation.
+func TestIDKey(t *testing.T) {
+	for id, want := range map[string]string{
+		`1`: `1`, `-3`: `-3`, `1.0`: `1`, `1e0`: `1`, `-2E1`: `-20`, " 7 ": `7`, `0`: `0`, `-0`: `0`,
+		`1.5`: `1.5`, `9007199254740993`: `9007199254740993`, `-1.0e2`: `-100`,
+		`"1"`: `"1`, `"a"`: `"a`, `"\u0061b"`: `"ab`, `"\n"`: "\"\n", `"é"`: `"é`, `"\ud800"`: "\"\uFFFD", `""`: `"`,
+	} {
+		if got := idKey([]byte(id)); got != want {
+			t.Errorf("idKey(%s) = %q, want %q", id, got, want)
+		}
+		if got := string(appendIDKey([]byte("\x00tag\x00"), []byte(id))); got != "\x00tag\x00"+want {
+			t.Errorf("appendIDKey(tag, %s) = %q, want the tag and %q", id, got, want)
+		}
+	}
+	var room [64]byte
+	id := []byte(`"req-0f9c2d4e"`)
+	if n := testing.AllocsPerRun(100, func() { appendIDKey(append(room[:0], "\x0012\x00"...), id) }); n != 0 {
+		t.Errorf("appendIDKey: %v allocations, want 0", n)
+	}
+}

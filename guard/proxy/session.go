@@ -23,6 +23,7 @@ type tool struct {
 
 // pending is a client request the server has not answered yet.
 type pending struct {
+	key    string // in the session's table
 	id     []byte // as the client sent it
 	method string
 	name   string // tools/call: the tool
@@ -214,22 +215,25 @@ func (p *Proxy) clientMessage(x exchange, b []byte, m message, fetch fetcher) (a
 	if m.id != nil && !readableID(m.id) {
 		return invalidRequest(m.id, unreadableID), false
 	}
-	if gone := s.gone(); gone != "" && m.id != nil {
-		return serverGone(m.id, gone), false
-	}
-	if m.id != nil && (len(m.id) > maxIDLen || len(m.method) > maxIDLen) {
-		id := m.id
-		if len(id) > maxIDLen {
-			id = nil
-		}
-		return invalidRequest(id, "the request's id or method is longer than "+strconv.Itoa(maxIDLen)+" bytes, more than the proxy holds for a request in flight"), false
-	}
 	var key string // the request's in the session's table
 	if m.id != nil {
+		if len(m.id) > maxIDLen || len(m.method) > maxIDLen {
+			if gone := s.gone(); gone != "" {
+				return serverGone(m.id, gone), false
+			}
+			id := m.id
+			if len(id) > maxIDLen {
+				id = nil
+			}
+			return invalidRequest(id, "the request's id or method is longer than "+strconv.Itoa(maxIDLen)+" bytes, more than the proxy holds for a request in flight"), false
+		}
 		key = x.key(m.id)
-	}
-	if m.id != nil && s.inFlight(key) {
-		return invalidRequest(m.id, idInFlight), false
+		switch gone, inFlight := s.admits(key); {
+		case gone != "":
+			return serverGone(m.id, gone), false
+		case inFlight:
+			return invalidRequest(m.id, idInFlight), false
+		}
 	}
 	if why := x.mirrors.request(&m); why != "" {
 		return x.mirrors.refuse(m.id, why), false
@@ -379,12 +383,13 @@ func (p *Proxy) serverMessage(x exchange, b []byte, m message) (repl []byte, own
 	if m.id == nil {
 		return nil, m.ambiguous && p.awaitsCheck(s)
 	}
-	key := idKey(m.id)
-	if p.ownKey(key) {
-		s.deliver(key, b)
+	var room [64]byte
+	tagged := appendIDKey(append(room[:0], x.tag...), m.id) // the key, made without an allocation
+	if key := tagged[len(x.tag):]; p.ownKey(string(key)) {
+		s.deliver(string(key), b)
 		return nil, true
 	}
-	q := s.taken(x.tag + key)
+	q := s.taken(tagged)
 	if q == nil && (m.result != nil || m.ambiguous) && p.guard.ChecksResults() {
 		return errorResponse(m.id, -32603, unmatched), false
 	}
@@ -826,6 +831,7 @@ func (s *session) trackCall(key string, q *pending, slot bool) error {
 	case slot && !s.tasks.reserve(q):
 		return errNoSlot
 	}
+	q.key = key
 	s.pending[key] = q
 	return nil
 }
@@ -835,6 +841,14 @@ func (s *session) inFlight(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.pending[key] != nil
+}
+
+// admits tells, at once, why the server is gone ("" while it is there) and whether a
+// request of key is in flight: what a client's request is first asked.
+func (s *session) admits(key string) (gone string, inFlight bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed, s.pending[key] != nil
 }
 
 // anyPending reports whether any request is in flight.
@@ -870,15 +884,21 @@ func (s *session) answered(key string) *pending {
 
 // taken removes the request the server answered under key and returns it, with its
 // task slot, if any, for the answer to take or free.
-func (s *session) taken(key string) *pending {
+func (s *session) taken(key []byte) *pending {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.pending[key]
-	delete(s.pending, key)
+	q := s.pending[string(key)]
+	if q != nil {
+		delete(s.pending, q.key)
+	}
 	return q
 }
 
+// freeSlot frees q's task slot, if it holds one; q is the caller's alone (taken).
 func (s *session) freeSlot(q *pending) {
+	if q == nil || !q.slot {
+		return // as most calls: no lock to take
+	}
 	s.mu.Lock()
 	s.tasks.free(q)
 	s.mu.Unlock()
