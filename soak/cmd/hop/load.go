@@ -396,6 +396,17 @@ type cell struct {
 	sessions, perSession int
 	variant              variant
 	samples              [endpoints][]sample
+	// proxied are the tool calls sent to the mcpvalidate proxy, the warm-up round's too:
+	// those of the cell's profile, with -cpuprofile.
+	proxied int
+	profile string   // the file of the cell's profile, with -cpuprofile
+	own     *ownWork // read from it
+}
+
+// cellProfile names the file of the profile of the cell of n sessions and the variant v,
+// beside the run's.
+func cellProfile(run string, n int, v variant) string {
+	return run + "." + strconv.Itoa(n) + "-" + string(v)
 }
 
 // measure runs every level and variant: a warm-up round at each endpoint (not counted),
@@ -407,13 +418,19 @@ func measure(ctx context.Context, c config, f *fleet, log io.Writer) (*measureme
 	for _, v := range c.variants {
 		for _, n := range c.levels {
 			ce := cell{sessions: n, perSession: c.perSession(n), variant: v}
+			if c.cpuprofile != "" {
+				ce.profile = cellProfile(c.cpuprofile, n, v)
+				if err := f.profileTo(ctx, ce.profile); err != nil {
+					return nil, err
+				}
+			}
 			for e := range endpoints {
 				s, err := round(ctx, cl, f, f.urls[e], n, 1, v == listing)
 				if err != nil {
 					return nil, fmt.Errorf("warm-up, %s, %d sessions, %s: %w", endpointNames[e], n, v, err)
 				}
 				if e == mcpvalidate {
-					m.proxiedCalls += s.calls
+					ce.proxied += s.calls
 				}
 			}
 			for r := range c.rounds {
@@ -425,7 +442,7 @@ func measure(ctx context.Context, c config, f *fleet, log io.Writer) (*measureme
 					}
 					ce.samples[e] = append(ce.samples[e], s)
 					if e == mcpvalidate {
-						m.proxiedCalls += s.calls
+						ce.proxied += s.calls
 					}
 				}
 			}

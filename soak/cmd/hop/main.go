@@ -11,9 +11,10 @@
 //	go run ./soak/cmd/hop             # the full run, some minutes (docs/performance.md)
 //	go run ./soak/cmd/hop -quick      # small rounds, for CI
 //
-// With -cpuprofile, the mcpvalidate endpoint is this program's own process serving
-// proxy.Handler as the command does, which writes a CPU profile of the whole run; the
-// report then gives the proxy's own work a call, read from it (own.go).
+// With -cpuprofile F, the mcpvalidate endpoint is this program's own process serving
+// proxy.Handler as the command does, which writes a CPU profile of each cell (a level and
+// a variant) to F.SESSIONS-VARIANT, merged into F at the end; the report then gives the
+// proxy's own work a call in each cell and in the whole run, read from them (own.go).
 package main
 
 import (
@@ -68,7 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	calls := fs.Int("calls", 0, "the tools/call a round sends to an endpoint, shared among its sessions (0: 12000, or 400 with -quick)")
 	minCalls := fs.Int("min-calls", 0, "the fewest tools/call a session sends (0: 4, or 2 with -quick)")
 	bin := fs.String("mcpvalidate", "", "the mcpvalidate command to run (default: built from the checkout's cmd/mcpvalidate)")
-	prof := fs.String("cpuprofile", "", "write a CPU profile of the mcpvalidate proxy to this file (the proxy then runs in this program's binary)")
+	prof := fs.String("cpuprofile", "", "write a CPU profile of the mcpvalidate proxy to this file, and one of each level and variant beside it (the proxy then runs in this program's binary)")
 	out := fs.String("out", "", "write the report to this file instead of stdout")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -180,8 +181,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	m.date, m.loadAtStart, m.machine, m.commit = start, load, describeMachine(), f.commit
-	if c.cpuprofile != "" { // written as the proxy stopped
-		if m.own, err = readOwnWork(c.cpuprofile); err != nil {
+	if c.cpuprofile != "" { // the last cell's written as the proxy stopped
+		if m.own, err = readProfiles(c.cpuprofile, m.cells); err != nil {
 			return err
 		}
 	}

@@ -53,8 +53,39 @@ type ownWork struct {
 	parts               map[string]time.Duration // own work by the proxy's functions the handler calls, and theirs
 }
 
-// readOwnWork reads the CPU profile at path.
-func readOwnWork(path string) (*ownWork, error) {
+// readProfiles reads the own work of each cell from its profile, and returns the whole
+// run's, from the cells' profiles merged, which it writes to the file run.
+func readProfiles(run string, cells []cell) (*ownWork, error) {
+	var ps []*profile.Profile
+	for i := range cells {
+		p, err := readProfile(cells[i].profile)
+		if err != nil {
+			return nil, err
+		}
+		if cells[i].own, err = ownWorkOf(p); err != nil {
+			return nil, fmt.Errorf("%s: %w", cells[i].profile, err)
+		}
+		ps = append(ps, p)
+	}
+	merged, err := profile.Merge(ps)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Create(run)
+	if err != nil {
+		return nil, err
+	}
+	if err := merged.Write(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	return ownWorkOf(merged)
+}
+
+func readProfile(path string) (*profile.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -64,7 +95,7 @@ func readOwnWork(path string) (*ownWork, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return ownWorkOf(p)
+	return p, nil
 }
 
 func ownWorkOf(p *profile.Profile) (*ownWork, error) {
@@ -125,11 +156,26 @@ func part(frames []string) string {
 	return strings.Join(ours, " > ")
 }
 
+// writeOwnWork writes the own work a call of each cell, then of the whole run, w, and its
+// largest parts.
+func writeOwnWork(p func(string, ...any), cells []cell, w *ownWork) {
+	p("\nThe proxy's own work, from its CPU profile, a cell at a time (its samples divided by the tool calls sent to it, the warm-up round's " +
+		"included, the sessions' opening and closing too), with all the samples under its handler and all its samples:\n\n")
+	p("| sessions | lists tools | tool calls | own work a call | under its handler | in all | own share |\n|---:|---|---:|---:|---:|---:|---:|\n")
+	calls := 0
+	for _, c := range cells {
+		per := func(d time.Duration) string { return fmt.Sprintf("%.2f µs", float64(d)/float64(c.proxied)/1e3) }
+		p("| %d | %s | %d | %s | %s | %s | %.1f%% |\n", c.sessions, yesNo(c.variant), c.proxied,
+			per(c.own.own), per(c.own.handler), per(c.own.total), 100*float64(c.own.own)/float64(c.own.total))
+		calls += c.proxied
+	}
+	w.write(p, calls)
+}
+
 // write writes the own work a call, over calls, and its largest parts.
 func (w *ownWork) write(p func(string, ...any), calls int) {
 	per := func(d time.Duration) string { return fmt.Sprintf("%.2f µs", float64(d)/float64(calls)/1e3) }
-	p("\nThe proxy's own work, from its CPU profile over %d tool calls (all its samples divided by the calls, the sessions' opening and closing included): "+
-		"%s a call, of %s under its handler and %s in all.\n\n", calls, per(w.own), per(w.handler), per(w.total))
+	p("\nOver the whole run, %d tool calls: %s a call, of %s under its handler and %s in all.\n\n", calls, per(w.own), per(w.handler), per(w.total))
 	type kv struct {
 		name string
 		d    time.Duration

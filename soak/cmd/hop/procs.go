@@ -86,7 +86,7 @@ func (f *fleet) start(ctx context.Context, c config) error {
 	}
 	var mv string
 	if c.cpuprofile != "" {
-		mv, err = f.spawn(ctx, "mcpvalidate", "", exec.Command(self, roleArg, "proxy", up, c.cpuprofile))
+		mv, err = f.spawn(ctx, "mcpvalidate", "", exec.Command(self, roleArg, "proxy", up))
 	} else {
 		bin := c.mcpvalidate
 		if bin == "" {
@@ -250,12 +250,88 @@ func (f *fleet) stop() {
 	}
 }
 
+// profileTo makes the profiled mcpvalidate proxy write its CPU profile from now on to
+// path, a file of its own: the one it wrote before is complete when it answers.
+func (f *fleet) profileTo(ctx context.Context, path string) error {
+	u, err := url.Parse(f.urls[mcpvalidate])
+	if err != nil {
+		return err
+	}
+	u.Path, u.RawQuery = profilePath, url.Values{"to": {path}}.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+		return fmt.Errorf("profiling to %s: %s %s", path, resp.Status, b)
+	}
+	return nil
+}
+
+// profilePath is where the profiled proxy is told which file to write its profile to.
+const profilePath = "/hop/profile"
+
+// A profiler writes this process's CPU profile to the file it is last told to (POST
+// profilePath?to=FILE), one file at a time.
+type profiler struct {
+	mu   sync.Mutex
+	file *os.File // nil while none is written
+}
+
+func (p *profiler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := p.to(r.FormValue("to")); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+// to ends the profile written, if any, and starts one in the file path.
+func (p *profiler) to(path string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.stopLocked(); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	p.file = f
+	return nil
+}
+
+// stop ends the profile written, if any.
+func (p *profiler) stop() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stopLocked()
+}
+
+func (p *profiler) stopLocked() error {
+	if p.file == nil {
+		return nil
+	}
+	pprof.StopCPUProfile()
+	err := p.file.Close()
+	p.file = nil
+	return err
+}
+
 // serveRole runs one of the fleet's servers: "upstream", "reverse UPSTREAM", or
-// "proxy UPSTREAM PROFILE".
+// "proxy UPSTREAM" (profiled as the run says: profileTo).
 func serveRole(role string, args []string) error {
 	switch {
 	case role == "upstream" && len(args) == 0:
-		return serve(newUpstream(), nil)
+		return serve(mcpAt(newUpstream()), nil)
 	case role == "reverse" && len(args) == 1:
 		target, err := url.Parse(args[0])
 		if err != nil {
@@ -269,8 +345,8 @@ func serveRole(role string, args []string) error {
 				w.WriteHeader(http.StatusBadGateway)
 			}
 		}
-		return serve(rp, nil)
-	case role == "proxy" && len(args) == 2:
+		return serve(mcpAt(rp), nil)
+	case role == "proxy" && len(args) == 1:
 		p, err := proxy.New(proxy.Options{})
 		if err != nil {
 			return err
@@ -279,17 +355,9 @@ func serveRole(role string, args []string) error {
 		if err != nil {
 			return err
 		}
-		f, err := os.Create(args[1])
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		return serve(h, func() error {
-			pprof.StopCPUProfile()
-			return f.Close()
-		})
+		mux, prof := mcpAt(h), &profiler{}
+		mux.Handle("POST "+profilePath, prof)
+		return serve(mux, prof.stop)
 	}
 	return fmt.Errorf("unknown role %q %q", role, args)
 }
@@ -307,15 +375,20 @@ func upstreamTransport() *http.Transport {
 	return t
 }
 
-// serve serves h at /mcp on a port of 127.0.0.1, with the limits the mcpvalidate command
-// sets, writing its URL on stdout, until SIGTERM; then it runs done, if any.
-func serve(h http.Handler, done func() error) error {
+// mcpAt returns a mux that serves h at /mcp.
+func mcpAt(h http.Handler) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	return mux
+}
+
+// serve serves mux on a port of 127.0.0.1, with the limits the mcpvalidate command sets,
+// writing the URL of its /mcp on stdout, until SIGTERM; then it runs done, if any.
+func serve(mux *http.ServeMux, done func() error) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

@@ -24,10 +24,7 @@ type measurement struct {
 	machine     string
 	loadAtStart string
 	cells       []cell
-	own         *ownWork // with -cpuprofile
-	// proxiedCalls are the tool calls sent to the mcpvalidate proxy, warm-up rounds' too:
-	// those of its profile.
-	proxiedCalls int
+	own         *ownWork // the whole run's, with -cpuprofile
 }
 
 // clockTick is Linux's USER_HZ, the unit of /proc/PID/stat's times: 100 a second on
@@ -203,7 +200,7 @@ func (m *measurement) write(w io.Writer) error {
 			slices.Min(rp), median(rp), median(dr), cpu)
 	}
 	if m.own != nil {
-		m.own.write(p, m.proxiedCalls)
+		writeOwnWork(p, m.cells, m.own)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
