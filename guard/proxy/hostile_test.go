@@ -105,14 +105,14 @@ func TestPendingIsBounded(t *testing.T) {
 			t.Fatal("an invalid call was not refused")
 		}
 	}
-	if len(s.pending) != n {
-		t.Fatalf("%d requests in flight, want %d", len(s.pending), n)
+	if s.requests.len() != n {
+		t.Fatalf("%d requests in flight, want %d", s.requests.len(), n)
 	}
 	for i := range n {
 		p.fromServer(exchange{s: s}, []byte(`{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"result":{"content":[]}}`))
 	}
-	if len(s.pending) != 0 {
-		t.Fatalf("%d requests still in flight after all were answered", len(s.pending))
+	if s.requests.len() != 0 {
+		t.Fatalf("%d requests still in flight after all were answered", s.requests.len())
 	}
 	// A cancelled request is forgotten: the server need not answer it.
 	for i := range n {
@@ -120,8 +120,8 @@ func TestPendingIsBounded(t *testing.T) {
 		p.fromClient(exchange{s: s}, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`), nil)
 		p.fromClient(exchange{s: s}, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`}}`), nil)
 	}
-	if len(s.pending) != 0 {
-		t.Fatalf("%d cancelled requests still in flight", len(s.pending))
+	if s.requests.len() != 0 {
+		t.Fatalf("%d cancelled requests still in flight", s.requests.len())
 	}
 	// An unknown tool of a complete list is not fetched for, however many calls name one.
 	fetches := 0

@@ -23,16 +23,18 @@ type tool struct {
 
 // pending is a client request the server has not answered yet.
 type pending struct {
-	key    string // in the session's table
-	id     []byte // as the client sent it
-	method string
-	name   string // tools/call: the tool
-	tool   *tool  // tools/call: the tool as checked; nil when not listed
-	task   bool   // tools/call: task-augmented, answered with a task, not a result
-	modern bool   // tools/call, tasks/result, when results are checked: the protocol's results carry resultType
-	slot   bool   // tools/call: task-augmented, of a tool whose results are checked: holds a task slot
-	cursor bool   // tools/list: asks for a page after the first
-	gen    uint64 // tools/list: the list's generation when asked
+	key      string   // in the session's table
+	keyBytes [24]byte // key, when it fits
+	short    uint8    // the bytes of keyBytes key takes; 0 when it does not fit
+	id       []byte   // as the client sent it
+	method   string
+	name     string // tools/call: the tool
+	tool     *tool  // tools/call: the tool as checked; nil when not listed
+	task     bool   // tools/call: task-augmented, answered with a task, not a result
+	modern   bool   // tools/call, tasks/result, when results are checked: the protocol's results carry resultType
+	slot     bool   // tools/call: task-augmented, of a tool whose results are checked: holds a task slot
+	cursor   bool   // tools/list: asks for a page after the first
+	gen      uint64 // tools/list: the list's generation when asked
 
 	obs *observed // tools/call: as the guard's observers see it; nil without them
 	// taskKey: tasks/result: the key of the task whose result it asks for; "" when none.
@@ -60,7 +62,7 @@ type session struct {
 	// listedUntil: the session's own last listing vouches for its list until then, when
 	// no stream of its carries list_changed (see lookup).
 	listedUntil   time.Time
-	pending       map[string]*pending
+	requests      requests               // the client's requests in flight
 	waiters       map[string]chan []byte // the proxy's own requests, by id key
 	closed        string                 // why the server is gone; "" while it is there
 	client        string
@@ -79,7 +81,7 @@ type session struct {
 }
 
 func newSession(id string) *session {
-	return &session{id: id, pending: map[string]*pending{}, waiters: map[string]chan []byte{}}
+	return &session{id: id, waiters: map[string]chan []byte{}}
 }
 
 // An exchange is where the answers to a client's requests come: over stdio, the pipes;
@@ -88,7 +90,7 @@ func newSession(id string) *session {
 // exchange's tag, never by its id alone.
 type exchange struct {
 	s *session
-	// tag prefixes the keys of the exchange's requests in s.pending: "" where request
+	// tag prefixes the keys of the exchange's requests in s.requests: "" where request
 	// ids are one client's, unique in flight (stdio, an MCP session); the exchange's own
 	// where the session's clients may share ids (a server that issues no Mcp-Session-Id).
 	tag string
@@ -448,7 +450,7 @@ func (p *Proxy) awaitsCheck(s *session) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, q := range s.pending {
+	for q := range s.requests.all() {
 		if q.taskKey != "" || q.method == "tools/call" && p.checksResults(q.tool) {
 			return true
 		}
@@ -822,17 +824,17 @@ func (s *session) trackCall(key string, q *pending, slot bool) error {
 	switch {
 	case s.closed != "":
 		return errGone
-	case s.pending[key] != nil:
+	case find(&s.requests, key) != nil:
 		return errInFlight
-	case len(s.pending) >= maxPending:
+	case s.requests.len() >= maxPending:
 		return errBusy
 	case slot && !s.kept:
 		return errNotKept
 	case slot && !s.tasks.reserve(q):
 		return errNoSlot
 	}
-	q.key = key
-	s.pending[key] = q
+	q.setKey(key)
+	s.requests.put(q)
 	return nil
 }
 
@@ -840,7 +842,7 @@ func (s *session) trackCall(key string, q *pending, slot bool) error {
 func (s *session) inFlight(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.pending[key] != nil
+	return find(&s.requests, key) != nil
 }
 
 // admits tells, at once, why the server is gone ("" while it is there) and whether a
@@ -848,14 +850,14 @@ func (s *session) inFlight(key string) bool {
 func (s *session) admits(key string) (gone string, inFlight bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.closed, s.pending[key] != nil
+	return s.closed, find(&s.requests, key) != nil
 }
 
 // anyPending reports whether any request is in flight.
 func (s *session) anyPending() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.pending) > 0
+	return s.requests.len() > 0
 }
 
 // release lets the session go when it is idle (nothing in flight, and no task whose
@@ -864,7 +866,7 @@ func (s *session) anyPending() bool {
 func (s *session) release() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.pending) > 0 || len(s.waiters) > 0 || s.tasks.undelivered+s.tasks.calls > 0 {
+	if s.requests.len() > 0 || len(s.waiters) > 0 || s.tasks.undelivered+s.tasks.calls > 0 {
 		return false
 	}
 	s.kept = false
@@ -876,8 +878,7 @@ func (s *session) release() bool {
 func (s *session) answered(key string) *pending {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.pending[key]
-	delete(s.pending, key)
+	q := take(&s.requests, key)
 	s.tasks.free(q)
 	return q
 }
@@ -887,11 +888,7 @@ func (s *session) answered(key string) *pending {
 func (s *session) taken(key []byte) *pending {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.pending[string(key)]
-	if q != nil {
-		delete(s.pending, q.key)
-	}
-	return q
+	return take(&s.requests, key)
 }
 
 // freeSlot frees q's task slot, if it holds one; q is the caller's alone (taken).
@@ -942,12 +939,12 @@ func (s *session) close(why string) [][]byte {
 		s.closed = why
 	}
 	var answers [][]byte
-	for key, q := range s.pending {
+	for q := range s.requests.all() {
 		answers = append(answers, serverGone(q.id, s.closed))
 		q.obs.refused()
 		s.tasks.free(q)
-		delete(s.pending, key)
 	}
+	s.requests = requests{}
 	for key, c := range s.waiters {
 		close(c)
 		delete(s.waiters, key)
@@ -1030,8 +1027,8 @@ func (s *session) resumed(last string) (string, bool) {
 func (s *session) pendingUnder(tag string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for key := range s.pending {
-		if strings.HasPrefix(key, tag) {
+	for q := range s.requests.all() {
+		if strings.HasPrefix(q.key, tag) {
 			return true
 		}
 	}
