@@ -174,6 +174,12 @@ func TestIDKey(t *testing.T) {
 			t.Errorf("appendIDKey(tag, %s) = %q, want the tag and %q", id, got, want)
 		}
 	}
+	mb := strings.Repeat("7", 1<<20) // megabyte ids: a string, escaped, and a number
+	for id, want := range map[string]string{`"` + strings.Repeat(`\u0061`, 1<<20) + `"`: `"` + strings.Repeat("a", 1<<20), mb: mb} {
+		if got := idKey([]byte(id)); got != want {
+			t.Errorf("idKey of %d bytes: %d bytes, %.20q..., want %d bytes", len(id), len(got), got, len(want))
+		}
+	}
 	var room [64]byte
 	id := []byte(`"req-0f9c2d4e"`)
 	if n := testing.AllocsPerRun(100, func() { appendIDKey(append(room[:0], "\x0012\x00"...), id) }); n != 0 {

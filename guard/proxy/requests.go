@@ -14,7 +14,7 @@ type requests struct {
 // find returns the request of key in t, or nil; key may be bytes, compared as they
 // are, without a copy.
 func find[K string | []byte](t *requests, key K) *pending {
-	if q := t.first; q != nil && (q.short > 0 && string(q.keyBytes[:q.short]) == string(key) || q.short == 0 && q.key == string(key)) {
+	if q := t.first; q != nil && keyed(q, key) {
 		return q
 	}
 	return t.more[string(key)]
@@ -66,11 +66,17 @@ func (t *requests) all() iter.Seq[*pending] {
 	}
 }
 
-// setKey makes key q's key in the table, held in q itself when it is short.
+// setKey makes key q's key in the table, its bytes held in q itself when they fit.
 func (q *pending) setKey(key string) {
 	q.key = key
-	q.short = uint8(copy(q.keyBytes[:], key))
-	if len(key) > len(q.keyBytes) {
-		q.short = 0
+	copy(q.keyBytes[:], key)
+}
+
+// keyed reports whether q's key is key, comparing the bytes q holds when the key fits
+// (its length read from q.key's header, its bytes not).
+func keyed[K string | []byte](q *pending, key K) bool {
+	if n := len(q.key); n <= len(q.keyBytes) {
+		return string(q.keyBytes[:n]) == string(key)
 	}
+	return q.key == string(key)
 }

@@ -11,7 +11,8 @@ import (
 // whatever it holds; finding and taking one by bytes copies nothing.
 func TestRequests(t *testing.T) {
 	long := `"` + strings.Repeat("x", 40) // held in the request by its string only
-	keys := []string{"7", long, "\x003\x00" + `"abc`, "8", long + "y"}
+	edge := strings.Repeat("e", 23)       // keys of 24 bytes, held in the request, and of 25, not
+	keys := []string{"7", long, "\x003\x00" + `"abc`, "8", long + "y", edge + "a", edge + "b", edge + "aa", edge + "ab"}
 	var table requests
 	for _, k := range keys {
 		if find(&table, k) != nil || find(&table, []byte(k)) != nil {
@@ -53,7 +54,7 @@ func TestRequests(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { find(&table, b); find(&table, []byte("9")) }); n != 0 {
 		t.Errorf("finding by bytes: %v allocations, want 0", n)
 	}
-	for _, k := range []string{"9", "8", long + "y", "\x003\x00" + `"abc`} {
+	for _, k := range []string{"9", "8", long + "y", "\x003\x00" + `"abc`, edge + "a", edge + "b", edge + "aa", edge + "ab"} {
 		if take(&table, []byte(k)) == nil {
 			t.Errorf("%q not taken", k)
 		}

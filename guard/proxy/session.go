@@ -24,8 +24,7 @@ type tool struct {
 // pending is a client request the server has not answered yet.
 type pending struct {
 	key      string   // in the session's table
-	keyBytes [24]byte // key, when it fits
-	short    uint8    // the bytes of keyBytes key takes; 0 when it does not fit
+	keyBytes [24]byte // key's bytes, when they fit
 	id       []byte   // as the client sent it
 	method   string
 	name     string // tools/call: the tool
