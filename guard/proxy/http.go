@@ -377,7 +377,8 @@ func (f *front) forget(key, id string) {
 // passes them on, or answers them; GET and DELETE pass without their bodies.
 func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &timedWriter{ResponseWriter: rw, rc: *http.NewResponseController(rw), timeout: f.p.opts.writeTimeout()}
-	_ = w.rc.SetWriteDeadline(time.Time{}) // the one the connection's last answer left
+	w.arm() // in place of the one the connection's last answer left
+	defer w.finish()
 	hd := hear(r.Header)
 	if why, status := f.access.refused(r, &hd); why != "" {
 		if f.p.log != nil {
@@ -516,22 +517,55 @@ func (f *front) readBody(w *timedWriter, r *http.Request) ([]byte, error) {
 }
 
 // A timedWriter is a client's ResponseWriter each of whose writes and flushes must be
-// done within its timeout, however long the answer, or the stream, lasts.
+// done within its timeout, however long the answer, or the stream, lasts: each is given
+// a deadline at least the timeout away, and at most a sixteenth more. The deadline set
+// is moved only when it is nearer than the timeout: the writes of an answer, or of a
+// stream's events, that come within the sixteenth set none. (Each deadline set is a
+// timer moved, which wakes an idle core of the runtime's to watch it.)
 type timedWriter struct {
 	http.ResponseWriter
 	rc      http.ResponseController // of ResponseWriter
 	timeout time.Duration
+	until   time.Time // the deadline set; zero before the first
+	wrote   bool      // a write was asked for
+}
+
+// arm gives the next write at least the timeout.
+func (t *timedWriter) arm() {
+	now := time.Now()
+	if t.until.Sub(now) >= t.timeout {
+		return
+	}
+	t.until = now.Add(t.timeout + t.timeout/16)
+	_ = t.rc.SetWriteDeadline(t.until)
+}
+
+// finish arms the deadline for the answer net/http writes when the handler wrote
+// nothing: a write that was asked for and failed is not given more time.
+func (t *timedWriter) finish() {
+	if !t.wrote {
+		t.arm()
+	}
+}
+
+// WriteHeader writes the status line and headers within the timeout.
+func (t *timedWriter) WriteHeader(status int) {
+	t.wrote = true
+	t.arm()
+	t.ResponseWriter.WriteHeader(status)
 }
 
 // Write writes b within the timeout.
 func (t *timedWriter) Write(b []byte) (int, error) {
-	_ = t.rc.SetWriteDeadline(time.Now().Add(t.timeout))
+	t.wrote = true
+	t.arm()
 	return t.ResponseWriter.Write(b)
 }
 
 // Flush sends what was written on to the client, within the timeout.
 func (t *timedWriter) Flush() {
-	_ = t.rc.SetWriteDeadline(time.Now().Add(t.timeout))
+	t.wrote = true
+	t.arm()
 	_ = t.rc.Flush()
 }
 

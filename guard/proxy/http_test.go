@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -507,6 +508,78 @@ func TestHTTPSlowReader(t *testing.T) {
 	defer conn.Close()
 	io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: "+u.Host+"\r\nAccept: text/event-stream\r\n\r\n")
 	<-cut
+}
+
+// TestHTTPAnswerAfterWriteTimeout: an answer that comes after longer than the write
+// timeout, a body or only a status, is written whole, and so is the next one on the same
+// connection after it was left idle as long: the deadline a write is given is set when
+// the write comes, not before.
+func TestHTTPAnswerAfterWriteTimeout(t *testing.T) {
+	const wait = 20 * time.Millisecond // twenty times the write timeout
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		time.Sleep(wait)
+		if !bytes.Contains(body, []byte(`"id"`)) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	t.Cleanup(upstream.Close)
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{WriteTimeout: time.Millisecond})
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+	t.Cleanup(client.CloseIdleConnections)
+	var conns atomic.Int64
+	for i, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"2.0","id":1,"method":"ping"}`} {
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		trace := &httptrace.ClientTrace{GotConn: func(c httptrace.GotConnInfo) {
+			if !c.Reused {
+				conns.Add(1)
+			}
+		}}
+		resp, err := client.Do(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := map[bool]string{true: `{"jsonrpc":"2.0","id":1,"result":{}}`, false: ""}[i != 1]; err != nil || string(got) != want {
+			t.Fatalf("request %d: %d %q, %v", i, resp.StatusCode, got, err)
+		}
+		time.Sleep(wait)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("%d connections, want the one kept", n)
+	}
+}
+
+// TestHTTPSlowReaderOfStatuses: a client that sends request after request and reads
+// none of the answers, statuses without a body, is cut off once a write to it has waited
+// its time.
+func TestHTTPSlowReaderOfStatuses(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	t.Cleanup(upstream.Close)
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{WriteTimeout: time.Millisecond})
+	u, _ := url.Parse(endpoint)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.(*net.TCPConn).SetReadBuffer(4 << 10)
+	const body = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	request := []byte("POST /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+	for {
+		if _, err := conn.Write(request); err != nil {
+			return // the proxy cut the connection
+		}
+	}
 }
 
 // TestHTTPUpstreamStreamBroken: an upstream SSE stream that breaks off mid-event is
@@ -1014,5 +1087,65 @@ func TestHear(t *testing.T) {
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%v: heard %+v, want %+v", c.header, got, c.want)
 		}
+	}
+}
+
+// deadlineRecorder is a ResponseWriter that records the write deadlines set on it.
+type deadlineRecorder struct {
+	httptest.ResponseRecorder
+	set []time.Time
+}
+
+func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error {
+	d.set = append(d.set, t)
+	return nil
+}
+
+// TestTimedWriter: a write is given a deadline at least the timeout away and at most a
+// sixteenth more; the writes that come while the deadline set is that far set none;
+// one nearer, as one already passed, is moved; a handler that wrote nothing has the
+// deadline set for net/http's answer, one whose write was asked for is given no more.
+func TestTimedWriter(t *testing.T) {
+	const timeout = time.Hour
+	passed := time.Unix(1, 0)
+	for _, c := range []struct {
+		name  string
+		until time.Time // the deadline set before
+		do    func(w *timedWriter)
+		sets  int
+	}{
+		{"the first", time.Time{}, func(w *timedWriter) { w.arm() }, 1},
+		{"an answer's writes", time.Time{}, func(w *timedWriter) {
+			w.arm()
+			w.WriteHeader(200)
+			w.Write([]byte("a"))
+			w.Flush()
+			w.Write([]byte("b"))
+			w.finish()
+		}, 1},
+		{"a write after a deadline passed", passed, func(w *timedWriter) { w.Write([]byte("a")) }, 1},
+		{"a status after a deadline passed", passed, func(w *timedWriter) { w.WriteHeader(202) }, 1},
+		{"a flush after a deadline passed", passed, func(w *timedWriter) { w.Flush() }, 1},
+		{"nothing written", passed, func(w *timedWriter) { w.finish() }, 1},
+		{"a write asked for", passed, func(w *timedWriter) {
+			w.wrote = true
+			w.finish()
+		}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &deadlineRecorder{ResponseRecorder: *httptest.NewRecorder()}
+			w := &timedWriter{ResponseWriter: rec, rc: *http.NewResponseController(rec), timeout: timeout, until: c.until}
+			before := time.Now()
+			c.do(w)
+			after := time.Now()
+			if len(rec.set) != c.sets {
+				t.Fatalf("%d deadlines set, want %d", len(rec.set), c.sets)
+			}
+			for _, d := range rec.set {
+				if d.Sub(before) < timeout || d.Sub(after) > timeout+timeout/16 {
+					t.Fatalf("a deadline %v from the write, want %v to %v", d.Sub(before), timeout, timeout+timeout/16)
+				}
+			}
+		})
 	}
 }

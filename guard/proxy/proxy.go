@@ -77,9 +77,10 @@ type Options struct {
 	// BodyTimeout bounds the time the HTTP front waits for a POST's body, once its
 	// headers are read; a client that is slower gets 408. 0: DefaultBodyTimeout.
 	BodyTimeout time.Duration
-	// WriteTimeout bounds each write of the HTTP front to a client (an answer, an event
-	// of a stream): a client that reads nothing for that long is cut off. A stream may
-	// stay open, quiet, for as long as the upstream keeps it. 0: DefaultWriteTimeout.
+	// WriteTimeout bounds each write of the HTTP front to a client (an answer, a status,
+	// an event of a stream), to a sixteenth more at most: a client that reads nothing for
+	// that long is cut off. A stream may stay open, quiet, for as long as the upstream
+	// keeps it. 0: DefaultWriteTimeout.
 	WriteTimeout time.Duration
 	// Transport, when set, carries the HTTP front's requests to the upstream (TLS
 	// configuration, a dialer, a client certificate). nil: for an http: upstream reached
