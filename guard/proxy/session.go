@@ -101,7 +101,10 @@ type exchange struct {
 }
 
 // key is the key of the request id in the exchange.
-func (x exchange) key(id []byte) string { return x.tag + idKey(id) }
+func (x exchange) key(id []byte) string {
+	var room [48]byte
+	return string(appendIDKey(append(room[:0], x.tag...), id))
+}
 
 // maxPending bounds a session's requests in flight, those of broken streams awaiting
 // their resumption included: past it, a request is refused.
