@@ -373,8 +373,12 @@ func round(ctx context.Context, c *caller, f *fleet, url string, n, per int, lis
 func cpuTimes(f *fleet) ([procs]time.Duration, error) {
 	var t [procs]time.Duration
 	for i := range t {
+		pid := f.pid(i)
+		if pid == 0 {
+			continue
+		}
 		var err error
-		if t[i], err = processCPU(f.pid(i)); err != nil {
+		if t[i], err = processCPU(pid); err != nil {
 			return t, err
 		}
 	}
@@ -386,10 +390,11 @@ const (
 	direct = iota
 	reverse
 	mcpvalidate
+	baseline // with -baseline
 	endpoints
 )
 
-var endpointNames = [endpoints]string{"direct", "reverse proxy", "mcpvalidate proxy"}
+var endpointNames = [endpoints]string{"direct", "reverse proxy", "mcpvalidate proxy", "mcpvalidate baseline"}
 
 // A cell is a level and a variant: its samples for each endpoint, one a round.
 type cell struct {
@@ -410,10 +415,11 @@ func cellProfile(run string, n int, v variant) string {
 }
 
 // measure runs every level and variant: a warm-up round at each endpoint (not counted),
-// then the rounds, each taking the three endpoints in turn, the first of them rotating
-// from round to round so that none always follows another.
+// then the rounds, each taking the endpoints in turn, the first of them rotating from
+// round to round so that none always follows another.
 func measure(ctx context.Context, c config, f *fleet, log io.Writer) (*measurement, error) {
 	cl := newCaller(slices.Max(c.levels))
+	active := f.endpoints()
 	m := &measurement{config: c, client: cl.settings()}
 	for _, v := range c.variants {
 		for _, n := range c.levels {
@@ -424,7 +430,7 @@ func measure(ctx context.Context, c config, f *fleet, log io.Writer) (*measureme
 					return nil, err
 				}
 			}
-			for e := range endpoints {
+			for _, e := range active {
 				s, err := round(ctx, cl, f, f.urls[e], n, 1, v == listing)
 				if err != nil {
 					return nil, fmt.Errorf("warm-up, %s, %d sessions, %s: %w", endpointNames[e], n, v, err)
@@ -434,8 +440,8 @@ func measure(ctx context.Context, c config, f *fleet, log io.Writer) (*measureme
 				}
 			}
 			for r := range c.rounds {
-				for k := range endpoints {
-					e := (r + k) % endpoints
+				for k := range active {
+					e := active[(r+k)%len(active)]
 					s, err := round(ctx, cl, f, f.urls[e], n, ce.perSession, v == listing)
 					if err != nil {
 						return nil, fmt.Errorf("%s, %d sessions, %s, round %d: %w", endpointNames[e], n, v, r+1, err)

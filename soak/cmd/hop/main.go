@@ -11,6 +11,10 @@
 //	go run ./soak/cmd/hop             # the full run, some minutes (docs/performance.md)
 //	go run ./soak/cmd/hop -quick      # small rounds, for CI
 //
+// With -baseline BIN, another build of the mcpvalidate command (of another commit, say)
+// is measured too, as a fourth endpoint in the same rounds, and the report gives the ratios
+// of the two round by round: a change compared past the machine's swings.
+//
 // With -cpuprofile F, the mcpvalidate endpoint is this program's own process serving
 // proxy.Handler as the command does, which writes a CPU profile of each cell (a level and
 // a variant) to F.SESSIONS-VARIANT, merged into F at the end; the report then gives the
@@ -55,6 +59,7 @@ type config struct {
 	calls       int // tools/call a round, shared among its sessions
 	minCalls    int // at least this many a session
 	mcpvalidate string
+	baseline    string // another mcpvalidate command to measure beside it; "" when none
 	cpuprofile  string
 	out         string
 }
@@ -65,10 +70,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	quick := fs.Bool("quick", false, "small rounds: a check that everything works, for CI (defaults: -rounds 2 -calls 400 -min-calls 2)")
 	levels := fs.String("levels", "1,64,256,1000", "the numbers of sessions at once, comma-separated")
 	variants := fs.String("variants", "list,nolist", "list: each session lists its tools before its calls; nolist: it never does")
-	rounds := fs.Int("rounds", 0, "the rounds at each level and variant, each taking the three endpoints in turn (0: 5, or 2 with -quick)")
+	rounds := fs.Int("rounds", 0, "the rounds at each level and variant, each taking the endpoints in turn (0: 5, or 2 with -quick)")
 	calls := fs.Int("calls", 0, "the tools/call a round sends to an endpoint, shared among its sessions (0: 12000, or 400 with -quick)")
 	minCalls := fs.Int("min-calls", 0, "the fewest tools/call a session sends (0: 4, or 2 with -quick)")
 	bin := fs.String("mcpvalidate", "", "the mcpvalidate command to run (default: built from the checkout's cmd/mcpvalidate)")
+	baseline := fs.String("baseline", "", "another mcpvalidate command (a build of another commit) to measure as a fourth endpoint in the same rounds, against which the report compares")
 	prof := fs.String("cpuprofile", "", "write a CPU profile of the mcpvalidate proxy to this file, and one of each level and variant beside it (the proxy then runs in this program's binary)")
 	out := fs.String("out", "", "write the report to this file instead of stdout")
 	if err := fs.Parse(args); err != nil {
@@ -77,7 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
-	c := config{rounds: *rounds, calls: *calls, minCalls: *minCalls, mcpvalidate: *bin, cpuprofile: *prof, out: *out}
+	c := config{rounds: *rounds, calls: *calls, minCalls: *minCalls, mcpvalidate: *bin, baseline: *baseline, cpuprofile: *prof, out: *out}
 	if c.rounds == 0 {
 		c.rounds = pick(*quick, 2, 5)
 	}

@@ -37,6 +37,7 @@ const (
 	upstreamProc = iota
 	reverseProc
 	mcpvalidateProc
+	baselineProc // with -baseline
 	clientProc
 	procs
 )
@@ -105,7 +106,12 @@ func (f *fleet) start(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	f.urls = [endpoints]string{up, rp, mv}
+	f.urls = [endpoints]string{up, rp, mv, ""}
+	if c.baseline != "" {
+		if f.urls[baseline], err = f.spawn(ctx, "mcpvalidate baseline", "serving ", exec.Command(c.baseline, "proxy", "-upstream", up, "-listen", "127.0.0.1:0")); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -201,14 +207,29 @@ func announced(line, marker string) (string, bool) {
 	return u, u != ""
 }
 
-// pid returns the process id of the process i (upstreamProc, ...).
+// pid returns the process id of the process i (upstreamProc, ...), 0 for one not started
+// (the baseline without -baseline).
 func (f *fleet) pid(i int) int {
 	if i == clientProc {
 		return os.Getpid()
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if i >= len(f.procs) {
+		return 0
+	}
 	return f.procs[i].cmd.Process.Pid
+}
+
+// endpoints returns the endpoints the run measures, in the order of f.urls.
+func (f *fleet) endpoints() []int {
+	var es []int
+	for e, u := range f.urls {
+		if u != "" {
+			es = append(es, e)
+		}
+	}
+	return es
 }
 
 // stopChecked stops the processes, failing if one had exited before.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -174,6 +175,9 @@ func (m *measurement) write(w io.Writer) error {
 	p("|---:|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range m.cells {
 		for e := range endpoints {
+			if len(c.samples[e]) == 0 {
+				continue // the baseline without -baseline
+			}
 			t := throughputs(c.samples[e])
 			l := latencies(c.samples[e])
 			hop := "–"
@@ -182,6 +186,8 @@ func (m *measurement) write(w io.Writer) error {
 				hop = µs(cpuPerCall(c.samples[e], reverseProc))
 			case mcpvalidate:
 				hop = µs(cpuPerCall(c.samples[e], mcpvalidateProc))
+			case baseline:
+				hop = µs(cpuPerCall(c.samples[e], baselineProc))
 			}
 			p("| %d | %s | %s | %.0f (%.0f–%.0f) | %s | %s | %s | %s | %s |\n", c.sessions, yesNo(c.variant), endpointNames[e],
 				median(t), slices.Min(t), slices.Max(t), µs(percentile(l, 50)), µs(percentile(l, 99)),
@@ -198,6 +204,17 @@ func (m *measurement) write(w io.Writer) error {
 		cpu := float64(cpuPerCall(c.samples[mcpvalidate], mcpvalidateProc)) / float64(cpuPerCall(c.samples[reverse], reverseProc))
 		p("| %d | %s | %d | %.2f | %.2f | %.2f | %.2f |\n", c.sessions, yesNo(c.variant), c.perSession,
 			slices.Min(rp), median(rp), median(dr), cpu)
+	}
+	if m.baseline != "" {
+		p("\nThe mcpvalidate proxy against its baseline (%s), measured in the same rounds: throughput within each round, p50 and CPU a call over all rounds:\n\n", filepath.Base(m.baseline))
+		p("| sessions | lists tools | mcpvalidate/baseline, lowest | median | highest | p50 mcpvalidate/baseline | CPU/call mcpvalidate/baseline |\n")
+		p("|---:|---|---:|---:|---:|---:|---:|\n")
+		for _, c := range m.cells {
+			r := ratios(throughputs(c.samples[mcpvalidate]), throughputs(c.samples[baseline]))
+			p50 := float64(percentile(latencies(c.samples[mcpvalidate]), 50)) / float64(percentile(latencies(c.samples[baseline]), 50))
+			cpu := float64(cpuPerCall(c.samples[mcpvalidate], mcpvalidateProc)) / float64(cpuPerCall(c.samples[baseline], baselineProc))
+			p("| %d | %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n", c.sessions, yesNo(c.variant), slices.Min(r), median(r), slices.Max(r), p50, cpu)
+		}
 	}
 	if m.own != nil {
 		writeOwnWork(p, m.cells, m.own)

@@ -197,22 +197,44 @@ func TestReport(t *testing.T) {
 	}
 	ms := time.Millisecond
 	c := cell{sessions: 64, perSession: 10, variant: notListing}
-	c.samples[direct] = []sample{s(1000, 1, 100*ms, 0, 0, 50*ms), s(1000, 1, 100*ms, 0, 0, 50*ms)}
-	c.samples[reverse] = []sample{s(1000, 2, 100*ms, 200*ms, 0, 50*ms), s(1000, 4, 100*ms, 200*ms, 0, 50*ms)}
-	c.samples[mcpvalidate] = []sample{s(1000, 1, 100*ms, 0, 100*ms, 50*ms), s(1000, 2, 100*ms, 0, 100*ms, 50*ms)}
+	// CPU: upstream, reverse proxy, mcpvalidate, baseline, client
+	c.samples[direct] = []sample{s(1000, 1, 100*ms, 0, 0, 0, 50*ms), s(1000, 1, 100*ms, 0, 0, 0, 50*ms)}
+	c.samples[reverse] = []sample{s(1000, 2, 100*ms, 200*ms, 0, 0, 50*ms), s(1000, 4, 100*ms, 200*ms, 0, 0, 50*ms)}
+	c.samples[mcpvalidate] = []sample{s(1000, 1, 100*ms, 0, 100*ms, 0, 50*ms), s(1000, 2, 100*ms, 0, 100*ms, 0, 50*ms)}
 	m := &measurement{config: config{rounds: 2, calls: 640, minCalls: 4}, cells: []cell{c}}
-	var b strings.Builder
-	if err := m.write(&b); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
+	lines := []string{
 		"| 64 | no | direct | 1000 (1000–1000) | 1000 µs | 3000 µs | 100 µs | – | 50 µs |",
 		"| 64 | no | reverse proxy | 375 (250–500) | 1000 µs | 3000 µs | 100 µs | 200 µs | 50 µs |",
 		"| 64 | no | mcpvalidate proxy | 750 (500–1000) | 1000 µs | 3000 µs | 100 µs | 100 µs | 50 µs |",
 		"| 64 | no | 10 | 2.00 | 2.00 | 0.75 | 0.50 |",
-	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("no line %q in\n%s", want, b.String())
+	}
+	report := func() string {
+		var b strings.Builder
+		if err := m.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	got := report()
+	for _, want := range lines {
+		if !strings.Contains(got, want) {
+			t.Errorf("no line %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "baseline") {
+		t.Errorf("a baseline reported without -baseline:\n%s", got)
+	}
+
+	m.cells[0].samples[baseline] = []sample{s(1000, 1.25, 100*ms, 0, 0, 80*ms, 50*ms), s(1000, 1, 100*ms, 0, 0, 80*ms, 50*ms)}
+	m.baseline = "/somewhere/mcpvalidate-before"
+	got = report()
+	for _, want := range append(lines,
+		"| 64 | no | mcpvalidate baseline | 900 (800–1000) | 1000 µs | 3000 µs | 100 µs | 80 µs | 50 µs |",
+		"against its baseline (mcpvalidate-before)",
+		"| 64 | no | 0.500 | 0.875 | 1.250 | 1.000 | 1.250 |",
+	) {
+		if !strings.Contains(got, want) {
+			t.Errorf("no line %q in\n%s", want, got)
 		}
 	}
 }
