@@ -308,13 +308,51 @@ type sample struct {
 	cpu     [procs]time.Duration
 }
 
-// round opens n sessions at url at once, each sending per tool calls one at a time
-// after opening, then closing; it returns the tool calls' latencies and the time from the
-// first request to the last answer, and the CPU time each process spent meanwhile.
-func round(ctx context.Context, c *caller, f *fleet, url string, n, per int, lists bool) (sample, error) {
+// round opens n sessions at each endpoint of es, each session sending per tool calls one
+// at a time after opening, then closing. The calls go in k slices, each taking the
+// endpoints in turn, the first of them rotating from slice to slice starting from es[first],
+// so that what the machine does meanwhile falls on every endpoint alike; a session opens in
+// the first slice and closes in the last. It returns each endpoint's sample: the tool
+// calls' latencies, the time its slices took, and the CPU time each process spent in them.
+func round(ctx context.Context, c *caller, f *fleet, es []int, n, per, k, first int, lists bool) ([endpoints]sample, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := sample{calls: n * per, latency: make([]time.Duration, n*per)}
+	var samples [endpoints]sample
+	var sessions [endpoints][]*session
+	for _, e := range es {
+		samples[e] = sample{calls: n * per, latency: make([]time.Duration, n*per)}
+		sessions[e] = make([]*session, n)
+		for i := range sessions[e] {
+			sessions[e][i] = &session{c: c, url: f.urls[e]}
+		}
+	}
+	defer func() {
+		for _, e := range es {
+			for _, sess := range sessions[e] {
+				if sess.unlisten != nil {
+					sess.unlisten()
+				}
+			}
+		}
+	}()
+	for j := range k {
+		from, to := j*per/k, (j+1)*per/k
+		for t := range es {
+			e := es[(first+j+t)%len(es)]
+			if err := slice(ctx, f, sessions[e], &samples[e], per, from, to, j == 0, j == k-1, lists); err != nil {
+				return samples, fmt.Errorf("%s: %w", endpointNames[e], err)
+			}
+		}
+	}
+	return samples, nil
+}
+
+// slice sends, on each of the sessions at once, its tool calls from..to of per, opening the
+// session first when open and closing it after when close, and adds the time it took and
+// the CPU time each process spent meanwhile to s.
+func slice(ctx context.Context, f *fleet, sessions []*session, s *sample, per, from, to int, open, close, lists bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var (
 		once     sync.Once
 		firstErr error
@@ -325,48 +363,46 @@ func round(ctx context.Context, c *caller, f *fleet, url string, n, per int, lis
 	}
 	before, err := cpuTimes(f)
 	if err != nil {
-		return s, err
+		return err
 	}
 	start := time.Now()
-	for i := range n {
+	for i, sess := range sessions {
 		wg.Go(func() {
-			sess := &session{c: c, url: url}
-			defer func() {
-				if sess.unlisten != nil {
-					sess.unlisten()
+			if open {
+				if err := sess.open(ctx, lists); err != nil {
+					fail(err)
+					return
 				}
-			}()
-			if err := sess.open(ctx, lists); err != nil {
-				fail(err)
-				return
 			}
-			lat := s.latency[i*per : (i+1)*per]
+			lat := s.latency[i*per+from : i*per+to]
 			for j := range lat {
 				t := time.Now()
-				if err := sess.call(ctx, (i+j)%len(toolCalls)); err != nil {
+				if err := sess.call(ctx, (i+from+j)%len(toolCalls)); err != nil {
 					fail(err)
 					return
 				}
 				lat[j] = time.Since(t)
 			}
-			if err := sess.close(ctx); err != nil {
-				fail(err)
+			if close {
+				if err := sess.close(ctx); err != nil {
+					fail(err)
+				}
 			}
 		})
 	}
 	wg.Wait()
-	s.elapsed = time.Since(start)
+	s.elapsed += time.Since(start)
 	if firstErr != nil {
-		return s, firstErr
+		return firstErr
 	}
 	after, err := cpuTimes(f)
 	if err != nil {
-		return s, err
+		return err
 	}
 	for i := range s.cpu {
-		s.cpu[i] = after[i] - before[i]
+		s.cpu[i] += after[i] - before[i]
 	}
-	return s, nil
+	return nil
 }
 
 // cpuTimes reads the CPU time each process has used so far.
@@ -399,6 +435,7 @@ var endpointNames = [endpoints]string{"direct", "reverse proxy", "mcpvalidate pr
 // A cell is a level and a variant: its samples for each endpoint, one a round.
 type cell struct {
 	sessions, perSession int
+	slices               int // of each round
 	variant              variant
 	samples              [endpoints][]sample
 	// proxied are the tool calls sent to the mcpvalidate proxy, the warm-up round's too:
@@ -415,44 +452,38 @@ func cellProfile(run string, n int, v variant) string {
 }
 
 // measure runs every level and variant: a warm-up round at each endpoint (not counted),
-// then the rounds, each taking the endpoints in turn, the first of them rotating from
-// round to round so that none always follows another.
+// then the rounds, each taking the endpoints in turn slice by slice, the first of them
+// rotating from round to round so that none always follows another.
 func measure(ctx context.Context, c config, f *fleet, log io.Writer) (*measurement, error) {
 	cl := newCaller(slices.Max(c.levels))
-	active := f.endpoints()
 	m := &measurement{config: c, client: cl.settings()}
+	active := f.endpoints()
 	for _, v := range c.variants {
 		for _, n := range c.levels {
 			ce := cell{sessions: n, perSession: c.perSession(n), variant: v}
+			ce.slices = c.slicesOf(ce.perSession)
 			if c.cpuprofile != "" {
 				ce.profile = cellProfile(c.cpuprofile, n, v)
 				if err := f.profileTo(ctx, ce.profile); err != nil {
 					return nil, err
 				}
 			}
-			for _, e := range active {
-				s, err := round(ctx, cl, f, f.urls[e], n, 1, v == listing)
-				if err != nil {
-					return nil, fmt.Errorf("warm-up, %s, %d sessions, %s: %w", endpointNames[e], n, v, err)
-				}
-				if e == mcpvalidate {
-					ce.proxied += s.calls
-				}
+			warm, err := round(ctx, cl, f, active, n, 1, 1, 0, v == listing)
+			if err != nil {
+				return nil, fmt.Errorf("warm-up, %d sessions, %s: %w", n, v, err)
 			}
+			ce.proxied += warm[mcpvalidate].calls
 			for r := range c.rounds {
-				for k := range active {
-					e := active[(r+k)%len(active)]
-					s, err := round(ctx, cl, f, f.urls[e], n, ce.perSession, v == listing)
-					if err != nil {
-						return nil, fmt.Errorf("%s, %d sessions, %s, round %d: %w", endpointNames[e], n, v, r+1, err)
-					}
-					ce.samples[e] = append(ce.samples[e], s)
-					if e == mcpvalidate {
-						ce.proxied += s.calls
-					}
+				s, err := round(ctx, cl, f, active, n, ce.perSession, ce.slices, r, v == listing)
+				if err != nil {
+					return nil, fmt.Errorf("%d sessions, %s, round %d: %w", n, v, r+1, err)
 				}
+				for _, e := range active {
+					ce.samples[e] = append(ce.samples[e], s[e])
+				}
+				ce.proxied += s[mcpvalidate].calls
 			}
-			fmt.Fprintf(log, "hop: %d sessions, %s: %d rounds of %d calls an endpoint\n", n, v, c.rounds, n*ce.perSession)
+			fmt.Fprintf(log, "hop: %d sessions, %s: %d rounds of %d calls an endpoint, in %d slices\n", n, v, c.rounds, n*ce.perSession, ce.slices)
 			m.cells = append(m.cells, ce)
 		}
 	}

@@ -58,6 +58,7 @@ type config struct {
 	rounds      int
 	calls       int // tools/call a round, shared among its sessions
 	minCalls    int // at least this many a session
+	slices      int // of a round, at most
 	mcpvalidate string
 	baseline    string // another mcpvalidate command to measure beside it; "" when none
 	cpuprofile  string
@@ -73,6 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	rounds := fs.Int("rounds", 0, "the rounds at each level and variant, each taking the endpoints in turn (0: 5, or 2 with -quick)")
 	calls := fs.Int("calls", 0, "the tools/call a round sends to an endpoint, shared among its sessions (0: 12000, or 400 with -quick)")
 	minCalls := fs.Int("min-calls", 0, "the fewest tools/call a session sends (0: 4, or 2 with -quick)")
+	slicesFlag := fs.Int("slices", 1, "the slices of a round: each takes the endpoints in turn, so that the machine's swings fall on all alike (at most one a "+strconv.Itoa(minSliceCalls)+" calls a session)")
 	bin := fs.String("mcpvalidate", "", "the mcpvalidate command to run (default: built from the checkout's cmd/mcpvalidate)")
 	baseline := fs.String("baseline", "", "another mcpvalidate command (a build of another commit) to measure as a fourth endpoint in the same rounds, against which the report compares")
 	prof := fs.String("cpuprofile", "", "write a CPU profile of the mcpvalidate proxy to this file, and one of each level and variant beside it (the proxy then runs in this program's binary)")
@@ -83,7 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
-	c := config{rounds: *rounds, calls: *calls, minCalls: *minCalls, mcpvalidate: *bin, baseline: *baseline, cpuprofile: *prof, out: *out}
+	c := config{rounds: *rounds, calls: *calls, minCalls: *minCalls, slices: *slicesFlag, mcpvalidate: *bin, baseline: *baseline, cpuprofile: *prof, out: *out}
 	if c.rounds == 0 {
 		c.rounds = pick(*quick, 2, 5)
 	}
@@ -100,8 +102,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.variants, err = parseVariants(*variants); err != nil {
 		return config{}, err
 	}
-	if c.rounds < 1 || c.calls < 1 || c.minCalls < 1 {
-		return config{}, fmt.Errorf("-rounds, -calls and -min-calls must be positive")
+	if c.rounds < 1 || c.calls < 1 || c.minCalls < 1 || c.slices < 1 {
+		return config{}, fmt.Errorf("-rounds, -calls, -min-calls and -slices must be positive")
 	}
 	return c, nil
 }
@@ -111,6 +113,14 @@ func pick(quick bool, q, full int) int {
 		return q
 	}
 	return full
+}
+
+// minSliceCalls is the fewest tool calls a session sends in a slice of a round.
+const minSliceCalls = 4
+
+// slicesOf is the slices of a round whose sessions each send per tool calls.
+func (c config) slicesOf(per int) int {
+	return max(min(c.slices, per/minSliceCalls), 1)
 }
 
 // maxLevel bounds -levels: each session holds a connection to each endpoint.

@@ -167,8 +167,9 @@ func (m *measurement) write(w io.Writer) error {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("Measured by `soak/cmd/hop` on %s at commit %s, %s.\n", m.date.UTC().Format("2006-01-02 15:04 MST"), m.commit, m.machine)
 	p("Load average (1, 5, 15 min) %s at the start, %s at the end.\n", m.loadAtStart, loadAverage())
-	p("Rounds at each level: %d; a round sends about %d tool calls to each endpoint, at least %d a session; "+
-		"the client: %s.\n\n", m.rounds, m.calls, m.minCalls, m.client)
+	p("Rounds at each level: %d; a round sends about %d tool calls to each endpoint, at least %d a session, "+
+		"in up to %d slices each taking the endpoints in turn (at least %d calls a session in a slice); "+
+		"the client: %s.\n\n", m.rounds, m.calls, m.minCalls, m.slices, minSliceCalls, m.client)
 	p("Calls/s is the median over the rounds (lowest–highest); p50 and p99 are over every call of every round; ")
 	p("CPU is each process's user and system time, per tool call, over all rounds, from /proc/PID/stat (10 ms ticks).\n\n")
 	p("| sessions | lists tools | endpoint | calls/s | p50 | p99 | upstream CPU/call | proxy CPU/call | client CPU/call |\n")
@@ -195,14 +196,14 @@ func (m *measurement) write(w io.Writer) error {
 		}
 	}
 	p("\nRatios of throughput within each round (mcpvalidate proxy over the other endpoint), and of the proxies' CPU a call over all rounds:\n\n")
-	p("| sessions | lists tools | calls a session | mcpvalidate/reverse, lowest | median | mcpvalidate/direct, median | CPU/call mcpvalidate/reverse |\n")
-	p("|---:|---|---:|---:|---:|---:|---:|\n")
+	p("| sessions | lists tools | calls a session | slices | mcpvalidate/reverse, lowest | median | mcpvalidate/direct, median | CPU/call mcpvalidate/reverse |\n")
+	p("|---:|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range m.cells {
 		mv := throughputs(c.samples[mcpvalidate])
 		rp := ratios(mv, throughputs(c.samples[reverse]))
 		dr := ratios(mv, throughputs(c.samples[direct]))
 		cpu := float64(cpuPerCall(c.samples[mcpvalidate], mcpvalidateProc)) / float64(cpuPerCall(c.samples[reverse], reverseProc))
-		p("| %d | %s | %d | %.2f | %.2f | %.2f | %.2f |\n", c.sessions, yesNo(c.variant), c.perSession,
+		p("| %d | %s | %d | %d | %.2f | %.2f | %.2f | %.2f |\n", c.sessions, yesNo(c.variant), c.perSession, c.slices,
 			slices.Min(rp), median(rp), median(dr), cpu)
 	}
 	if m.baseline != "" {

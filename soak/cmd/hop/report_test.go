@@ -127,6 +127,7 @@ func TestFlags(t *testing.T) {
 		{[]string{"-levels", "4001"}, nil, nil, 0, 0, 0, true},
 		{[]string{"-variants", "list,sometimes"}, nil, nil, 0, 0, 0, true},
 		{[]string{"-rounds", "-1"}, nil, nil, 0, 0, 0, true},
+		{[]string{"-slices", "0"}, nil, nil, 0, 0, 0, true},
 		{[]string{"extra"}, nil, nil, 0, 0, 0, true},
 	} {
 		c, err := parseFlags(tc.args, io.Discard)
@@ -144,11 +145,14 @@ func TestFlags(t *testing.T) {
 }
 
 func TestPerSession(t *testing.T) {
-	c := config{calls: 12000, minCalls: 4}
-	for n, want := range map[int]int{1: 12000, 64: 187, 1000: 12, 4000: 4} {
-		if got := c.perSession(n); got != want {
-			t.Errorf("perSession(%d) = %d, want %d", n, got, want)
+	c := config{calls: 12000, minCalls: 4, slices: 10}
+	for n, want := range map[int][2]int{1: {12000, 10}, 64: {187, 10}, 1000: {12, 3}, 4000: {4, 1}} {
+		if per, slices := c.perSession(n), c.slicesOf(c.perSession(n)); per != want[0] || slices != want[1] {
+			t.Errorf("%d sessions: %d calls a session in %d slices, want %d in %d", n, per, slices, want[0], want[1])
 		}
+	}
+	if got := (config{slices: 1}).slicesOf(12000); got != 1 {
+		t.Errorf("-slices 1: %d slices", got)
 	}
 }
 
@@ -196,7 +200,7 @@ func TestReport(t *testing.T) {
 			cpu: [procs]time.Duration(cpu)}
 	}
 	ms := time.Millisecond
-	c := cell{sessions: 64, perSession: 10, variant: notListing}
+	c := cell{sessions: 64, perSession: 10, slices: 2, variant: notListing}
 	// CPU: upstream, reverse proxy, mcpvalidate, baseline, client
 	c.samples[direct] = []sample{s(1000, 1, 100*ms, 0, 0, 0, 50*ms), s(1000, 1, 100*ms, 0, 0, 0, 50*ms)}
 	c.samples[reverse] = []sample{s(1000, 2, 100*ms, 200*ms, 0, 0, 50*ms), s(1000, 4, 100*ms, 200*ms, 0, 0, 50*ms)}
@@ -206,7 +210,7 @@ func TestReport(t *testing.T) {
 		"| 64 | no | direct | 1000 (1000–1000) | 1000 µs | 3000 µs | 100 µs | – | 50 µs |",
 		"| 64 | no | reverse proxy | 375 (250–500) | 1000 µs | 3000 µs | 100 µs | 200 µs | 50 µs |",
 		"| 64 | no | mcpvalidate proxy | 750 (500–1000) | 1000 µs | 3000 µs | 100 µs | 100 µs | 50 µs |",
-		"| 64 | no | 10 | 2.00 | 2.00 | 0.75 | 0.50 |",
+		"| 64 | no | 10 | 2 | 2.00 | 2.00 | 0.75 | 0.50 |",
 	}
 	report := func() string {
 		var b strings.Builder
