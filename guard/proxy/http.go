@@ -258,16 +258,46 @@ var credentialWords = []string{"auth", "cookie", "token", "key", "secret", "cred
 
 // containsFold reports whether s holds word, lower-case ASCII, in any case, without
 // making a lower-case copy of s.
-func containsFold(s, word string) bool {
+func containsFold(s, word string) bool { return indexFold(s, word) >= 0 }
+
+// indexFold returns the index of the first word, in any case, in s; -1 when none.
+func indexFold(s, word string) int {
 	for i := 0; i+len(word) <= len(s); i++ {
 		j := 0
 		for ; j < len(word) && s[i+j]|0x20 == word[j]; j++ {
 		}
 		if j == len(word) {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
+}
+
+// foreignCharset returns the first charset other than UTF-8 that the Content-Type v names,
+// "" when none does. MCP's messages are UTF-8, and the proxy reads them so; but servers
+// and clients that decode a body in the charset its Content-Type names (the TypeScript
+// SDK's server, express.json(), Python's requests, httpx's streams) would read one in
+// UTF-7, say, as another message than the one checked. Every "charset", in any case, in
+// any parameter or quoted string, counts: read as the most lenient of them would.
+func foreignCharset(v string) string {
+	for i := 0; ; {
+		j := indexFold(v[i:], "charset")
+		if j < 0 {
+			return ""
+		}
+		i += j + len("charset")
+		rest := strings.TrimLeft(v[i:], " \t")
+		if !strings.HasPrefix(rest, "=") {
+			continue
+		}
+		cs := strings.TrimPrefix(strings.TrimLeft(rest[1:], " \t"), `"`)
+		if end := strings.IndexAny(cs, "\";, \t"); end >= 0 {
+			cs = cs[:end]
+		}
+		if !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+			return "charset=" + cs
+		}
+	}
 }
 
 // lasting reports whether the header name (canonical) may be the same on each of a
@@ -399,6 +429,10 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		if coding := hd.coding(r.Header); coding != "" {
 			http.Error(w, "mcpvalidate proxy: the request body is encoded ("+coding+"): the proxy reads only bodies sent as they are (no Content-Encoding)", http.StatusUnsupportedMediaType)
+			return
+		}
+		if cs := foreignCharset(contentType(r.Header)); cs != "" {
+			http.Error(w, "mcpvalidate proxy: the request body is in another charset than UTF-8 ("+bounded(cs)+"): MCP's messages are UTF-8, and the proxy reads them so", http.StatusUnsupportedMediaType)
 			return
 		}
 		var err error
@@ -807,7 +841,7 @@ func (f *front) fetcher(r *http.Request, notFound *bool) fetcher {
 		if r.Header.Get("Mcp-Method") != "" {
 			header.Set("Mcp-Method", "tools/list")
 		}
-		b, _, err := postRPC(r.Context(), f.client, f.upstream.String(), header, req, key)
+		b, _, err := postRPC(r.Context(), f.client, f.upstream.String(), header, req, key, f.p.opts.maxMessage())
 		if status := (*statusError)(nil); errors.As(err, &status) && status.code == http.StatusNotFound {
 			*notFound = true
 		}
@@ -816,9 +850,9 @@ func (f *front) fetcher(r *http.Request, notFound *bool) fetcher {
 }
 
 // postRPC posts the JSON-RPC request req, of the id key key, to the MCP endpoint url with
-// header, and returns the answer, whether it comes as JSON or in an SSE stream, and the
-// answer's headers.
-func postRPC(ctx context.Context, client *http.Client, url string, header http.Header, req []byte, key string) ([]byte, http.Header, error) {
+// header, and returns the answer, whether it comes as JSON or in an SSE stream, of max
+// bytes at most, and the answer's headers.
+func postRPC(ctx context.Context, client *http.Client, url string, header http.Header, req []byte, key string, max int64) ([]byte, http.Header, error) {
 	out, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(req))
 	if err != nil {
 		return nil, nil, err
@@ -841,14 +875,17 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 	if coding := encoded(resp.Header); coding != "" {
 		return nil, nil, errors.New("the server's answer is encoded (" + coding + "), which was not asked for")
 	}
+	if cs := foreignCharset(contentType(resp.Header)); cs != "" {
+		return nil, nil, errors.New("the server's answer is in another charset than UTF-8 (" + bounded(cs) + ")")
+	}
 	if kindOf(resp.Header) != streamBody {
-		b, err := readAtMost(resp.Body, resp.ContentLength, DefaultMaxMessage)
+		b, err := readAtMost(resp.Body, resp.ContentLength, max)
 		if err == errOverlong {
-			return nil, nil, errors.New(tooLong("the server's answer", -1, DefaultMaxMessage))
+			return nil, nil, errors.New(tooLong("the server's answer", -1, max))
 		}
 		return b, resp.Header, err
 	}
-	events := getEventReader(resp.Body, DefaultMaxMessage)
+	events := getEventReader(resp.Body, max)
 	defer putEventReader(events)
 	for read := 0; ; read++ {
 		if read == maxUnanswered {
@@ -856,7 +893,7 @@ func postRPC(ctx context.Context, client *http.Client, url string, header http.H
 		}
 		ev, err := readEvent(events)
 		if ev.over != nil && ev.over.id != nil && idKey(ev.over.id) == key {
-			return nil, nil, errors.New(tooLong("the server's answer", ev.over.size, DefaultMaxMessage))
+			return nil, nil, errors.New(tooLong("the server's answer", ev.over.size, max))
 		}
 		if data := ev.data(); data != nil && jsontext.Valid(data) {
 			if m, ok := parseMessage(data); ok && m.method == "" && idKey(m.id) == key {
@@ -887,7 +924,7 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 	copyHeaders(h, header)
 	initialize := `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18",` +
 		`"capabilities":{},"clientInfo":{"name":"mcpvalidate","version":"1"}}}`
-	b, got, err := postRPC(ctx, client, url, h, []byte(initialize), `"init`)
+	b, got, err := postRPC(ctx, client, url, h, []byte(initialize), `"init`, DefaultMaxMessage)
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -909,11 +946,11 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 	if v, ok := stringValue(member(m.result, "protocolVersion")); ok {
 		h.Set("MCP-Protocol-Version", v)
 	}
-	if _, _, err := postRPC(ctx, client, url, h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), ""); err != nil {
+	if _, _, err := postRPC(ctx, client, url, h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "", DefaultMaxMessage); err != nil {
 		return nil, fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return listPages(func(req []byte) ([]byte, error) {
-		b, _, err := postRPC(ctx, client, url, h, req, `"list`)
+		b, _, err := postRPC(ctx, client, url, h, req, `"list`, DefaultMaxMessage)
 		return b, err
 	})
 }
@@ -966,6 +1003,10 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, x exchange, fo
 	kind := kindOf(resp.Header)
 	if kind == bothKinds {
 		f.failed(w, x, forward, answer, "the upstream server's answer is of a Content-Type ("+bounded(contentType(resp.Header))+") that clients read both as a stream and as JSON, so the proxy could not check it as they read it")
+		return ""
+	}
+	if cs := foreignCharset(contentType(resp.Header)); cs != "" && kind != otherBody {
+		f.failed(w, x, forward, answer, "the upstream server's answer is in another charset than UTF-8 ("+bounded(cs)+"), which some clients would read as another message than the one the proxy checked")
 		return ""
 	}
 	copyHeaders(w.Header(), resp.Header)

@@ -411,3 +411,66 @@ func answering(types []string, body string) http.Handler {
 		io.WriteString(w, body)
 	})
 }
+
+// TestHTTPCharset: a request body in another charset than UTF-8, however the Content-Type
+// spells it, gets 415 and reaches no upstream: the TypeScript SDK's server decodes a body
+// in the charset named, and under UTF-7 "+AC8-" is '/' and "+ACI-" is '"', so that
+// "tools+AC8-call", a method the proxy does not know, or one valid string argument, is to
+// the server a tools/call with arguments the schema refuses. UTF-8, in any spelling,
+// passes. An upstream answer in another charset goes no further, nor does the proxy's
+// own listing of the tools in one.
+func TestHTTPCharset(t *testing.T) {
+	var charset atomic.Value // appended to the Content-Type of the upstream's answers
+	charset.Store("")
+	var calls atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set("Content-Type", "application/json"+charset.Load().(string))
+		switch m.method {
+		case "tools/list":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+		case "tools/call":
+			calls.Add(1)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
+		default:
+			calls.Add(1)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{}}`)
+		}
+	}))
+	t.Cleanup(upstream.Close)
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+	const (
+		method    = `{"jsonrpc":"2.0","id":2,"method":"tools+AC8-call","params":{"name":"weather","arguments":{"location":"Oslo","days":99}}}`
+		arguments = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo+ACIALAAiAGQAYQB5AHMAIgA6ADkAOQAsACIAdQBuAGkAdABzACIAOgAi-k"}}}`
+		valid     = `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo"}}}`
+	)
+	for _, ct := range []string{
+		"application/json; charset=utf-7", "application/json;charset=UTF-7", `application/json; charset="utf-7"`,
+		"application/json; Charset = utf-16", "application/json; charset=", "application/json; charset=latin1; x=1",
+		"application/json; charset=utf-8; charset=utf-7",
+	} {
+		for _, body := range []string{method, arguments} {
+			if status, got := send(t, "POST", endpoint, body, "Content-Type", ct); status != http.StatusUnsupportedMediaType || !strings.Contains(got, "charset") {
+				t.Errorf("%q: %d %q", ct, status, got)
+			}
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("%d messages in another charset reached the upstream", n)
+	}
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", `application/json; charset="UTF-8"`, "application/json;charset=utf8"} {
+		if status, got := send(t, "POST", endpoint, valid, "Content-Type", ct); status != http.StatusOK || !strings.Contains(got, `"result":{"content":[]}`) {
+			t.Errorf("%q: %d %q", ct, status, got)
+		}
+	}
+
+	charset.Store("; charset=utf-7")
+	if _, got := postJSON(t, endpoint, valid); !strings.Contains(got, `"error"`) || !strings.Contains(got, "another charset than UTF-8 (charset=utf-7)") {
+		t.Errorf("an answer in UTF-7 passed: %q", got)
+	}
+	_, got := postJSON(t, endpoint, valid, "Authorization", "Bearer other") // a client whose tools the proxy lists itself
+	if !strings.Contains(got, "could not fetch the server's tool list") || !strings.Contains(got, "charset=utf-7") {
+		t.Errorf("the proxy's own listing in UTF-7 was read: %q", got)
+	}
+}

@@ -147,6 +147,37 @@ func TestOwnListOverLimit(t *testing.T) {
 	h.clientPasses(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`)
 }
 
+// TestOwnListOverLimitHTTP: over HTTP too, the proxy's own tools/list answered over the
+// limit fails, as the client's own does: the call waiting on it is refused as unchecked.
+func TestOwnListOverLimitHTTP(t *testing.T) {
+	const limit = 64 << 10
+	big := `{"tools":[{"name":"weather","description":"` + strings.Repeat("x", 1<<20) + `","inputSchema":` + weatherSchema + `}]}`
+	var calls atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set("Content-Type", "application/json")
+		if m.method == "tools/list" {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+big+`}`)
+			return
+		}
+		calls.Add(1)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
+	}))
+	t.Cleanup(upstream.Close)
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{MaxMessage: limit})
+	if _, listed := postJSON(t, endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); !strings.Contains(listed, "over the proxy's limit") {
+		t.Fatalf("the client's tools/list: %.200s", listed)
+	}
+	_, got := postJSON(t, endpoint, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo","days":99}}}`)
+	if !strings.Contains(got, "could not be checked") || !strings.Contains(got, "over the proxy's limit") {
+		t.Errorf("with MaxMessage %d, a call checked against a tools/list answer of %d bytes: %.300s", limit, len(big), got)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("%d calls reached the upstream", n)
+	}
+}
+
 // endless is a reader of one line of n bytes, a request whose id comes last, made as it is
 // read.
 type endless struct{ n, read int64 }
