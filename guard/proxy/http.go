@@ -409,6 +409,9 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &timedWriter{ResponseWriter: rw, rc: *http.NewResponseController(rw), timeout: f.p.opts.writeTimeout()}
 	w.arm() // in place of the one the connection's last answer left
 	defer w.finish()
+	if r.ContentLength != 0 { // what the handler leaves of a body, net/http reads before the next request: as long
+		_ = w.rc.SetReadDeadline(time.Now().Add(f.p.opts.bodyTimeout())) // not supported: unbounded
+	}
 	hd := hear(r.Header)
 	if why, status := f.access.refused(r, &hd); why != "" {
 		if f.p.log != nil {
@@ -435,20 +438,8 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			http.Error(w, "mcpvalidate proxy: the request body is in another charset than UTF-8 ("+bounded(cs)+"): MCP's messages are UTF-8, and the proxy reads them so", http.StatusUnsupportedMediaType)
 			return
 		}
-		var err error
-		if body, err = f.readBody(w, r); err != nil {
-			if err == errOverlong { // the rest of the body is not read: nor is the connection's next request
-				w.Header().Set("Connection", "close")
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusRequestEntityTooLarge)
-				_, _ = w.Write(errorResponse([]byte("null"), -32600, tooLong("the request", -1, f.p.opts.maxMessage())))
-				return
-			}
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				http.Error(w, "mcpvalidate proxy: the request's body did not come within "+f.p.opts.bodyTimeout().String(), http.StatusRequestTimeout)
-				return
-			}
-			http.Error(w, "mcpvalidate proxy: reading the request: "+err.Error(), http.StatusBadRequest)
+		var ok bool
+		if body, ok = f.readBody(w, r); !ok {
 			return
 		}
 		if f.p.observe {
@@ -481,7 +472,12 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		f.post(w, r, x, id, key, init, forward, answer)
 		return
 	}
-	resp, err := f.send(r, nil) // a GET's or a DELETE's body is not MCP's, nor checked
+	if r.ContentLength != 0 { // a GET's or a DELETE's body is not MCP's, nor checked: read, and dropped
+		if _, ok := f.readBody(w, r); !ok {
+			return
+		}
+	}
+	resp, err := f.send(r, nil)
 	if err != nil {
 		f.unreachable(w, r, x, nil, nil, err)
 		return
@@ -539,15 +535,27 @@ func (o *Options) writeTimeout() time.Duration {
 	return DefaultWriteTimeout
 }
 
-// readBody reads r's body, within the proxy's limits of size (errOverlong past it) and
-// time.
-func (f *front) readBody(w *timedWriter, r *http.Request) ([]byte, error) {
-	_ = w.rc.SetReadDeadline(time.Now().Add(f.p.opts.bodyTimeout())) // not supported: unbounded
+// readBody reads r's body, within the proxy's limits of size and time, or answers r and
+// returns false.
+func (f *front) readBody(w *timedWriter, r *http.Request) ([]byte, bool) {
 	body, err := readAtMost(r.Body, r.ContentLength, f.p.opts.maxMessage())
-	if err == nil { // an answer may take long: the client's end is watched meanwhile
-		_ = w.rc.SetReadDeadline(time.Time{})
+	switch {
+	case err == nil:
+		if r.ContentLength != 0 { // an answer may take long: the client's end is watched meanwhile
+			_ = w.rc.SetReadDeadline(time.Time{})
+		}
+		return body, true
+	case err == errOverlong: // the rest of the body is not read: nor is the connection's next request
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		_, _ = w.Write(errorResponse([]byte("null"), -32600, tooLong("the request", -1, f.p.opts.maxMessage())))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		http.Error(w, "mcpvalidate proxy: the request's body did not come within "+f.p.opts.bodyTimeout().String(), http.StatusRequestTimeout)
+	default:
+		http.Error(w, "mcpvalidate proxy: reading the request: "+err.Error(), http.StatusBadRequest)
 	}
-	return body, err
+	return nil, false
 }
 
 // A timedWriter is a client's ResponseWriter each of whose writes and flushes must be
@@ -574,32 +582,35 @@ func (t *timedWriter) arm() {
 	_ = t.rc.SetWriteDeadline(t.until)
 }
 
-// finish arms the deadline for the answer net/http writes when the handler wrote
-// nothing: a write that was asked for and failed is not given more time.
+// finish readies the answer net/http writes when the handler wrote nothing: a write
+// that was asked for and failed is not given more time.
 func (t *timedWriter) finish() {
 	if !t.wrote {
-		t.arm()
+		t.write()
 	}
+}
+
+// write readies a write.
+func (t *timedWriter) write() {
+	t.wrote = true
+	t.arm()
 }
 
 // WriteHeader writes the status line and headers within the timeout.
 func (t *timedWriter) WriteHeader(status int) {
-	t.wrote = true
-	t.arm()
+	t.write()
 	t.ResponseWriter.WriteHeader(status)
 }
 
 // Write writes b within the timeout.
 func (t *timedWriter) Write(b []byte) (int, error) {
-	t.wrote = true
-	t.arm()
+	t.write()
 	return t.ResponseWriter.Write(b)
 }
 
 // Flush sends what was written on to the client, within the timeout.
 func (t *timedWriter) Flush() {
-	t.wrote = true
-	t.arm()
+	t.write()
 	_ = t.rc.Flush()
 }
 

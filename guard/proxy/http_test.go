@@ -1149,3 +1149,39 @@ func TestTimedWriter(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPUnreadBodyNotAwaited: a request that declares a body it never sends is
+// answered, and its connection closed, once the body timeout has passed, whether the
+// proxy reads its body (a POST's, or a GET's or a DELETE's, read and dropped) or refuses
+// it unread (for its Host, method, encoding or charset), which net/http then waits for
+// before it answers: it is not held for as long as the client keeps the connection.
+func TestHTTPUnreadBodyNotAwaited(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(upstream.Close)
+	u, _ := url.Parse(startFront(t, upstream.URL+"/mcp", Options{BodyTimeout: time.Millisecond}))
+	for _, c := range []struct{ name, head, status string }{
+		{"POST", "POST /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n", "408"},
+		{"GET", "GET /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nAccept: text/event-stream\r\nContent-Length: 10\r\n\r\n", "408"},
+		{"GET chunked", "GET /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nAccept: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n", "408"},
+		{"DELETE", "DELETE /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nMcp-Session-Id: s\r\nContent-Length: 10\r\n\r\n", "408"},
+		{"POST encoded", "POST /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\n", "415"},
+		{"POST in UTF-7", "POST /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/json; charset=utf-7\r\nContent-Length: 10\r\n\r\n", "415"},
+		{"foreign Host", "POST /mcp HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n", "403"},
+		{"PUT", "PUT /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Length: 10\r\n\r\n", "405"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", u.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			io.WriteString(conn, c.head)
+			got, err := io.ReadAll(conn) // until the proxy closes the connection
+			if err != nil || !strings.HasPrefix(string(got), "HTTP/1.1 "+c.status+" ") || !strings.Contains(string(got), "\r\nConnection: close\r\n") {
+				t.Fatalf("got %q, %v", got, err)
+			}
+		})
+	}
+}

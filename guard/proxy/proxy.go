@@ -74,8 +74,9 @@ type Options struct {
 	// front serves when they carry an Origin header, besides those of loopback names on
 	// a loopback connection.
 	AllowOrigins []string
-	// BodyTimeout bounds the time the HTTP front waits for a POST's body, once its
-	// headers are read; a client that is slower gets 408. 0: DefaultBodyTimeout.
+	// BodyTimeout bounds the time the HTTP front waits for a request's body, once its
+	// headers are read, whether it reads it or refuses the request unread; a client that
+	// is slower gets 408, or its connection closed. 0: DefaultBodyTimeout.
 	BodyTimeout time.Duration
 	// WriteTimeout bounds each write of the HTTP front to a client (an answer, a status,
 	// an event of a stream), to a sixteenth more at most: a client that reads nothing for
