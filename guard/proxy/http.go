@@ -1083,7 +1083,12 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, x exchange, fo
 			f.failed(w, x, forward, answer, "the upstream server's answer could not be read: "+err.Error())
 			return ""
 		}
-		out := f.p.fromServer(x, body)
+		read := bytes.TrimPrefix(body, bom) // as fetch and Python's readers drop it
+		out := f.p.fromServer(x, read)
+		if out == nil { // a client's POST is answered on its own: withheld unread
+			f.failed(w, x, forward, answer, "the upstream server's answer is not JSON the proxy reads, which clients might read as a message all the same; it was withheld")
+			return ""
+		}
 		if answer != nil {
 			out = batchOf([][]byte{out}, answer)
 		}

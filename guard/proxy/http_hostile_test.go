@@ -474,3 +474,79 @@ func TestHTTPCharset(t *testing.T) {
 		t.Errorf("the proxy's own listing in UTF-7 was read: %q", got)
 	}
 }
+
+// TestHTTPUnreadableAnswers: under Options.Output, an upstream answer that is not JSON
+// the proxy reads, which clients may read as a message all the same (a NaN, which
+// Python's pydantic takes), is withheld, as over stdio: the call gets an error in its
+// place, JSON body or SSE event. A BOM opening a JSON body, which fetch and Python's
+// readers drop, is dropped, and the answer checked. Without Options.Output, an answer
+// the proxy cannot read passes as it is.
+func TestHTTPUnreadableAnswers(t *testing.T) {
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{}}}`
+	for _, c := range []struct {
+		name, answer string
+		sse, output  bool
+		want         string // in the client's answer; "" for the answer itself
+	}{
+		{"NaN", `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":"x"},"_meta":{"x":NaN}}}`, false, true, "not JSON the proxy reads"},
+		{"NaN in an event", `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":"x"},"_meta":{"x":NaN}}}`, true, true, "-not-"},
+		{"BOM", "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":"x"}}}`, false, true, `"isError":true`},
+		{"BOM, valid", "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":1}}}`, false, true,
+			`{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":1}}}`},
+		{"NaN, results unchecked", `{"jsonrpc":"2.0","id":2,"result":{"content":[],"_meta":{"x":NaN}}}`, false, false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				m, _ := parseMessage(body)
+				if m.method == "tools/list" {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+toolsList+`}`)
+					return
+				}
+				if c.sse {
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, "data: "+c.answer+"\n\n")
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, c.answer)
+			}))
+			t.Cleanup(upstream.Close)
+			endpoint := startFront(t, upstream.URL+"/mcp", Options{Output: c.output})
+			_, got := postJSON(t, endpoint, call)
+			switch {
+			case c.want == "":
+				if got != c.answer {
+					t.Errorf("got %q, want the answer as it came", got)
+				}
+			case c.want == "-not-": // the event dropped, the call unanswered
+				if strings.Contains(got, `"n":"x"`) {
+					t.Errorf("the result that breaks the outputSchema passed: %q", got)
+				}
+			case !strings.Contains(got, c.want) || strings.Contains(got, `"n":"x"`):
+				t.Errorf("got %q, want %q in it", got, c.want)
+			}
+		})
+	}
+}
+
+// TestHTTPListChangedUnreadable: a list_changed the proxy cannot read (a NaN in it,
+// which clients may read all the same) makes the list stale over HTTP too: the next
+// call is checked against the list the server gives after it.
+func TestHTTPListChangedUnreadable(t *testing.T) {
+	ls := newListServer(t, true, looseTool)
+	endpoint := startFront(t, ls.url, Options{})
+	sid := initialized(t, endpoint)
+	st := listen(t, endpoint, sid)
+	rpc(t, endpoint, sid, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	ls.setPages(strictTool)
+	ls.events <- `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"n":NaN}}}`
+	st.heard(t, "list_changed")
+	if got, _ := rpc(t, endpoint, sid, badWeather); !strings.Contains(got, refusedHow) {
+		t.Fatalf("the client got %s", got)
+	}
+	if lists, calls := ls.counts(); lists != 2 || calls != 0 {
+		t.Fatalf("%d lists, %d calls; want 2 and 0", lists, calls)
+	}
+}

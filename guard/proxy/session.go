@@ -166,10 +166,13 @@ func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer
 
 // fromServer decides what becomes of b, one line or body from the server: out is what the
 // client gets, b itself unless a result is withheld; nil when the proxy keeps it (an
-// answer to its own request).
+// answer to its own request) or withholds it unread (unreadable).
 func (p *Proxy) fromServer(x exchange, b []byte) (out []byte) {
 	m, _, valid := checkedMessage(b)
 	if !valid {
+		if p.unreadable(x.s, b) {
+			return nil
+		}
 		return b
 	}
 	if i := jsontext.SkipSpace(b, 0); b[i] != '[' {
@@ -198,6 +201,17 @@ func (p *Proxy) fromServer(x exchange, b []byte) (out []byte) {
 		return b
 	}
 	return batch(kept)
+}
+
+// unreadable decides b, a message of the server's that is not JSON the proxy reads, which
+// a client may read all the same (a NaN, which Python's pydantic takes; a line ended by a
+// lone CR): one that may hide a list_changed makes the list stale; under Options.Output,
+// where it may hide a result the proxy could not check, it is withheld.
+func (p *Proxy) unreadable(s *session, b []byte) (withheld bool) {
+	if bytes.Contains(b, []byte("list_changed")) || bytes.IndexByte(b, '\\') >= 0 {
+		s.listChanged()
+	}
+	return p.guard.ChecksResults()
 }
 
 // batch joins messages into a JSON-RPC batch; nil when there are none.

@@ -343,18 +343,14 @@ func (c *conn) fromServer(r io.Reader) error {
 }
 
 // unreadable reports whether a line of the server's, not blank, is not one JSON value
-// on a line of its own, which the client may read otherwise than the proxy: a client
-// reading a stream of JSON values, or ending lines at a lone CR. Such a line may hide a
-// list_changed: the list is stale. Under Options.Output it may hide a result, which the
-// proxy could not check: it is dropped.
+// on a line of its own, which the client may read otherwise than the proxy (a client
+// reading a stream of JSON values, or ending lines at a lone CR), and is dropped
+// (Proxy.unreadable).
 func (c *conn) unreadable(line []byte) bool {
 	if jsontext.SkipSpace(line, 0) == len(line) || jsontext.Valid(line) && !loneCR(line) {
 		return false
 	}
-	if bytes.Contains(line, []byte("list_changed")) || bytes.IndexByte(line, '\\') >= 0 {
-		c.s.listChanged()
-	}
-	return c.p.guard.ChecksResults()
+	return c.p.unreadable(c.s, line)
 }
 
 // finish answers the client requests in flight when the server is gone, and waits for
