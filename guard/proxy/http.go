@@ -189,19 +189,32 @@ func (hd *heard) coding(h http.Header) string {
 	return encoded(h)
 }
 
-// sessionKey is the key of the session of r, whose headers are hd: its Mcp-Session-Id
-// and a digest of its credentials; without one, a digest of every header of r that may
-// tell who the caller is or what it may see (a server that issues no session ids may
-// serve other tools for another X-MCP-Toolsets as for other credentials): clients of such
-// a server share what the proxy learns only when they send the same.
-func sessionKey(r *http.Request, hd *heard) string {
+// sessionKey is the key of the session of r, whose headers are hd and whose query sent on
+// is q: its Mcp-Session-Id and a digest of its credentials; without one, a digest of every
+// header of r that may tell who the caller is or what it may see, and q (a server that
+// issues no session ids may serve other tools for another X-MCP-Toolsets, or another
+// ?toolset=, as for other credentials): clients of such a server share what the proxy
+// learns only when they send the same.
+func sessionKey(r *http.Request, hd *heard, q string) string {
 	switch {
 	case hd.id != "" && !hd.credentials:
 		return hd.id // as idKeyed keys it
 	case hd.id != "":
 		return idKeyed(hd.id, r.Header)
+	case q != "":
+		return "\x00" + digest(r.Header, lasting) + "\x00?" + q
 	}
 	return "\x00" + digest(r.Header, lasting)
+}
+
+// query is the query of r that goes on to the upstream, and that the proxy's own requests
+// for r's session send too: the client's, unless the upstream URL has one of its own,
+// which the client does not replace.
+func (f *front) query(r *http.Request) string {
+	if f.upstream.RawQuery != "" {
+		return ""
+	}
+	return r.URL.RawQuery
 }
 
 // idKeyed is the key of the session id of a client with the headers h.
@@ -425,7 +438,7 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := hd.id
-	key := sessionKey(r, &hd)
+	key := sessionKey(r, &hd, f.query(r))
 	s := f.session(r, id, key)
 	x, resumes := f.exchange(r, &hd, s)
 	var body []byte
@@ -761,10 +774,10 @@ func (f *front) started(from *session, id string, r *http.Request) {
 func (f *front) send(r *http.Request, body []byte) (*http.Response, error) {
 	target := f.upstream // only read, by the front's own client
 	var o *outgoing
-	if f.writer == nil || r.URL.RawQuery != "" {
+	if q := f.query(r); f.writer == nil || q != "" {
 		o = &outgoing{url: *f.upstream}
-		if r.URL.RawQuery != "" {
-			o.url.RawQuery = r.URL.RawQuery
+		if q != "" {
+			o.url.RawQuery = q
 		}
 		target = &o.url
 	}
@@ -852,7 +865,11 @@ func (f *front) fetcher(r *http.Request, notFound *bool) fetcher {
 		if r.Header.Get("Mcp-Method") != "" {
 			header.Set("Mcp-Method", "tools/list")
 		}
-		b, _, err := postRPC(r.Context(), f.client, f.upstream.String(), header, req, key, f.p.opts.maxMessage())
+		target := *f.upstream
+		if q := f.query(r); q != "" {
+			target.RawQuery = q
+		}
+		b, _, err := postRPC(r.Context(), f.client, target.String(), header, req, key, f.p.opts.maxMessage())
 		if status := (*statusError)(nil); errors.As(err, &status) && status.code == http.StatusNotFound {
 			*notFound = true
 		}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -447,7 +448,10 @@ func TestHTTPSessionlessToolsets(t *testing.T) {
 		send(toolset, "", `{"jsonrpc":"2.0","id":0,"method":"ping"}`)
 	}
 	strict, loose := request("strict", "1", ""), request("loose", "1", "")
-	sessionOf := func(r *http.Request) *session { hd := hear(r.Header); return f.session(r, hd.id, sessionKey(r, &hd)) }
+	sessionOf := func(r *http.Request) *session {
+		hd := hear(r.Header)
+		return f.session(r, hd.id, sessionKey(r, &hd, ""))
+	}
 	if sessionOf(strict) == sessionOf(loose) {
 		t.Fatal("clients of the same credentials and other toolsets share a session")
 	}
@@ -470,7 +474,89 @@ func TestHTTPSessionlessToolsets(t *testing.T) {
 		r.Header.Set("Mcp-Name", strconv.Itoa(i))
 		r.Header.Set("Mcp-Protocol-Version", strconv.Itoa(i))
 	}
-	if hd1, hd2 := hear(r1.Header), hear(r2.Header); sessionKey(r1, &hd1) != sessionKey(r2, &hd2) {
+	if hd1, hd2 := hear(r1.Header), hear(r2.Header); sessionKey(r1, &hd1, "") != sessionKey(r2, &hd2, "") {
 		t.Error("two requests of a client that differ by their mirrored headers and protocol version are of two sessions")
 	}
+}
+
+// queryServer is a session-less MCP server whose tools depend on the query, as servers
+// that take a toolset, a profile or a key in it do: under toolset=admin, run takes only
+// {"cmd":"ls"}; otherwise anything. It records the query of each call it runs.
+type queryServer struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (qs *queryServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	m, _ := parseMessage(body)
+	if m.id == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	result := `{}`
+	switch m.method {
+	case "tools/list":
+		result = `{"tools":[{"name":"run","inputSchema":{"type":"object"}}]}`
+		if r.URL.Query().Get("toolset") == "admin" {
+			result = `{"tools":[{"name":"run","inputSchema":{"type":"object","properties":{"cmd":{"enum":["ls"]}},"required":["cmd"],"additionalProperties":false}}]}`
+		}
+	case "tools/call":
+		qs.mu.Lock()
+		qs.calls = append(qs.calls, r.URL.RawQuery)
+		qs.mu.Unlock()
+		result = `{"content":[]}`
+	}
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+result+`}`)
+}
+
+func (qs *queryServer) ran() []string {
+	qs.mu.Lock()
+	defer qs.mu.Unlock()
+	return slices.Clone(qs.calls)
+}
+
+// TestHTTPQueryChoosesTools: a client's query goes on to the upstream, and a call is
+// checked against the tools listed under that query, whoever listed them, never against
+// those of another query; the proxy's own listings send it too. An upstream URL with a
+// query of its own keeps it: the client's does not replace it.
+func TestHTTPQueryChoosesTools(t *testing.T) {
+	const bad = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"cmd":"rm -rf /"}}}`
+	t.Run("listed by the client", func(t *testing.T) {
+		qs := &queryServer{}
+		upstream := httptest.NewServer(qs)
+		t.Cleanup(upstream.Close)
+		endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+		postJSON(t, endpoint+"?toolset=admin", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		if _, got := postJSON(t, endpoint+"?toolset=admin", bad); !strings.Contains(got, `"isError":true`) || len(qs.ran()) != 0 {
+			t.Fatalf("the server ran %q; the client got %s", qs.ran(), got)
+		}
+	})
+	t.Run("listed under another query", func(t *testing.T) {
+		qs := &queryServer{}
+		upstream := httptest.NewServer(qs)
+		t.Cleanup(upstream.Close)
+		endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+		postJSON(t, endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		if _, got := postJSON(t, endpoint+"?toolset=admin", bad); !strings.Contains(got, `"isError":true`) || len(qs.ran()) != 0 {
+			t.Fatalf("the server ran %q; the client got %s", qs.ran(), got)
+		}
+		if _, got := postJSON(t, endpoint, bad); strings.Contains(got, `"isError":true`) || !slices.Equal(qs.ran(), []string{""}) {
+			t.Fatalf("without the query: the server ran %q; the client got %s", qs.ran(), got)
+		}
+	})
+	t.Run("the upstream's own", func(t *testing.T) {
+		qs := &queryServer{}
+		upstream := httptest.NewServer(qs)
+		t.Cleanup(upstream.Close)
+		endpoint := startFront(t, upstream.URL+"/mcp?toolset=admin", Options{})
+		if _, got := postJSON(t, endpoint+"?toolset=other", bad); !strings.Contains(got, `"isError":true`) || len(qs.ran()) != 0 {
+			t.Fatalf("the server ran %q; the client got %s", qs.ran(), got)
+		}
+		if _, got := postJSON(t, endpoint+"?toolset=other", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run","arguments":{"cmd":"ls"}}}`); strings.Contains(got, `"isError":true`) ||
+			!slices.Equal(qs.ran(), []string{"toolset=admin"}) {
+			t.Fatalf("the server ran %q; the client got %s", qs.ran(), got)
+		}
+	})
 }

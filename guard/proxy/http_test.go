@@ -769,7 +769,7 @@ func TestSessionKeyAllocations(t *testing.T) {
 		"Mcp-Session-Id": "abc", "Mcp-Protocol-Version": "2025-06-18", "User-Agent": "node", "X-Forwarded-For": "10.0.0.1"} {
 		r.Header.Set(k, v)
 	}
-	if n := testing.AllocsPerRun(100, func() { hd := hear(r.Header); sessionKey(r, &hd) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { hd := hear(r.Header); sessionKey(r, &hd, "") }); n != 0 {
 		t.Errorf("a session key costs %v allocations, want none", n)
 	}
 	for name, want := range map[string]bool{"Authorization": true, "X-Api-Key": true, "COOKIE": true, "Mcp-Session-Id": false,
