@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bufio"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -559,4 +561,59 @@ func TestHTTPQueryChoosesTools(t *testing.T) {
 			t.Fatalf("the server ran %q; the client got %s", qs.ran(), got)
 		}
 	})
+}
+
+// TestHTTPBrokenStreamsDoNotWedge: clients of a session-less upstream that give up on
+// their calls after a first event, which has an id, leave streams no one resumes; however
+// many (as many as a session's room here), the next call under the same credentials is
+// answered, not refused as one too many in flight.
+func TestHTTPBrokenStreamsDoNotWedge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the full tier fills a session's room")
+	}
+	var n atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		if string(m.id) == "0" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":0,"result":{}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: e"+strconv.FormatInt(n.Add(1), 10)+"\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the call goes on until the proxy gives it up
+	}))
+	t.Cleanup(upstream.Close)
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+	client := &http.Client{}
+	t.Cleanup(client.CloseIdleConnections)
+	post := func(id int, giveUp bool) string {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "POST", endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer c")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if giveUp { // the first event, then the client goes
+			r := bufio.NewReader(resp.Body)
+			for line, err := r.ReadString('\n'); err == nil && line != "\n"; line, err = r.ReadString('\n') {
+			}
+			return ""
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	for i := 1; i <= maxPending; i++ {
+		post(i, true)
+	}
+	if got := post(0, false); !strings.Contains(got, `"result":{}`) {
+		t.Errorf("after %d calls given up by their clients: %.300s", maxPending, got)
+	}
 }

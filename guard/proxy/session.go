@@ -2,8 +2,10 @@ package proxy
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,9 +74,9 @@ type session struct {
 	// kept: the session outlives the request; false for an HTTP request's own, which
 	// cannot hold a task whose result is checked later.
 	kept bool
-	// broken: the exchanges whose SSE streams broke with requests unanswered, by the id
-	// of the last event relayed, for a stream resumed with Last-Event-ID to answer them.
-	broken map[string]string
+	// broken: the exchanges whose SSE streams broke with requests unanswered, for a stream
+	// resumed with Last-Event-ID to answer them.
+	broken brokenStreams
 	// elicitations: the server's form elicitation requests the client has yet to answer.
 	elicitations elicitations
 }
@@ -1016,16 +1018,70 @@ func (s *session) isKept() bool {
 	return s.kept
 }
 
+// brokenStreams are the exchanges whose SSE streams broke with requests unanswered, by
+// the id of the last event relayed (eventKey), oldest first. Few clients resume a POST's
+// stream, and one that goes away mid-stream leaves it broken too: past maxBroken, or
+// once the requests in flight fill half the session's room, the oldest is given up, and
+// its requests forgotten, as a stream that will not be resumed; the session's room is
+// never taken by them.
+type brokenStreams struct {
+	tags  map[string]string // the exchange's tag, by the key of its last event id
+	order []string          // the keys, oldest first, and of streams since resumed
+}
+
+// maxBroken bounds the broken streams a session keeps for their resumption.
+const maxBroken = 64
+
+// maxEventKey bounds, in bytes, the event ids a session keeps as they are: a longer one
+// is kept as a digest.
+const maxEventKey = 64
+
+// eventKey is the key of the event id last among a session's broken streams.
+func eventKey(last string) string {
+	if len(last) <= maxEventKey {
+		return last
+	}
+	sum := sha256.Sum256([]byte(last))
+	return "\x00" + string(sum[:]) // no client sends a NUL in Last-Event-ID: no short id is keyed so
+}
+
 // broke records that the SSE stream of the exchange tag ended with requests unanswered,
 // after the event last: a stream resumed from it answers them.
 func (s *session) broke(last, tag string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.broken == nil {
-		s.broken = map[string]string{}
+	b := &s.broken
+	if b.tags == nil {
+		b.tags = map[string]string{}
 	}
-	if len(s.broken) < maxPending {
-		s.broken[last] = tag
+	key := eventKey(last)
+	if _, ok := b.tags[key]; !ok {
+		b.order = append(b.order, key)
+	}
+	b.tags[key] = tag
+	for len(b.tags) > maxBroken || len(b.tags) > 1 && s.requests.len() > maxPending/2 {
+		oldest := b.order[0]
+		b.order = b.order[1:]
+		if tag, ok := b.tags[oldest]; ok {
+			delete(b.tags, oldest)
+			s.forgetUnder(tag)
+		}
+	}
+	if len(b.order) > 2*maxBroken { // of streams resumed since
+		b.order = slices.DeleteFunc(b.order, func(k string) bool { _, ok := b.tags[k]; return !ok })
+	}
+}
+
+// forgetUnder forgets the requests of the exchange tag. s.mu is held.
+func (s *session) forgetUnder(tag string) {
+	var keys []string
+	for q := range s.requests.all() {
+		if strings.HasPrefix(q.key, tag) {
+			keys = append(keys, q.key)
+		}
+	}
+	for _, k := range keys {
+		s.tasks.free(take(&s.requests, k))
 	}
 }
 
@@ -1034,8 +1090,9 @@ func (s *session) broke(last, tag string) {
 func (s *session) resumed(last string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tag, ok := s.broken[last]
-	delete(s.broken, last)
+	key := eventKey(last)
+	tag, ok := s.broken.tags[key]
+	delete(s.broken.tags, key)
 	return tag, ok
 }
 

@@ -707,6 +707,68 @@ func TestPendingBound(t *testing.T) {
 	}
 }
 
+// TestBrokenStreamsBounded: the requests of broken streams, which wait for a client to
+// resume them, never take a session's room: past maxBroken streams, or once requests in
+// flight fill half the room, the oldest stream is given up and its requests forgotten;
+// the newest can still be resumed. An event id is kept within maxEventKey bytes, however
+// long, and a stream resumed from it is found all the same.
+func TestBrokenStreamsBounded(t *testing.T) {
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession("")
+	post := func(tag string, ids ...int) {
+		x := exchange{s: s, tag: tag}
+		for _, id := range ids {
+			if forward, answer := p.fromClient(x, []byte(`{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"ping"}`), nil); forward == nil || answer != nil {
+				t.Fatalf("%q %d: %s", tag, id, answer)
+			}
+		}
+	}
+	last := func(i int) string { return strings.Repeat("e", i%2*maxEventKey) + strconv.Itoa(i) } // every other one long
+	for i := range 4 * maxBroken {
+		tag := "\x00" + strconv.Itoa(i) + "\x00"
+		post(tag, 1, 2)
+		s.broke(last(i), tag)
+		if n := s.requests.len(); n > 2*maxBroken {
+			t.Fatalf("after %d broken streams, %d requests in flight", i+1, n)
+		}
+	}
+	if len(s.broken.order) > 2*maxBroken {
+		t.Errorf("%d keys of broken streams kept", len(s.broken.order))
+	}
+	for k := range s.broken.tags {
+		if len(k) > maxEventKey {
+			t.Errorf("an event id of %d bytes kept", len(k))
+		}
+	}
+	newest, oldest := 4*maxBroken-1, 0
+	if tag, ok := s.resumed(last(newest)); !ok || tag != "\x00"+strconv.Itoa(newest)+"\x00" || !s.pendingUnder(tag) {
+		t.Errorf("the newest stream: %q, %v", tag, ok)
+	}
+	if _, ok := s.resumed(last(oldest)); ok || s.pendingUnder("\x000\x00") {
+		t.Error("the oldest stream is still kept")
+	}
+
+	s = newSession("") // live requests fill half the room: only the newest broken stream is kept
+	post("\x00live\x00", func() []int {
+		ids := make([]int, maxPending/2)
+		for i := range ids {
+			ids[i] = i
+		}
+		return ids
+	}()...)
+	for i := range 3 {
+		tag := "\x00" + strconv.Itoa(i) + "\x00"
+		post(tag, 1)
+		s.broke(last(i), tag)
+	}
+	if n := len(s.broken.tags); n != 1 || !s.pendingUnder("\x002\x00") || s.pendingUnder("\x001\x00") || !s.pendingUnder("\x00live\x00") {
+		t.Errorf("%d broken streams kept", n)
+	}
+}
+
 // TestPendingHeldBounded: what a request in flight holds is bounded, whatever its id or
 // method: a session holds at most maxPending of them, each a few hundred bytes, not a
 // message's worth, so that a request with a long id or method is refused.
