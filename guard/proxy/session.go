@@ -53,8 +53,8 @@ type session struct {
 
 	mu       sync.Mutex
 	list     *toolList // the tools as last listed; nil before
-	stale    bool      // the server said its list changed since list was made
 	gen      uint64    // how many times the server said its list changed
+	listGen  uint64    // gen when the pages list holds were asked for: stale unless gen
 	hearsAll bool      // stdio: every message of the server's passes the proxy
 	streams  int       // HTTP: the client's streams open through the proxy that carry list_changed
 	listing  *listing  // the proxy's own listing in flight
@@ -489,7 +489,7 @@ func (p *Proxy) awaitsCheck(s *session) bool {
 func (p *Proxy) lookup(s *session, name string, meta []byte, fetch fetcher) (t *tool, err error) {
 	s.mu.Lock()
 	tools, complete := s.list.get()
-	fresh := !s.stale && (s.hearsAll || s.streams > 0 || p.now().Before(s.listedUntil))
+	fresh := s.listGen == s.gen && (s.hearsAll || s.streams > 0 || p.now().Before(s.listedUntil))
 	s.mu.Unlock()
 	if fetch == nil || fresh && tools != nil && (tools[name] != nil || complete) {
 		return tools[name], nil
@@ -572,12 +572,41 @@ func (s *session) mayList(now time.Time) bool {
 }
 
 // listAll asks the server for every page of its tool list and makes it the session's;
-// pages is how many it asked for.
+// pages is how many it asked for. When the server says its list changed meanwhile, the
+// pages may be of two lists: it lists them all again, maxListings times at most.
 func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (tools map[string]*tool, pages int, err error) {
-	s.mu.Lock()
-	gen := s.gen
-	s.mu.Unlock()
 	meta = withoutProgressToken(meta)
+	for listings := 1; ; listings++ {
+		s.mu.Lock()
+		gen := s.gen
+		s.mu.Unlock()
+		tools, n, err := p.listPages(meta, fetch)
+		pages += n
+		if err != nil {
+			return nil, pages, err
+		}
+		s.mu.Lock()
+		if s.gen != gen { // its pages may be of two lists: none is learned
+			s.mu.Unlock()
+			if listings == maxListings {
+				return nil, pages, errors.New("the server's tool list changed while the proxy listed it, " + strconv.Itoa(maxListings) + " times in a row")
+			}
+			continue
+		}
+		s.list, s.listGen = p.lists.take(tools, true, s.list), gen
+		s.mu.Unlock()
+		p.learned(s.caller, tools)
+		return tools, pages, nil
+	}
+}
+
+// maxListings bounds the listings in a row the proxy makes for a call while the server
+// says its list changed during each.
+const maxListings = 3
+
+// listPages asks the server for every page of its tool list; pages is how many it asked
+// for.
+func (p *Proxy) listPages(meta []byte, fetch fetcher) (tools map[string]*tool, pages int, err error) {
 	tools = map[string]*tool{}
 	cursor := []byte(nil)
 	for ; ; pages++ {
@@ -605,13 +634,6 @@ func (p *Proxy) listAll(s *session, meta []byte, fetch fetcher) (tools map[strin
 		}
 		cursor = next
 	}
-	s.mu.Lock()
-	if s.gen == gen {
-		s.stale = false
-	}
-	s.list = p.lists.take(tools, true, s.list)
-	s.mu.Unlock()
-	p.learned(s.caller, tools)
 	return tools, pages + 1, nil
 }
 
@@ -710,9 +732,12 @@ var (
 	errListedTwice   = errors.New("the server lists the tool twice, with different schemas")
 )
 
-// learn takes a tools/list result the client asked for. A page of the whole list the
-// session holds, unchanged, leaves it whole; else a first page starts the session's list
-// anew, and a later page adds to the list of the pages before it.
+// learn takes a tools/list result the client asked for at the list's generation gen. A
+// page of the whole list the session holds, unchanged, leaves it whole; else a first page
+// starts the session's list anew, and a later page adds to the list of the pages before
+// it when they were asked for at the same generation, else starts it anew too: pages
+// from before and after the server said its list changed are never one list. The list is
+// fresh once its pages were all asked for since the last change.
 func (s *session) learn(p *Proxy, result []byte, first bool, gen uint64) {
 	if !listsTools(result) {
 		return // not a list of tools: nothing is learned from it
@@ -724,16 +749,12 @@ func (s *session) learn(p *Proxy, result []byte, first bool, gen uint64) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	stale := s.stale
-	if s.gen == gen {
-		s.stale = false
-	}
 	tools, complete := s.list.get()
 	switch {
-	case complete && !stale && contains(tools, page):
+	case complete && s.listGen == s.gen && contains(tools, page):
 		return
-	case first || complete || tools == nil:
-		s.list = p.lists.take(page, first && next == nil, s.list)
+	case first || complete || tools == nil || s.listGen != gen: // no earlier page of the same list to add it to
+		s.list, s.listGen = p.lists.take(page, first && next == nil, s.list), gen
 		return
 	}
 	merged := make(map[string]*tool, len(tools)+len(page))
@@ -768,7 +789,6 @@ func listsTools(result []byte) bool {
 func (s *session) listChanged() {
 	s.mu.Lock()
 	s.gen++
-	s.stale = true
 	s.mu.Unlock()
 }
 
@@ -780,7 +800,6 @@ func (s *session) listen() {
 	s.mu.Lock()
 	if s.streams++; s.streams == 1 {
 		s.gen++
-		s.stale = true
 	}
 	s.mu.Unlock()
 }

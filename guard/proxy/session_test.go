@@ -684,6 +684,69 @@ func TestInFlightIDFreed(t *testing.T) {
 	h.listed()
 }
 
+// TestListOfOneGeneration: pages of a tool list asked for before the server said its
+// list changed are never one list with pages asked for after: a page after the change
+// does not join one from before (the call then makes the proxy list the tools itself),
+// nor does a late answer to a page asked for before the change join the list since; and
+// the proxy's own listing, when the list changes while it reads its pages, lists them all
+// again, so that a call is checked against the list as it is after the change.
+func TestListOfOneGeneration(t *testing.T) {
+	const (
+		lenient = `{"name":"files","inputSchema":{"type":"object"}}`
+		strict  = `{"name":"files","inputSchema":{"type":"object","properties":{"path":{"type":"string","pattern":"^/tmp/"}},"required":["path"]}}`
+		other   = `{"name":"other","inputSchema":{"type":"object"}}`
+		changed = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+		call    = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"files","arguments":{"path":"/etc/shadow"}}}`
+	)
+	// answerList answers the proxy's own tools/list request with the page of tools.
+	answerList := func(t *testing.T, h *harness, tools, next string) {
+		t.Helper()
+		req := h.serverGets()
+		m, _ := parseMessage([]byte(req))
+		if m.method != "tools/list" {
+			t.Fatalf("the server got %s, not the proxy's tools/list", req)
+		}
+		h.server(`{"jsonrpc":"2.0","id":` + string(m.id) + `,"result":{"tools":[` + tools + `]` + next + `}}`)
+	}
+	refused := func(t *testing.T, h *harness) {
+		t.Helper()
+		if got := h.clientGets(); !strings.Contains(got, `"isError":true`) || !strings.Contains(got, "path") {
+			t.Fatalf("the client got %s", got)
+		}
+	}
+	t.Run("a page after the change", func(t *testing.T) {
+		h := newHarness(t, Options{})
+		h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		h.serverPasses(`{"jsonrpc":"2.0","id":1,"result":{"tools":[` + lenient + `],"nextCursor":"2"}}`)
+		h.serverPasses(changed)
+		h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"2"}}`)
+		h.serverPasses(`{"jsonrpc":"2.0","id":2,"result":{"tools":[` + other + `]}}`)
+		h.client(call)
+		answerList(t, h, strict+","+other, "")
+		refused(t, h)
+	})
+	t.Run("a page asked for before the change", func(t *testing.T) {
+		h := newHarness(t, Options{})
+		h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"2"}}`)
+		h.serverPasses(changed)
+		h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		h.serverPasses(`{"jsonrpc":"2.0","id":2,"result":{"tools":[` + other + `],"nextCursor":"2"}}`)
+		h.serverPasses(`{"jsonrpc":"2.0","id":1,"result":{"tools":[` + lenient + `]}}`)
+		h.client(call)
+		answerList(t, h, strict+","+other, "")
+		refused(t, h)
+	})
+	t.Run("a change during the proxy's own listing", func(t *testing.T) {
+		h := newHarness(t, Options{})
+		h.client(call)
+		answerList(t, h, lenient, `,"nextCursor":"2"`)
+		h.serverPasses(changed)
+		answerList(t, h, other, "")
+		answerList(t, h, strict+","+other, "") // listed again
+		refused(t, h)
+	})
+}
+
 // TestPendingBound: a session holds at most maxPending requests in flight; past it, a
 // request is answered with an error and not sent on, until one is answered.
 func TestPendingBound(t *testing.T) {
