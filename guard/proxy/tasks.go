@@ -25,6 +25,9 @@ const maxTaskKey = 64
 type taskTool struct {
 	name string
 	tool *tool
+	// twice: the server gave the task's id (or one of the same key) to calls of two
+	// tools, or of a tool listed two ways: which outputSchema its result meets is not known.
+	twice bool
 	// delivered: the number of the task's delivery among the session's, once its result
 	// was checked and sent; 0 before.
 	delivered uint64
@@ -111,6 +114,7 @@ func (ts *tasks) remember(key, name string, t *tool) {
 	if !known || old.delivered != 0 {
 		ts.undelivered++
 	}
+	twice := known && old.delivered == 0 && (old.twice || old.name != name || !sameTool(old.tool, t)) // a delivered task is done with
 	for !known && len(ts.tools) >= maxTasks && len(ts.delivered) > 0 {
 		d := ts.delivered[0]
 		ts.delivered = ts.delivered[1:]
@@ -118,8 +122,10 @@ func (ts *tasks) remember(key, name string, t *tool) {
 			delete(ts.tools, d.key)
 		}
 	}
-	ts.tools[key] = taskTool{name: name, tool: t}
+	ts.tools[key] = taskTool{name: name, tool: t, twice: twice}
 }
+
+func sameTool(a, b *tool) bool { return a == b || a != nil && b != nil && a.same(b) }
 
 // deliver records that the result of the task key was checked and sent.
 func (ts *tasks) deliver(key string) {
@@ -232,8 +238,11 @@ func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
 		return nil
 	}
 	tt, ok := s.taskTool(q.taskKey)
-	if !ok && !s.uncheckedTask(q.taskKey) {
-		return p.unknownTaskResult(s, id, result, q.modern)
+	switch {
+	case !ok && !s.uncheckedTask(q.taskKey):
+		return p.unknownTaskResult(s, id, result, q.modern, unknownTask)
+	case tt.twice:
+		return p.unknownTaskResult(s, id, result, q.modern, taskTwice)
 	}
 	repl := p.checkResult(s, tt.tool, tt.name, nil, id, result, q.modern)
 	s.mu.Lock()
@@ -247,16 +256,22 @@ const unknownTask = "The mcpvalidate proxy withheld this task's result: it did n
 	"(the call went through another proxy, the proxy restarted, or the task was forgotten to make room), so it could not check the result " +
 	"against the tool's outputSchema. Call the tool again."
 
+// taskTwice is why a result of a task whose id the server gave to calls of two tools is
+// withheld.
+const taskTwice = "The mcpvalidate proxy withheld this task's result: the server gave this task's id to calls of two tools in this MCP session, " +
+	"so the proxy could not tell which tool's outputSchema the result must meet. Call the tool again."
+
 // unknownTaskResult answers for the result of a task the session does not know (made
-// through another proxy, before a restart, forgotten to make room, or another session's):
-// under Options.Output, one that holds structuredContent, while a tool the session lists
-// declares an outputSchema, could not be checked against the tool that made the task, and
-// is withheld; nil for any other, which passes.
-func (p *Proxy) unknownTaskResult(s *session, id, result []byte, modern bool) []byte {
+// through another proxy, before a restart, forgotten to make room, or another session's),
+// or whose tool it does not know, for the reason why: under Options.Output, one that holds
+// structuredContent, while a tool the session lists declares an outputSchema, could not be
+// checked against the tool that made the task, and is withheld; nil for any other, which
+// passes.
+func (p *Proxy) unknownTaskResult(s *session, id, result []byte, modern bool, why string) []byte {
 	if !p.guard.ChecksResults() || isTrue(member(result, "isError")) || !holdsStructured(result) || !s.listsOutputSchema() {
 		return nil
 	}
-	return p.resultRefusal(id, unknownTask, nil, modern)
+	return p.resultRefusal(id, why, nil, modern)
 }
 
 // holdsStructured reports whether result has structuredContent, in any case.

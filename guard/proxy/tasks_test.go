@@ -177,6 +177,56 @@ func TestUnknownTaskResult(t *testing.T) {
 	none.serverPasses(taskPayload("2", `"one"`))
 }
 
+// TestTaskIDGivenTwice: a task id the server gives to calls of two tools (twice, or two
+// ids that are one to the proxy and two to a client, lone surrogates that both read as
+// U+FFFD) makes the result of either unknown to check: under Options.Output it is
+// withheld, never checked against the other tool's outputSchema. The same id given to two
+// calls of one tool, or again once its first task was delivered, is checked as any other.
+func TestTaskIDGivenTwice(t *testing.T) {
+	const list = `{"tools":[{"name":"sum","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}},` +
+		`{"name":"free","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]}`
+	free := func(id string) string { return strings.Replace(taskCall(id), `"sum"`, `"free"`, 1) }
+	for _, c := range []struct {
+		name     string
+		ids      [2]string
+		second   func(string) string
+		withheld bool
+	}{
+		{"lone surrogates", [2]string{`"t\ud800"`, `"t\udc00"`}, free, true},
+		{"one id twice", [2]string{`"T"`, `"T"`}, free, true},
+		{"one id, one tool", [2]string{`"T"`, `"T"`}, taskCall, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, Options{Output: true})
+			h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			h.serverPasses(`{"jsonrpc":"2.0","id":1,"result":` + list + `}`)
+			h.clientPasses(taskCall("2"))
+			h.serverPasses(taskCreated("2", c.ids[0]))
+			h.clientPasses(c.second("3"))
+			h.serverPasses(taskCreated("3", c.ids[1]))
+			h.clientPasses(taskFetch("4", c.ids[0]))
+			h.server(taskPayload("4", `"not an integer"`))
+			got := h.clientGets()
+			if withheld := strings.Contains(got, "gave this task's id to calls of two tools"); withheld != c.withheld || !c.withheld && !resultRefused(got, "4") {
+				t.Errorf("got %s", got)
+			}
+		})
+	}
+	t.Run("again once delivered", func(t *testing.T) {
+		h := newHarness(t, Options{Output: true})
+		h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		h.serverPasses(`{"jsonrpc":"2.0","id":1,"result":` + list + `}`)
+		h.clientPasses(taskCall("2"))
+		h.serverPasses(taskCreated("2", `"T"`))
+		h.clientPasses(taskFetch("3", `"T"`))
+		h.serverPasses(taskPayload("3", "1"))
+		h.clientPasses(free("4"))
+		h.serverPasses(taskCreated("4", `"T"`))
+		h.clientPasses(taskFetch("5", `"T"`))
+		h.serverPasses(taskPayload("5", `"free takes any object"`))
+	})
+}
+
 // TestTaskResultInBatch refuses the invalid result of a task among a batch's answers.
 func TestTaskResultInBatch(t *testing.T) {
 	h := newHarness(t, Options{Output: true})
