@@ -146,6 +146,13 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *
 		g.core.Unchecked(call) // the call fails as a handler's error does
 		return nil, err
 	}
+	if req.Params.Task != nil && content != nil && res.StructuredContent != nil {
+		// A task's result: releases before v1.5.0 send the value, not the raw bytes. When
+		// the two say other things, the one that breaks the schema is the one checked.
+		if value, err := json.Marshal(res.StructuredContent); err == nil && !bytes.Equal(value, content) && out.Validate(value) != nil {
+			content = value
+		}
+	}
 	if vd := g.core.CheckResult(call, out, content); vd.Refused() {
 		return refusal(vd), nil
 	}

@@ -616,3 +616,58 @@ func TestCheckedContentIsSentContent(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckedContentIsSentContentOfTasks: the same for a task's result, which releases
+// before v1.5.0 send as the decoded value, not the raw bytes: whichever mcp-go sends, the
+// client never reads a structuredContent that does not match the outputSchema.
+func TestCheckedContentIsSentContentOfTasks(t *testing.T) {
+	v, err := Compile([]byte(readingSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		raw   string
+		value map[string]any
+	}{
+		{`{"celsius":21}`, map[string]any{"celsius": "very hot", "secret": "leaked"}},
+		{`{"celsius":"very hot"}`, map[string]any{"celsius": 21}},
+		{`{"celsius":21}`, map[string]any{"celsius": 21}},
+	} {
+		srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(guard.WithOutputValidation()).Middleware()), server.WithTaskCapabilities(true, true, true))
+		tool := mcp.NewTool("reading", mcp.WithRawOutputSchema(json.RawMessage(readingSchema)))
+		tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+		srv.AddTool(tool, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			r := mcp.NewToolResultText("a reading") // as a gateway's handler decodes an upstream's result, then edits it
+			r.RawStructuredContent, r.StructuredContent = json.RawMessage(tt.raw), tt.value
+			return r, nil
+		})
+		out := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reading","arguments":{},"task":{}}}`))
+		b, _ := json.Marshal(out)
+		var created struct {
+			Result struct {
+				Task struct {
+					TaskID string `json:"taskId"`
+				} `json:"task"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(b, &created) != nil || created.Result.Task.TaskID == "" {
+			t.Fatalf("no task: %s", b)
+		}
+		b, _ = json.Marshal(srv.HandleMessage(t.Context(), []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`)))
+		var resp struct {
+			Result struct {
+				IsError           bool            `json:"isError"`
+				StructuredContent json.RawMessage `json:"structuredContent"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(b, &resp); err != nil {
+			t.Fatal(err)
+		}
+		if sent := resp.Result.StructuredContent; !resp.Result.IsError && sent != nil && v.Validate(sent) != nil {
+			t.Errorf("raw %s, value %v: the client reads structuredContent %s, which the outputSchema refuses", tt.raw, tt.value, sent)
+		}
+		if matching := tt.raw == `{"celsius":21}` && tt.value["celsius"] == 21; matching && resp.Result.IsError {
+			t.Errorf("raw %s, value %v: a matching result withheld: %s", tt.raw, tt.value, b)
+		}
+	}
+}
