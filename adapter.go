@@ -359,6 +359,11 @@ func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.
 		return k
 	}
 	k.against = g.schemaFor(&st.Tool, keyOf(st.Tool.RawInputSchema, &st.Tool.InputSchema))
+	if funcPointer(st.Handler) != funcPointer(next) { // which tool runs is not known
+		if other := g.shadowed(srv, st, &req); other != nil {
+			k.against = other
+		}
+	}
 	k.call.ChecksResult = g.core.ChecksResults() && declaresOutput(&st.Tool)
 	k.verdict = g.checkTool(&k.call, req, k.against)
 	if !g.core.ChecksResults() || !declaresOutput(&st.Tool) || k.verdict.Refused() {
@@ -372,6 +377,37 @@ func (g *Guard) admit(ctx context.Context, req mcp.CallToolRequest, next server.
 	}
 	k.out, k.outSchema = out, outSchema
 	return k
+}
+
+// shadowed returns the inputSchema of the server's tool that the session's tool st
+// shadows, when req is a task-augmented call whose arguments break it; else nil. For such
+// a call, releases before v1.2.0 run the server's tool of the name, later ones the
+// session's: when the handler about to run does not tell which (other middleware inside
+// the guard's), the arguments must meet both schemas, and are checked against the one
+// they break.
+func (g *Guard) shadowed(srv *server.MCPServer, st server.ServerTool, req *mcp.CallToolRequest) *guard.Schema {
+	if req.Params.Task == nil || srv == nil {
+		return nil
+	}
+	sv, ok := serverTool(srv, req.Params.Name)
+	if !ok || funcPointer(sv.Handler) == funcPointer(st.Handler) {
+		return nil
+	}
+	other := g.schemaFor(&sv.Tool, keyOf(sv.Tool.RawInputSchema, &sv.Tool.InputSchema))
+	v, err := g.core.Compiled(other)
+	if err != nil {
+		return other // refused as a schema that does not compile
+	}
+	args := []byte(req.Params.RawArguments)
+	if len(args) == 0 {
+		if args, err = json.Marshal(req.Params.Arguments); err != nil {
+			return nil // refused by the check of st's schema, as such arguments are
+		}
+	}
+	if v.Validate(args) == nil {
+		return nil
+	}
+	return other
 }
 
 // findTool returns the tool that mcp-go runs for a call of name: the session's tool of that

@@ -757,6 +757,40 @@ func TestTaskTools(t *testing.T) {
 	}
 }
 
+// TestSessionTaskToolMiddlewareInside: the same with another tool middleware registered
+// after the guard (mcp-go's recovery), where the guard cannot tell from the handler which
+// tool runs: a task-augmented call's arguments must then meet the schemas of both the
+// session's tool and the server's tool it shadows, whichever the release runs.
+func TestSessionTaskToolMiddlewareInside(t *testing.T) {
+	g := New()
+	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithRecovery(),
+		server.WithTaskCapabilities(true, true, true))
+	var serverRan, sessionRan atomic.Int64
+	hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
+	hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	srv.AddTool(hybrid, forecast(&serverRan))
+	session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
+	if err := srv.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	own := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`))
+	own.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	if err := srv.AddSessionTool("s1", own, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		sessionRan.Add(1)
+		return mcp.NewToolResultText("session tool"), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Valid for the session's tool; for the server's: days not an integer, an unknown member.
+	if text, isErr := runTaskAs(t, srv, session, "hybrid", `{"location":"Paris","days":"all","admin":true}`); !isErr || serverRan.Load() != 0 || sessionRan.Load() != 0 {
+		t.Fatalf("%q isError=%v; handlers ran: server %d, session %d", text, isErr, serverRan.Load(), sessionRan.Load())
+	}
+	// Valid for both: whichever runs, it runs.
+	if text, isErr := runTaskAs(t, srv, session, "hybrid", `{"location":"Paris","days":3}`); isErr || serverRan.Load()+sessionRan.Load() != 1 {
+		t.Errorf("%q isError=%v; handlers ran: server %d, session %d", text, isErr, serverRan.Load(), sessionRan.Load())
+	}
+}
+
 // TestSessionTaskTool calls a session's hybrid tool as a task, where the server has a tool
 // of the same name and another schema. mcp-go before v1.2.0 runs the server's handler for
 // it (its task path ignores session tools); the middleware, registered last, sees that the
