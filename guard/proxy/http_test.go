@@ -556,28 +556,41 @@ func TestHTTPAnswerAfterWriteTimeout(t *testing.T) {
 	}
 }
 
-// TestHTTPSlowReaderOfStatuses: a client that sends request after request and reads
-// none of the answers, statuses without a body, is cut off once a write to it has waited
-// its time.
-func TestHTTPSlowReaderOfStatuses(t *testing.T) {
+// TestHTTPStatusAnswerTimed: an answer that is a status alone (a notification's 202) is
+// written within the write timeout as any other: the deadline the connection's last
+// answer left is replaced by one set for it, neither cleared nor left as it was. (Without
+// one, a client that sends request after request and reads none of the answers holds
+// the handler for good once its connection's buffers are full.)
+func TestHTTPStatusAnswerTimed(t *testing.T) {
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusAccepted)
 	}))
 	t.Cleanup(upstream.Close)
-	endpoint := startFront(t, upstream.URL+"/mcp", Options{WriteTimeout: time.Millisecond})
-	u, _ := url.Parse(endpoint)
-	conn, err := net.Dial("tcp", u.Host)
+	p, err := New(Options{WriteTimeout: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	conn.(*net.TCPConn).SetReadBuffer(4 << 10)
-	const body = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
-	request := []byte("POST /mcp HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
-	for {
-		if _, err := conn.Write(request); err != nil {
-			return // the proxy cut the connection
+	h, err := p.Handler(upstream.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,                                       // passed on, the upstream's 202 relayed
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"weather","arguments":{"days":"x"}}}`, // refused, dropped: the proxy's own 202
+	} {
+		rec := &deadlineRecorder{ResponseRecorder: *httptest.NewRecorder()}
+		req := httptest.NewRequest("POST", "http://127.0.0.1/mcp", strings.NewReader(body))
+		req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80}))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		before := time.Now()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusAccepted {
+			t.Fatalf("%s: %d %q", body, rec.Code, rec.Body)
+		}
+		if n := len(rec.set); n == 0 || rec.set[n-1].Sub(before) < time.Hour {
+			t.Errorf("%s: the write deadlines set were %v: none for the answer", body, rec.set)
 		}
 	}
 }
