@@ -515,7 +515,7 @@ func TestHTTPSlowReader(t *testing.T) {
 // connection after it was left idle as long: the deadline a write is given is set when
 // the write comes, not before.
 func TestHTTPAnswerAfterWriteTimeout(t *testing.T) {
-	const wait = 20 * time.Millisecond // twenty times the write timeout
+	const timeout, wait = 100 * time.Millisecond, 300 * time.Millisecond // a write still has the timeout, on a busy machine too
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		time.Sleep(wait)
@@ -527,7 +527,7 @@ func TestHTTPAnswerAfterWriteTimeout(t *testing.T) {
 		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
 	}))
 	t.Cleanup(upstream.Close)
-	endpoint := startFront(t, upstream.URL+"/mcp", Options{WriteTimeout: time.Millisecond})
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{WriteTimeout: timeout})
 	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
 	t.Cleanup(client.CloseIdleConnections)
 	var conns atomic.Int64
