@@ -75,7 +75,9 @@ func (g *Guard) CheckTools(tools ...*mcp.Tool) error { return checkTools(g.core,
 // CheckServer lists srv's tools as a client sees them, through a session of its own that
 // it closes again, and returns every problem at once, in the order of the tools' names (nil
 // when there is none): a schema that does not compile, as [Guard.CheckTools] finds it, and
-// a tool that no handler of this guard serves, which go-sdk would run unchecked. A server
+// a tool of a name no handler of this guard was bound to, which go-sdk would run
+// unchecked. It tells them by name: a tool registered again under a name the guard
+// bound, with a handler of its own, is not found. A server
 // that calls it before serving refuses to start rather than serve a broken or unguarded
 // tool:
 //
