@@ -762,25 +762,7 @@ func TestTaskTools(t *testing.T) {
 // tool runs: a task-augmented call's arguments must then meet the schemas of both the
 // session's tool and the server's tool it shadows, whichever the release runs.
 func TestSessionTaskToolMiddlewareInside(t *testing.T) {
-	g := New()
-	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithRecovery(),
-		server.WithTaskCapabilities(true, true, true))
-	var serverRan, sessionRan atomic.Int64
-	hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
-	hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
-	srv.AddTool(hybrid, forecast(&serverRan))
-	session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
-	if err := srv.RegisterSession(context.Background(), session); err != nil {
-		t.Fatal(err)
-	}
-	own := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`))
-	own.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
-	if err := srv.AddSessionTool("s1", own, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		sessionRan.Add(1)
-		return mcp.NewToolResultText("session tool"), nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	srv, session, serverRan, sessionRan := shadowingSession(t, `{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`, server.WithRecovery())
 	// Valid for the session's tool; for the server's: days not an integer, an unknown member.
 	if text, isErr := runTaskAs(t, srv, session, "hybrid", `{"location":"Paris","days":"all","admin":true}`); !isErr || serverRan.Load() != 0 || sessionRan.Load() != 0 {
 		t.Fatalf("%q isError=%v; handlers ran: server %d, session %d", text, isErr, serverRan.Load(), sessionRan.Load())
@@ -798,24 +780,7 @@ func TestSessionTaskToolMiddlewareInside(t *testing.T) {
 // checked against its own schema. Either way no handler runs on arguments checked against
 // another tool's schema.
 func TestSessionTaskTool(t *testing.T) {
-	g := New()
-	srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(g.Middleware()), server.WithTaskCapabilities(true, true, true))
-	var serverRan, sessionRan atomic.Int64
-	hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
-	hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
-	srv.AddTool(hybrid, forecast(&serverRan))
-	session := &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
-	if err := srv.RegisterSession(context.Background(), session); err != nil {
-		t.Fatal(err)
-	}
-	own := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`))
-	own.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
-	if err := srv.AddSessionTool("s1", own, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		sessionRan.Add(1)
-		return mcp.NewToolResultText("session tool"), nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	srv, session, serverRan, sessionRan := shadowingSession(t, `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`)
 	text, isErr := runTaskAs(t, srv, session, "hybrid", `{"city":"Paris"}`)
 	switch {
 	case serverRan.Load() != 0:
@@ -832,6 +797,32 @@ func TestSessionTaskTool(t *testing.T) {
 	}
 }
 
+// shadowingSession returns a server with the guard's middleware first, then the options
+// more, serving a hybrid tool of weatherSchema, and a session whose own hybrid tool, of
+// the schema own, shadows it; and counters of the runs of each tool's handler.
+func shadowingSession(t *testing.T, own string, more ...server.ServerOption) (srv *server.MCPServer, session *toolSession, serverRan, sessionRan *atomic.Int64) {
+	t.Helper()
+	opts := append([]server.ServerOption{server.WithToolHandlerMiddleware(New().Middleware())}, more...)
+	srv = server.NewMCPServer("s", "1", append(opts, server.WithTaskCapabilities(true, true, true))...)
+	serverRan, sessionRan = new(atomic.Int64), new(atomic.Int64)
+	hybrid := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(weatherSchema))
+	hybrid.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	srv.AddTool(hybrid, forecast(serverRan))
+	session = &toolSession{id: "s1", ch: make(chan mcp.JSONRPCNotification, 10)}
+	if err := srv.RegisterSession(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+	tool := mcp.NewToolWithRawSchema("hybrid", "", json.RawMessage(own))
+	tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	if err := srv.AddSessionTool("s1", tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		sessionRan.Add(1)
+		return mcp.NewToolResultText("session tool"), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return srv, session, serverRan, sessionRan
+}
+
 // runTask starts a task-augmented tools/call and waits for its result.
 func runTask(t *testing.T, srv *server.MCPServer, name, args string) (string, bool) {
 	t.Helper()
@@ -840,6 +831,23 @@ func runTask(t *testing.T, srv *server.MCPServer, name, args string) (string, bo
 
 // runTaskAs is runTask in session, when not nil.
 func runTaskAs(t *testing.T, srv *server.MCPServer, session server.ClientSession, name, args string) (string, bool) {
+	t.Helper()
+	b := taskResultOf(t, srv, session, name, args)
+	var res struct {
+		Result struct {
+			Content []struct{ Text string } `json:"content"`
+			IsError bool                    `json:"isError"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(b, &res) != nil || len(res.Result.Content) != 1 {
+		t.Fatalf("task result: %s", b)
+	}
+	return res.Result.Content[0].Text, res.Result.IsError
+}
+
+// taskResultOf starts a task-augmented tools/call in session, when not nil, and returns
+// the answer to its tasks/result.
+func taskResultOf(t *testing.T, srv *server.MCPServer, session server.ClientSession, name, args string) []byte {
 	t.Helper()
 	ctx := context.Background()
 	if session != nil {
@@ -863,18 +871,8 @@ func runTaskAs(t *testing.T, srv *server.MCPServer, session server.ClientSession
 	} else {
 		ctx = t.Context()
 	}
-	out = srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`))
-	b, _ = json.Marshal(out)
-	var res struct {
-		Result struct {
-			Content []struct{ Text string } `json:"content"`
-			IsError bool                    `json:"isError"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(b, &res) != nil || len(res.Result.Content) != 1 {
-		t.Fatalf("task result: %s", b)
-	}
-	return res.Result.Content[0].Text, res.Result.IsError
+	b, _ = json.Marshal(srv.HandleMessage(ctx, []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`)))
+	return b
 }
 
 func TestDecodedAndAbsentArguments(t *testing.T) {

@@ -641,19 +641,7 @@ func TestCheckedContentIsSentContentOfTasks(t *testing.T) {
 			r.RawStructuredContent, r.StructuredContent = json.RawMessage(tt.raw), tt.value
 			return r, nil
 		})
-		out := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reading","arguments":{},"task":{}}}`))
-		b, _ := json.Marshal(out)
-		var created struct {
-			Result struct {
-				Task struct {
-					TaskID string `json:"taskId"`
-				} `json:"task"`
-			} `json:"result"`
-		}
-		if json.Unmarshal(b, &created) != nil || created.Result.Task.TaskID == "" {
-			t.Fatalf("no task: %s", b)
-		}
-		b, _ = json.Marshal(srv.HandleMessage(t.Context(), []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`)))
+		b := taskResultOf(t, srv, nil, "reading", `{}`)
 		var resp struct {
 			Result struct {
 				IsError           bool            `json:"isError"`

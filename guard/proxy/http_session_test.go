@@ -525,21 +525,21 @@ func (qs *queryServer) ran() []string {
 // query of its own keeps it: the client's does not replace it.
 func TestHTTPQueryChoosesTools(t *testing.T) {
 	const bad = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"cmd":"rm -rf /"}}}`
-	t.Run("listed by the client", func(t *testing.T) {
+	front := func(t *testing.T, upstreamQuery string) (*queryServer, string) {
 		qs := &queryServer{}
 		upstream := httptest.NewServer(qs)
 		t.Cleanup(upstream.Close)
-		endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+		return qs, startFront(t, upstream.URL+"/mcp"+upstreamQuery, Options{})
+	}
+	t.Run("listed by the client", func(t *testing.T) {
+		qs, endpoint := front(t, "")
 		postJSON(t, endpoint+"?toolset=admin", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		if _, got := postJSON(t, endpoint+"?toolset=admin", bad); !strings.Contains(got, `"isError":true`) || len(qs.ran()) != 0 {
 			t.Fatalf("the server ran %q; the client got %s", qs.ran(), got)
 		}
 	})
 	t.Run("listed under another query", func(t *testing.T) {
-		qs := &queryServer{}
-		upstream := httptest.NewServer(qs)
-		t.Cleanup(upstream.Close)
-		endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+		qs, endpoint := front(t, "")
 		postJSON(t, endpoint, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		if _, got := postJSON(t, endpoint+"?toolset=admin", bad); !strings.Contains(got, `"isError":true`) || len(qs.ran()) != 0 {
 			t.Fatalf("the server ran %q; the client got %s", qs.ran(), got)
@@ -549,10 +549,7 @@ func TestHTTPQueryChoosesTools(t *testing.T) {
 		}
 	})
 	t.Run("the upstream's own", func(t *testing.T) {
-		qs := &queryServer{}
-		upstream := httptest.NewServer(qs)
-		t.Cleanup(upstream.Close)
-		endpoint := startFront(t, upstream.URL+"/mcp?toolset=admin", Options{})
+		qs, endpoint := front(t, "?toolset=admin")
 		if _, got := postJSON(t, endpoint+"?toolset=other", bad); !strings.Contains(got, `"isError":true`) || len(qs.ran()) != 0 {
 			t.Fatalf("the server ran %q; the client got %s", qs.ran(), got)
 		}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -87,7 +88,8 @@ type session struct {
 	url, id  string
 	version  string
 	next     int
-	unlisten func() // closes the GET stream
+	unlisten func()        // closes the GET stream
+	ended    chan struct{} // closed when the GET stream ends
 }
 
 // rpcResponse is a JSON-RPC response, its result left raw.
@@ -170,9 +172,9 @@ func responseBody(resp *http.Response) ([]byte, error) {
 	}
 }
 
-// open starts the session: initialize, notifications/initialized, its GET stream and,
-// when it lists, tools/list, whose tools must be the server's.
-func (s *session) open(ctx context.Context, lists bool) error {
+// open starts the session: initialize, notifications/initialized, its GET stream, open
+// until stream ends, and, when it lists, tools/list, whose tools must be the server's.
+func (s *session) open(ctx, stream context.Context, lists bool) error {
 	res, h, err := s.post(ctx, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hop","version":"1.0.0"}}`, 1)
 	if err != nil {
 		return err
@@ -187,7 +189,7 @@ func (s *session) open(ctx context.Context, lists bool) error {
 	if _, _, err := s.post(ctx, "notifications/initialized", `{}`, 0); err != nil {
 		return err
 	}
-	if err := s.listen(ctx); err != nil {
+	if err := s.listen(stream); err != nil {
 		return err
 	}
 	if !lists {
@@ -267,7 +269,11 @@ func (s *session) listen(ctx context.Context) error {
 		cancel()
 		return fmt.Errorf("GET: %s, %s: %s", resp.Status, resp.Header.Get("Content-Type"), b)
 	}
-	go io.Copy(io.Discard, resp.Body) // until the stream is closed
+	s.ended = make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, resp.Body) // until the stream is closed
+		close(s.ended)
+	}()
 	s.unlisten = func() {
 		cancel()
 		resp.Body.Close()
@@ -279,6 +285,11 @@ func (s *session) listen(ctx context.Context) error {
 // done with it does.
 func (s *session) close(ctx context.Context) error {
 	if s.unlisten != nil {
+		select {
+		case <-s.ended: // a session whose stream ended would be measured as one without
+			return errors.New("the session's GET stream ended before the session did")
+		default:
+		}
 		s.unlisten()
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, s.url, nil)
@@ -349,9 +360,11 @@ func round(ctx context.Context, c *caller, f *fleet, es []int, n, per, k, first 
 
 // slice sends, on each of the sessions at once, its tool calls from..to of per, opening the
 // session first when open and closing it after when close, and adds the time it took and
-// the CPU time each process spent meanwhile to s.
-func slice(ctx context.Context, f *fleet, sessions []*session, s *sample, per, from, to int, open, close, lists bool) error {
-	ctx, cancel := context.WithCancel(ctx)
+// the CPU time each process spent meanwhile to s. A session's GET stream, opened under
+// round, the round's context, outlives the slice; the slice's first failure ends the
+// slice's requests.
+func slice(round context.Context, f *fleet, sessions []*session, s *sample, per, from, to int, open, close, lists bool) error {
+	ctx, cancel := context.WithCancel(round)
 	defer cancel()
 	var (
 		once     sync.Once
@@ -369,7 +382,7 @@ func slice(ctx context.Context, f *fleet, sessions []*session, s *sample, per, f
 	for i, sess := range sessions {
 		wg.Go(func() {
 			if open {
-				if err := sess.open(ctx, lists); err != nil {
+				if err := sess.open(ctx, round, lists); err != nil {
 					fail(err)
 					return
 				}
