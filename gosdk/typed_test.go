@@ -1,6 +1,7 @@
 package gosdk
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -674,5 +675,54 @@ func TestAddToolNullArguments(t *testing.T) {
 	}
 	if got, want := mustJSON(t, call(t, ro, "required", `null`)), mustJSON(t, call(t, sdk, "required", `null`)); got != want {
 		t.Errorf("report-only: required(null) answered\n%s\ngo-sdk alone\n%s", got, want)
+	}
+}
+
+// TestAddToolNumbersAsInReadsThem: a number that In's float64 field rounds onto a bound
+// the schema excludes is refused, as go-sdk alone refuses it: checked exactly, 1e-400 is
+// above an exclusiveMinimum of 0 and 0.99999999999999999999 below an exclusiveMaximum of
+// 1, but the handler would get 0 and 1.
+func TestAddToolNumbersAsInReadsThem(t *testing.T) {
+	type in struct {
+		Amount float64 `json:"amount"`
+	}
+	schema := json.RawMessage(`{"type":"object","properties":{"amount":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1}},"required":["amount"]}`)
+	for _, guarded := range []bool{true, false} {
+		var got []float64
+		h := func(_ context.Context, _ *mcp.CallToolRequest, v in) (*mcp.CallToolResult, any, error) {
+			got = append(got, v.Amount)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil, nil
+		}
+		srv := newServer()
+		if guarded {
+			AddTool(New(), srv, &mcp.Tool{Name: "pay", InputSchema: schema}, h)
+		} else {
+			mcp.AddTool(srv, &mcp.Tool{Name: "pay", InputSchema: schema}, h)
+		}
+		cs := connect(t, srv)
+		for _, args := range []string{`{"amount":1e-400}`, `{"amount":0.99999999999999999999}`, `{"amount":-1e-400}`} {
+			if res := call(t, cs, "pay", args); !res.IsError {
+				t.Errorf("guarded %v: %s ran", guarded, args)
+			}
+		}
+		if res := call(t, cs, "pay", `{"amount":0.5}`); res.IsError || !slices.Equal(got, []float64{0.5}) {
+			t.Errorf("guarded %v: 0.5: %q, the handler got %v", guarded, text(res), got)
+		}
+	}
+}
+
+func TestFloatsRead(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"a":1e-400}`, `{"a":0}`},
+		{`{"a":0.99999999999999999999,"b":"0.99999999999999999999"}`, `{"a":1,"b":"0.99999999999999999999"}`},
+		{`[-1.5e-400, 2.50, 9007199254740993, 1e400]`, `[-0, 2.5, 9007199254740993, 1e400]`},
+		{`{"s\"1.5e-400":[1E0,"\\",0.1]}`, `{"s\"1.5e-400":[1,"\\",0.1]}`},
+		{`{"a":1,"b":true,"c":null}`, ``},
+		{`{"a":0.5}`, ``},
+	} {
+		got, changed := floatsRead([]byte(c.in))
+		if want := cmp.Or(c.want, c.in); string(got) != want || changed != (c.want != "") {
+			t.Errorf("floatsRead(%s) = %s, %v; want %s", c.in, got, changed, want)
+		}
 	}
 }
