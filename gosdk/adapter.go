@@ -304,6 +304,7 @@ func asFloats(g *guard.Guard, schema *guard.Schema, args []byte) []byte {
 // otherwise. A number beyond float64's range is left as it is: decoding it fails.
 func floatsRead(b []byte) ([]byte, bool) {
 	var out []byte
+	var room [32]byte // a float64's shortest form
 	last, changed := 0, false
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; {
@@ -321,7 +322,7 @@ func floatsRead(b []byte) ([]byte, bool) {
 			num := b[i:j]
 			if bytes.ContainsAny(num, ".eE") {
 				if f, err := strconv.ParseFloat(string(num), 64); err == nil {
-					if read := strconv.AppendFloat(nil, f, 'g', -1, 64); !bytes.Equal(read, num) {
+					if read := strconv.AppendFloat(room[:0], f, 'g', -1, 64); !bytes.Equal(read, num) {
 						out = append(append(out, b[last:i]...), read...)
 						last, changed = j, true
 					}

@@ -719,10 +719,15 @@ func TestFloatsRead(t *testing.T) {
 		{`{"s\"1.5e-400":[1E0,"\\",0.1]}`, `{"s\"1.5e-400":[1,"\\",0.1]}`},
 		{`{"a":1,"b":true,"c":null}`, ``},
 		{`{"a":0.5}`, ``},
+		// A megabyte: a string of numbers and escapes, untouched; numbers by the hundred
+		// thousand, each read; a number of a million digits.
+		{`{"s":"` + strings.Repeat(`1.5e-400\"\\`, 1<<20/12) + `"}`, ``},
+		{`[` + strings.Repeat(`1e-400,`, 1<<20/7) + `0.25]`, `[` + strings.Repeat(`0,`, 1<<20/7) + `0.25]`},
+		{`[` + strings.Repeat(`9`, 1<<20) + `.5]`, ``}, // beyond float64: left, for decoding to fail
 	} {
 		got, changed := floatsRead([]byte(c.in))
 		if want := cmp.Or(c.want, c.in); string(got) != want || changed != (c.want != "") {
-			t.Errorf("floatsRead(%s) = %s, %v; want %s", c.in, got, changed, want)
+			t.Errorf("floatsRead(%.80s...) = %.80s..., %v; want %.80s...", c.in, got, changed, want)
 		}
 	}
 }

@@ -1045,7 +1045,7 @@ func (s *session) isKept() bool {
 // never taken by them.
 type brokenStreams struct {
 	tags  map[string]string // the exchange's tag, by the key of its last event id
-	order []string          // the keys, oldest first, and of streams since resumed
+	order []string          // tags' keys, oldest first
 }
 
 // maxBroken bounds the broken streams a session keeps for their resumption.
@@ -1081,13 +1081,8 @@ func (s *session) broke(last, tag string) {
 	for len(b.tags) > maxBroken || len(b.tags) > 1 && s.requests.len() > maxPending/2 {
 		oldest := b.order[0]
 		b.order = b.order[1:]
-		if tag, ok := b.tags[oldest]; ok {
-			delete(b.tags, oldest)
-			s.forgetUnder(tag)
-		}
-	}
-	if len(b.order) > 2*maxBroken { // of streams resumed since
-		b.order = slices.DeleteFunc(b.order, func(k string) bool { _, ok := b.tags[k]; return !ok })
+		s.forgetUnder(b.tags[oldest])
+		delete(b.tags, oldest)
 	}
 }
 
@@ -1109,9 +1104,13 @@ func (s *session) forgetUnder(tag string) {
 func (s *session) resumed(last string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	b := &s.broken
 	key := eventKey(last)
-	tag, ok := s.broken.tags[key]
-	delete(s.broken.tags, key)
+	tag, ok := b.tags[key]
+	if ok {
+		delete(b.tags, key)
+		b.order = slices.DeleteFunc(b.order, func(k string) bool { return k == key })
+	}
 	return tag, ok
 }
 

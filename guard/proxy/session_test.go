@@ -798,8 +798,8 @@ func TestBrokenStreamsBounded(t *testing.T) {
 			t.Fatalf("after %d broken streams, %d requests in flight", i+1, n)
 		}
 	}
-	if len(s.broken.order) > 2*maxBroken {
-		t.Errorf("%d keys of broken streams kept", len(s.broken.order))
+	if len(s.broken.order) != len(s.broken.tags) {
+		t.Errorf("%d keys in order, %d broken streams", len(s.broken.order), len(s.broken.tags))
 	}
 	for k := range s.broken.tags {
 		if len(k) > maxEventKey {
@@ -812,6 +812,30 @@ func TestBrokenStreamsBounded(t *testing.T) {
 	}
 	if _, ok := s.resumed(last(oldest)); ok || s.pendingUnder("\x000\x00") {
 		t.Error("the oldest stream is still kept")
+	}
+
+	// Event ids of a megabyte are kept as digests; a stream resumed, then broken again under
+	// the same id, is kept as the newest.
+	s = newSession("")
+	huge := func(i int) string { return strings.Repeat("e", 1<<20) + strconv.Itoa(i) }
+	for i := range 8 {
+		tag := "\x00" + strconv.Itoa(i) + "\x00"
+		post(tag, 1)
+		s.broke(huge(i), tag)
+	}
+	held := 0
+	for k := range s.broken.tags {
+		held += len(k)
+	}
+	if held > 8*(maxEventKey+1) {
+		t.Errorf("8 event ids of a megabyte held in %d bytes", held)
+	}
+	if tag, ok := s.resumed(huge(3)); !ok || tag != "\x003\x00" {
+		t.Errorf("a megabyte id resumed: %q, %v", tag, ok)
+	}
+	s.broke(huge(3), "\x003\x00")
+	if n := len(s.broken.order); n != 8 || s.broken.order[n-1] != eventKey(huge(3)) {
+		t.Errorf("after resuming and breaking again: %d keys, the newest last: %v", n, s.broken.order[n-1] == eventKey(huge(3)))
 	}
 
 	s = newSession("") // live requests fill half the room: only the newest broken stream is kept

@@ -359,11 +359,11 @@ func round(ctx context.Context, c *caller, f *fleet, es []int, n, per, k, first 
 }
 
 // slice sends, on each of the sessions at once, its tool calls from..to of per, opening the
-// session first when open and closing it after when close, and adds the time it took and
+// session first when opens and closing it after when closes, and adds the time it took and
 // the CPU time each process spent meanwhile to s. A session's GET stream, opened under
 // round, the round's context, outlives the slice; the slice's first failure ends the
 // slice's requests.
-func slice(round context.Context, f *fleet, sessions []*session, s *sample, per, from, to int, open, close, lists bool) error {
+func slice(round context.Context, f *fleet, sessions []*session, s *sample, per, from, to int, opens, closes, lists bool) error {
 	ctx, cancel := context.WithCancel(round)
 	defer cancel()
 	var (
@@ -381,7 +381,7 @@ func slice(round context.Context, f *fleet, sessions []*session, s *sample, per,
 	start := time.Now()
 	for i, sess := range sessions {
 		wg.Go(func() {
-			if open {
+			if opens {
 				if err := sess.open(ctx, round, lists); err != nil {
 					fail(err)
 					return
@@ -396,7 +396,7 @@ func slice(round context.Context, f *fleet, sessions []*session, s *sample, per,
 				}
 				lat[j] = time.Since(t)
 			}
-			if close {
+			if closes {
 				if err := sess.close(ctx); err != nil {
 					fail(err)
 				}
