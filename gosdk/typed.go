@@ -116,7 +116,9 @@ func typedHandler[In, Out any](t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], g *gu
 		if err != nil {
 			return nil, fmt.Errorf("validating tool output: %w", err)
 		}
-		if outputResolved != nil && !(checked && resultsChecked) {
+		// The guard checks only a success's output; go-sdk checks an error result's too, and
+		// its check stands there, as everywhere when the guard checks no output.
+		if outputResolved != nil && (!(checked && resultsChecked) || res.IsError) {
 			if err := outputResolved.Validate(&outValue); err != nil {
 				err = fmt.Errorf("validating tool output: %w", err)
 				if resultsChecked {
