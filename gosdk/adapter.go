@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,10 +29,10 @@ import (
 // call would run its new handler unchecked. A handler bound at registration checks the
 // schema its tool holds, whatever happens to the server's other registrations meanwhile.
 
-// handler is [Guard.Handler] for the guard g; floats: h decodes numbers into float64 (a
-// typed tool's In), so the arguments must meet the schema as it reads them too
-// (asFloats).
-func handler(g *guard.Guard, t *mcp.Tool, h mcp.ToolHandler, floats bool) mcp.ToolHandler {
+// handler is [Guard.Handler] for the guard g; decodes: the type h decodes the arguments
+// into (a typed tool's In), whose reading of them must meet the schema too (asFloats), or
+// nil.
+func handler(g *guard.Guard, t *mcp.Tool, h mcp.ToolHandler, decodes reflect.Type) mcp.ToolHandler {
 	h = recovering(t.Name, h)
 	in, out := newSchemaRef(g, t.Name, false, t.InputSchema), &schemaRef{tool: t.Name, output: true}
 	if g.ChecksResults() && t.OutputSchema != nil {
@@ -49,9 +49,7 @@ func handler(g *guard.Guard, t *mcp.Tool, h mcp.ToolHandler, floats bool) mcp.To
 			args = req.Params.Arguments
 		}
 		schema := in.schema(g, t.InputSchema)
-		if floats {
-			args = asFloats(g, schema, args)
-		}
+		args = asFloats(g, schema, args, decodes)
 		if vd := g.Check(&call, schema, args, nil); vd.Refused() {
 			forgetWhenEnded(g, req.Session)
 			return refusal(vd), nil
@@ -114,7 +112,7 @@ func AddTool[In, Out any](g *Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandle
 	if err != nil {
 		panic(fmt.Sprintf("AddTool: tool %q: %v", t.Name, err))
 	}
-	s.AddTool(tt, g.bind(tt, th, true))
+	s.AddTool(tt, g.bind(tt, th, reflect.TypeFor[In]()))
 	key := weak.Make(t)
 	if _, again := registered.Swap(key, tt); !again {
 		runtime.AddCleanup(t, func(key weak.Pointer[mcp.Tool]) { registered.Delete(key) }, key)
@@ -279,60 +277,4 @@ func structuredContent(value any) ([]byte, error) {
 		return nil, fmt.Errorf("mcpvalidate: the tool's structuredContent cannot be marshalled: %w", err)
 	}
 	return b, nil
-}
-
-// asFloats returns args as a handler that decodes its numbers into float64 fields reads
-// them, when they then break schema; else args. The guard judges the numbers sent
-// exactly, but 1e-400 is 0 to a float64 and 0.99999999999999999999 is 1: checked as above
-// an exclusiveMinimum of 0, or below an exclusiveMaximum of 1, they would reach the
-// handler as the bound (go-sdk alone, which validates the float64, refuses them). Only
-// numbers with a fraction or an exponent are read so, as In's float fields take them;
-// integers, which its integer fields take exactly, stay as they are.
-func asFloats(g *guard.Guard, schema *guard.Schema, args []byte) []byte {
-	read, changed := floatsRead(args)
-	if !changed {
-		return args
-	}
-	if c, err := g.Compiled(schema); err == nil && c.Validate(read) != nil {
-		return read
-	}
-	return args
-}
-
-// floatsRead returns the JSON text b with each number that has a fraction or an exponent,
-// outside its strings, written as the float64 it rounds to, and whether one was written
-// otherwise. A number beyond float64's range is left as it is: decoding it fails.
-func floatsRead(b []byte) ([]byte, bool) {
-	var out []byte
-	var room [32]byte // a float64's shortest form
-	last, changed := 0, false
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			for i++; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' {
-					i++
-				}
-			}
-		case c == '-' || '0' <= c && c <= '9':
-			j := i
-			for j < len(b) && strings.IndexByte("0123456789+-.eE", b[j]) >= 0 {
-				j++
-			}
-			num := b[i:j]
-			if bytes.ContainsAny(num, ".eE") {
-				if f, err := strconv.ParseFloat(string(num), 64); err == nil {
-					if read := strconv.AppendFloat(room[:0], f, 'g', -1, 64); !bytes.Equal(read, num) {
-						out = append(append(out, b[last:i]...), read...)
-						last, changed = j, true
-					}
-				}
-			}
-			i = j - 1
-		}
-	}
-	if !changed {
-		return b, false
-	}
-	return append(out, b[last:]...), true
 }

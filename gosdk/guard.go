@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -53,12 +54,12 @@ func (g *Guard) Guard() *guard.Guard { return g.core }
 // client for input first is not final. The schemas are compiled in the guard's cache on
 // the first call. A handler that panics is answered with an isError result saying that the
 // tool failed, and the panic is logged to slog's default logger, without its value.
-func (g *Guard) Handler(t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler { return g.bind(t, h, false) }
+func (g *Guard) Handler(t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler { return g.bind(t, h, nil) }
 
-// bind is Handler; floats as handler's.
-func (g *Guard) bind(t *mcp.Tool, h mcp.ToolHandler, floats bool) mcp.ToolHandler {
+// bind is Handler; decodes as handler's.
+func (g *Guard) bind(t *mcp.Tool, h mcp.ToolHandler, decodes reflect.Type) mcp.ToolHandler {
 	g.bound.Store(t.Name, struct{}{})
-	return handler(g.core, t, h, floats)
+	return handler(g.core, t, h, decodes)
 }
 
 // CheckTools compiles the inputSchema of every tool (and, under
