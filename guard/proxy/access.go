@@ -116,15 +116,15 @@ func dashedPrefix(s, prefix string) bool {
 // of the connection's, which the proxy does not send on; "" when there is none. hd is
 // what was heard of h.
 func dropped(h http.Header, hd *heard) string {
-	connection := hd.connection
-	if len(connection) == 0 || !hd.decides {
+	if len(hd.connection) == 0 || !hd.decides {
 		return ""
 	}
+	hop := namesIn(hd.connection)
 	for name := range h {
 		if !mayDecide(name) {
 			continue
 		}
-		if canon := http.CanonicalHeaderKey(name); (decided(canon) || mirrorHeader(canon)) && namedIn(connection, name) {
+		if canon := http.CanonicalHeaderKey(name); (decided(canon) || mirrorHeader(canon)) && hop.has(name) {
 			return name
 		}
 	}

@@ -225,12 +225,18 @@ func idKeyed(id string, h http.Header) string {
 	return id // net/http refuses a NUL in a header value: no id with credentials is keyed so
 }
 
-// digest returns a digest of the headers of h whose name keep reports, "" when there are
-// none: the secrets among them are not kept.
+// digest returns a digest of the headers of h that go on to the upstream and whose name
+// keep reports, "" when there are none: the secrets among them are not kept. A header
+// h's Connection header names does not go on, and the upstream tells its clients apart
+// without it.
 func digest(h http.Header, keep func(name string) bool) string {
+	var hop *hopNames
+	if connection := h["Connection"]; len(connection) > 0 {
+		hop = namesIn(connection)
+	}
 	var names []string
 	for name := range h {
-		if keep(name) {
+		if keep(name) && !hop.has(name) {
 			names = append(names, name)
 		}
 	}
@@ -1424,17 +1430,84 @@ func writeJSONStatus(w http.ResponseWriter, status int, b []byte) {
 	_, _ = w.Write(b)
 }
 
-// namedIn reports whether the header name is among the comma-separated names of the
-// values of a Connection header.
-func namedIn(connection []string, name string) bool {
+// hopNames are the names a message's Connection header gives, of headers that concern
+// its connection only: read once, so that telling whether a header is one costs a
+// lookup, however many headers and names there are. Names compare in any ASCII case, as
+// net/http's header keys do.
+type hopNames struct {
+	few  [8]string           // the first names, as written
+	n    int                 // of few
+	many map[string]struct{} // every name in lower case, past len(few)
+}
+
+// namesIn reads the names that the values of a Connection header give.
+func namesIn(connection []string) *hopNames {
+	h := &hopNames{}
 	for _, v := range connection {
-		for n := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(n), name) {
-				return true
+		for name := range strings.SplitSeq(v, ",") {
+			if name = strings.TrimSpace(name); name == "" {
+				continue
 			}
+			if h.many == nil && h.n < len(h.few) {
+				h.few[h.n], h.n = name, h.n+1
+				continue
+			}
+			if h.many == nil {
+				h.many = make(map[string]struct{})
+				for _, f := range h.few[:h.n] {
+					h.many[lowerASCII(f)] = struct{}{}
+				}
+			}
+			h.many[lowerASCII(name)] = struct{}{}
+		}
+	}
+	return h
+}
+
+// has reports whether the header name is one of h's; h may be nil, for none.
+func (h *hopNames) has(name string) bool {
+	switch {
+	case h == nil:
+		return false
+	case h.many != nil:
+		var room [64]byte
+		_, ok := h.many[string(appendLowerASCII(room[:0], name))]
+		return ok
+	}
+	for _, f := range h.few[:h.n] {
+		if equalFoldASCII(f, name) {
+			return true
 		}
 	}
 	return false
+}
+
+// lowerASCII returns s with its ASCII letters in lower case.
+func lowerASCII(s string) string { return string(appendLowerASCII(nil, s)) }
+
+// appendLowerASCII appends s to b with its ASCII letters in lower case.
+func appendLowerASCII(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// equalFoldASCII reports whether a and b are equal in any ASCII case.
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if x, y := a[i], b[i]; x != y && (x|0x20 != y|0x20 || x|0x20 < 'a' || x|0x20 > 'z') {
+			return false
+		}
+	}
+	return true
 }
 
 // hopByHop reports whether the header name, in any case, concerns one connection, not
@@ -1470,25 +1543,28 @@ func hopByHop(name string) bool {
 // copyHeaders copies the headers of src to dst but for the hop-by-hop ones: those of
 // hopByHop, and those src's Connection header names.
 func copyHeaders(dst, src http.Header) {
-	connection := src["Connection"]
+	var hop *hopNames
+	if connection := src["Connection"]; len(connection) > 0 {
+		hop = namesIn(connection)
+	}
 	for k, vs := range src {
-		if endToEnd(k, connection) {
+		if endToEnd(k, hop) {
 			dst[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place
 		}
 	}
 }
 
 // endToEnd reports whether the header name goes on past this hop: it is not hop-by-hop,
-// nor named in the Connection header of the values connection.
-func endToEnd(name string, connection []string) bool {
-	return !hopByHop(name) && !(len(connection) > 0 && namedIn(connection, name))
+// nor one of the names hop of the message's Connection header.
+func endToEnd(name string, hop *hopNames) bool {
+	return !hopByHop(name) && !hop.has(name)
 }
 
 // sentOn reports whether a client's request's header name goes on to the upstream: it
 // is end-to-end, and not Accept-Encoding, since answers are read as they come (no
 // encoding but net/http's Transport's own gzip, which it decodes).
-func sentOn(name string, connection []string) bool {
-	return name != "Accept-Encoding" && endToEnd(name, connection)
+func sentOn(name string, hop *hopNames) bool {
+	return name != "Accept-Encoding" && endToEnd(name, hop)
 }
 
 // encoded returns h's Content-Encoding when it is not identity; "" when the body is

@@ -5,10 +5,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // decodingUpstream is a scripted session-less upstream that reads each message as the
@@ -548,5 +552,116 @@ func TestHTTPListChangedUnreadable(t *testing.T) {
 	}
 	if lists, calls := ls.counts(); lists != 2 || calls != 0 {
 		t.Fatalf("%d lists, %d calls; want 2 and 0", lists, calls)
+	}
+}
+
+// TestHTTPConnectionNamedToolset: a session-less upstream serves other tools for another
+// X-MCP-Toolsets ("loose" takes weather {}, the default does not). A client that sends
+// X-MCP-Toolsets: loose and names it in Connection sends it to the proxy alone: the
+// upstream runs its call under the default tools, so the proxy checks it against them,
+// not against the list of the clients that send the header on.
+func TestHTTPConnectionNamedToolset(t *testing.T) {
+	var mu sync.Mutex
+	var ranUnder []string // the toolset of each call that reached the upstream
+	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set("Content-Type", "application/json")
+		toolset := r.Header.Get("X-Mcp-Toolsets")
+		switch m.method {
+		case "tools/list":
+			list := toolsList // weather requires location
+			if toolset == "loose" {
+				list = looseList
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+list+`}`)
+		case "tools/call":
+			mu.Lock()
+			ranUnder = append(ranUnder, toolset)
+			mu.Unlock()
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
+		default:
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{}}`)
+		}
+	})
+	f, _ := memoryFront(t, upstream, Options{})
+	now := time.Now()
+	f.p.now = func() time.Time { return now } // the loose clients' listing stays fresh
+	send := func(connection, body string) string {
+		req := localRequest("POST", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer same")
+		req.Header.Set("X-Mcp-Toolsets", "loose")
+		if connection != "" {
+			req.Header.Set("Connection", connection)
+		}
+		rec := httptest.NewRecorder()
+		f.ServeHTTP(rec, req)
+		return rec.Body.String()
+	}
+	weather := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{}}}`
+	if got := send("", weather); !strings.Contains(got, `"result"`) {
+		t.Fatalf("a loose client's call: %s", got)
+	}
+	for _, connection := range []string{"X-Mcp-Toolsets", "keep-alive, x-mcp-toolsets", "a,b,c,d,e,f,g,h,i,X-MCP-TOOLSETS"} {
+		if got := send(connection, weather); !strings.Contains(got, `"isError":true`) {
+			t.Errorf("Connection: %s: %.200s", connection, got)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(ranUnder, []string{"loose"}) {
+		t.Errorf("the upstream ran calls under the toolsets %q", ranUnder)
+	}
+}
+
+func TestHopNames(t *testing.T) {
+	many := strings.Repeat("x-a, ", 20) + "X-Last"
+	for _, c := range []struct {
+		connection []string
+		name       string
+		want       bool
+	}{
+		{nil, "X-A", false},
+		{[]string{"keep-alive, X-Hop"}, "X-Hop", true},
+		{[]string{"keep-alive", " x-hop ,"}, "X-Hop", true},
+		{[]string{"X-HOP"}, "x-hop", true},
+		{[]string{"X-Hop2"}, "X-Hop", false},
+		{[]string{",,,"}, "", false},
+		{[]string{many}, "X-A", true},
+		{[]string{many}, "x-last", true},
+		{[]string{many}, "X-Lost", false},
+		{[]string{"\u212a"}, "K", false}, // the Kelvin sign is no ASCII K, as net/http's keys hold
+		{[]string{many, strings.Repeat("y", 100)}, strings.Repeat("Y", 100), true},
+	} {
+		if got := namesIn(c.connection).has(c.name); got != c.want {
+			t.Errorf("Connection %.40q has %.40q = %v, want %v", c.connection, c.name, got, c.want)
+		}
+	}
+	var none *hopNames
+	if none.has("X") {
+		t.Error("no names has one")
+	}
+}
+
+// BenchmarkConnectionHeaders: a request whose Connection header names every one of its
+// other headers, forwarded: the cost grows with the headers' bytes, not their square
+// (40,000 names, within net/http's megabyte of headers, took 42 s a request).
+func BenchmarkConnectionHeaders(b *testing.B) {
+	for _, n := range []int{2500, 10000, 40000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			from := http.Header{}
+			var connection strings.Builder
+			for i := range n {
+				name := "X-H" + strconv.Itoa(i)
+				from[name] = []string{"v"}
+				connection.WriteString(name + ", ")
+			}
+			from["Connection"] = []string{connection.String()}
+			b.ResetTimer()
+			for b.Loop() {
+				copyHeaders(http.Header{}, from)
+			}
+		})
 	}
 }
