@@ -505,7 +505,9 @@ func (f *front) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if id != "" && (r.Method == http.MethodDelete && resp.StatusCode < 300 || resp.StatusCode == http.StatusNotFound) {
 		f.forget(key, id)
 	}
-	if r.Method == http.MethodGet && resp.StatusCode == http.StatusOK && kindOf(resp.Header) == streamBody {
+	// The session's own GET stream hears list_changed; a GET that resumes a stream (of a
+	// POST's, as like as not) may not.
+	if r.Method == http.MethodGet && hd.lastEventID == "" && resp.StatusCode == http.StatusOK && kindOf(resp.Header) == streamBody {
 		s.listen()
 		defer s.unlisten()
 	}

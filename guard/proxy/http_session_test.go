@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // looseList is what a session-less upstream lists for the credentials "Bearer loose":
@@ -612,5 +613,88 @@ func TestHTTPBrokenStreamsDoNotWedge(t *testing.T) {
 	}
 	if got := post(0, false); !strings.Contains(got, `"result":{}`) {
 		t.Errorf("after %d calls given up by their clients: %.300s", maxPending, got)
+	}
+}
+
+// TestHTTPResumedStreamHearsNoListChanged: a GET with Last-Event-ID resumes a stream of
+// a POST's (servers replay it under that stream, and send list_changed only on the
+// session's own GET stream), so, held open, it tells the proxy of no change to the tools:
+// a call after the server tightened a schema is checked against the list as it is now,
+// not against the proxy's listing from before.
+func TestHTTPResumedStreamHearsNoListChanged(t *testing.T) {
+	const loose = `{"tools":[{"name":"weather","inputSchema":{"type":"object"}}]}`
+	var tightened atomic.Bool
+	var badCalls atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(body)
+		w.Header().Set(sessionHeader, "s-1")
+		w.Header().Set("Content-Type", "application/json")
+		switch m.method {
+		case "initialize":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"u","version":"1"}}}`)
+		case "tools/list":
+			list := loose
+			if tightened.Load() {
+				list = toolsList // weather requires location
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+list+`}`)
+		case "tools/call":
+			if c, _ := parseCallParams(m.params); member(c.arguments, "location") == nil {
+				badCalls.Add(1)
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[]}}`)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	defer upstream.Close()
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := p.Handler(upstream.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var later atomic.Int64 // how far the proxy's clock is ahead
+	now := time.Now()
+	h.(*front).p.now = func() time.Time { return now.Add(time.Duration(later.Load())) }
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	front := ts.URL + "/mcp"
+	postJSON(t, front, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, front, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(sessionHeader, "s-1")
+	req.Header.Set("Last-Event-ID", "post-stream-7")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("resuming: %v %v", resp, err)
+	}
+	defer resp.Body.Close()
+
+	post := func(body string) string {
+		_, got := postJSON(t, front, body, sessionHeader, "s-1", "Mcp-Protocol-Version", "2025-11-25")
+		return got
+	}
+	if got := post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"location":"x"}}}`); !strings.Contains(got, `"result"`) {
+		t.Fatalf("first call: %s", got)
+	}
+	tightened.Store(true)
+	later.Store(int64(time.Second)) // past what the proxy's own listing vouches for
+	got := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"nope":1}}}`)
+	if n := badCalls.Load(); n != 0 || !strings.Contains(got, `"isError":true`) {
+		t.Errorf("%d call(s) the server's schema refuses now reached it, checked against its list from before: %.200s", n, got)
 	}
 }
