@@ -873,11 +873,7 @@ func (f *front) fetcher(r *http.Request, notFound *bool) fetcher {
 		if r.Header.Get("Mcp-Method") != "" {
 			header.Set("Mcp-Method", "tools/list")
 		}
-		target := *f.upstream
-		if q := f.query(r); q != "" {
-			target.RawQuery = q
-		}
-		b, _, err := postRPC(r.Context(), f.client, target.String(), header, req, key, f.p.opts.maxMessage())
+		b, _, err := postRPC(r.Context(), f.client, f.upstream.String(), f.query(r), header, req, key, f.p.opts.maxMessage())
 		if status := (*statusError)(nil); errors.As(err, &status) && status.code == http.StatusNotFound {
 			*notFound = true
 		}
@@ -887,11 +883,15 @@ func (f *front) fetcher(r *http.Request, notFound *bool) fetcher {
 
 // postRPC posts the JSON-RPC request req, of the id key key, to the MCP endpoint url with
 // header, and returns the answer, whether it comes as JSON or in an SSE stream, of max
-// bytes at most, and the answer's headers.
-func postRPC(ctx context.Context, client *http.Client, url string, header http.Header, req []byte, key string, max int64) ([]byte, http.Header, error) {
+// bytes at most, and the answer's headers. A query, when not "", replaces url's, and is
+// sent as it is, as a client's is: a '#' in it is the query's, not a fragment.
+func postRPC(ctx context.Context, client *http.Client, url, query string, header http.Header, req []byte, key string, max int64) ([]byte, http.Header, error) {
 	out, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(req))
 	if err != nil {
 		return nil, nil, err
+	}
+	if query != "" {
+		out.URL.RawQuery = query
 	}
 	copyHeaders(out.Header, header)
 	out.Header.Del("Accept-Encoding") // the transport asks for gzip, and decodes it
@@ -960,7 +960,7 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 	copyHeaders(h, header)
 	initialize := `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18",` +
 		`"capabilities":{},"clientInfo":{"name":"mcpvalidate","version":"1"}}}`
-	b, got, err := postRPC(ctx, client, url, h, []byte(initialize), `"init`, DefaultMaxMessage)
+	b, got, err := postRPC(ctx, client, url, "", h, []byte(initialize), `"init`, DefaultMaxMessage)
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -982,11 +982,11 @@ func ListTools(ctx context.Context, url string, header http.Header) ([]byte, err
 	if v, ok := stringValue(member(m.result, "protocolVersion")); ok {
 		h.Set("MCP-Protocol-Version", v)
 	}
-	if _, _, err := postRPC(ctx, client, url, h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "", DefaultMaxMessage); err != nil {
+	if _, _, err := postRPC(ctx, client, url, "", h, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "", DefaultMaxMessage); err != nil {
 		return nil, fmt.Errorf("notifications/initialized: %w", err)
 	}
 	return listPages(func(req []byte) ([]byte, error) {
-		b, _, err := postRPC(ctx, client, url, h, req, `"list`, DefaultMaxMessage)
+		b, _, err := postRPC(ctx, client, url, "", h, req, `"list`, DefaultMaxMessage)
 		return b, err
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -696,5 +697,31 @@ func TestHTTPResumedStreamHearsNoListChanged(t *testing.T) {
 	got := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"nope":1}}}`)
 	if n := badCalls.Load(); n != 0 || !strings.Contains(got, `"isError":true`) {
 		t.Errorf("%d call(s) the server's schema refuses now reached it, checked against its list from before: %.200s", n, got)
+	}
+}
+
+// TestHTTPQueryWithHash: a client's query that holds a '#' (the query's own, to an HTTP
+// server: a request-target has no fragment) goes on whole, with the call and with the
+// proxy's own tools/list alike: with "?x#&toolset=admin" the call is checked against the
+// admin tools the upstream runs it under, not against those of no toolset.
+func TestHTTPQueryWithHash(t *testing.T) {
+	qs := &queryServer{}
+	upstream := httptest.NewServer(qs)
+	defer upstream.Close()
+	endpoint := startFront(t, upstream.URL+"/mcp", Options{})
+	u, _ := url.Parse(endpoint)
+	u.RawQuery = "x#&toolset=admin" // written as it is in the request line
+	req := &http.Request{Method: "POST", URL: u, Header: http.Header{}, Host: u.Host,
+		Body: io.NopCloser(strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run","arguments":{"cmd":"rm -rf /"}}}`))}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if ran := qs.ran(); len(ran) != 0 || !strings.Contains(string(got), `"isError":true`) {
+		t.Errorf("the upstream ran %q, a call its toolset=admin list refuses; the client got %s", ran, got)
 	}
 }
