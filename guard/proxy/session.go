@@ -710,6 +710,16 @@ func addTools(tools map[string]*tool, result []byte) (next []byte) {
 				if !named || name == "" {
 					return
 				}
+				if ambiguousIn(e, "name", "inputSchema", "outputSchema") {
+					// Clients that bind members in any case read the last of them, the
+					// proxy the one spelled as MCP spells it: every name it may go by fails closed.
+					members(e, func(k string, v []byte) {
+						if n, ok := stringValue(v); ok && strings.EqualFold(k, "name") && n != "" {
+							tools[n] = &tool{in: newSchema(nil, errSpelledTwice)}
+						}
+					})
+					return
+				}
 				t := &tool{in: newSchema(in, nil)}
 				if in == nil {
 					t.in = newSchema(nil, errNoInputSchema)
@@ -730,6 +740,7 @@ func addTools(tools map[string]*tool, result []byte) (next []byte) {
 var (
 	errNoInputSchema = errors.New("the server lists the tool without an inputSchema")
 	errListedTwice   = errors.New("the server lists the tool twice, with different schemas")
+	errSpelledTwice  = errors.New("the server lists the tool with its name or a schema given twice, or in two cases, which clients read otherwise than the proxy")
 )
 
 // learn takes a tools/list result the client asked for at the list's generation gen. A

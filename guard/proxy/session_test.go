@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -909,5 +910,39 @@ func TestStreamlessListings(t *testing.T) {
 	rpc(t, endpoint, sid, callOf("t1", 0))
 	if lists, _ := ls.counts(); lists != 2*pages {
 		t.Fatalf("%d tools/list upstream once it is up, want %d", lists, 2*pages)
+	}
+}
+
+// TestToolSpelledTwice: a server lists a tool with "outputSchema" and, after it,
+// "OutputSchema" (or its name or inputSchema so). The proxy reads the member spelled as
+// MCP spells it; Go's encoding/json, as go-sdk's and mcp-go's clients decode the list, the
+// last in any case. Such a tool fails closed under every name it may go by, as a tool
+// listed twice does: its calls are refused, and no result checked against one schema
+// reaches a client that holds the other.
+func TestToolSpelledTwice(t *testing.T) {
+	for _, tc := range []struct{ tool, call string }{
+		{`{"name":"sum","inputSchema":{"type":"object"},"outputSchema":{"type":"object"},"OutputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}`, "sum"},
+		{`{"name":"sum","inputSchema":{"type":"object"},"inputSchema":{"type":"object","required":["n"]}}`, "sum"},
+		{`{"name":"sum","Name":"admin","inputSchema":{"type":"object"}}`, "admin"},
+		{`{"name":"sum","Name":"admin","inputSchema":{"type":"object"}}`, "sum"},
+	} {
+		list := `{"tools":[` + tc.tool + `]}`
+		var reached atomic.Int64
+		upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			req, _ := io.ReadAll(r.Body)
+			m, _ := parseMessage(req)
+			w.Header().Set("Content-Type", "application/json")
+			if m.method == "tools/list" {
+				io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+list+`}`)
+				return
+			}
+			reached.Add(1)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[],"structuredContent":{"n":"x"}}}`)
+		})
+		_, do := memoryFront(t, upstream, Options{Output: true})
+		_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tc.call+`","arguments":{}}}`)
+		if reached.Load() != 0 || !strings.Contains(got, `"isError":true`) {
+			t.Errorf("%s, a call of %s: reached the server %d times; the client got %.300s", tc.tool, tc.call, reached.Load(), got)
+		}
 	}
 }
