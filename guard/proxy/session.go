@@ -171,7 +171,9 @@ func (p *Proxy) fromClient(x exchange, b []byte, fetch fetcher) (forward, answer
 // answer to its own request) or withholds it unread (unreadable).
 func (p *Proxy) fromServer(x exchange, b []byte) (out []byte) {
 	m, _, valid := checkedMessage(b)
-	if !valid {
+	// Invalid UTF-8 is read as U+FFFD a byte by Go, a sequence at a time by fetch and
+	// Python: a string's length, a pattern's match, differ from reader to reader.
+	if !valid || p.guard.ChecksResults() && !utf8.Valid(b) {
 		if p.unreadable(x.s, b) {
 			return nil
 		}
@@ -207,8 +209,9 @@ func (p *Proxy) fromServer(x exchange, b []byte) (out []byte) {
 
 // unreadable decides b, a message of the server's that is not JSON the proxy reads, which
 // a client may read all the same (a NaN, which Python's pydantic takes; a line ended by a
-// lone CR): one that may hide a list_changed makes the list stale; under Options.Output,
-// where it may hide a result the proxy could not check, it is withheld.
+// lone CR), or, under Options.Output, not UTF-8: one that may hide a list_changed makes
+// the list stale; under Options.Output, where it may hide a result the proxy could not
+// check as the client reads it, it is withheld.
 func (p *Proxy) unreadable(s *session, b []byte) (withheld bool) {
 	if bytes.Contains(b, []byte("list_changed")) || bytes.IndexByte(b, '\\') >= 0 {
 		s.listChanged()

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // A listServer is a scripted streamable HTTP MCP endpoint: each initialize makes a session
@@ -943,6 +944,31 @@ func TestToolSpelledTwice(t *testing.T) {
 		_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tc.call+`","arguments":{}}}`)
 		if reached.Load() != 0 || !strings.Contains(got, `"isError":true`) {
 			t.Errorf("%s, a call of %s: reached the server %d times; the client got %.300s", tc.tool, tc.call, reached.Load(), got)
+		}
+	}
+}
+
+// TestResultNotUTF8Withheld: under Output, a result whose structuredContent holds invalid
+// UTF-8, "\xe2\x82\xe2\x82", is withheld: the guard reads it as Go does, a U+FFFD a byte
+// (4 characters, meeting minLength 4), where fetch's TextDecoder and Python's decoder read
+// a U+FFFD a sequence (2 characters, which break it).
+func TestResultNotUTF8Withheld(t *testing.T) {
+	const list = `{"tools":[{"name":"code","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"c":{"type":"string","minLength":4}},"required":["c"]}}]}`
+	for _, c := range []string{"\xe2\x82\xe2\x82", "abcd"} {
+		upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			req, _ := io.ReadAll(r.Body)
+			m, _ := parseMessage(req)
+			w.Header().Set("Content-Type", "application/json")
+			if m.method == "tools/list" {
+				io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+list+`}`)
+				return
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[],"structuredContent":{"c":"`+c+`"}}}`)
+		})
+		_, do := memoryFront(t, upstream, Options{Output: true})
+		_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"code","arguments":{}}}`)
+		if passed := strings.Contains(got, c); passed != utf8.ValidString(c) {
+			t.Errorf("a result with %q: %q", c, got)
 		}
 	}
 }
