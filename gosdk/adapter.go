@@ -29,10 +29,9 @@ import (
 // call would run its new handler unchecked. A handler bound at registration checks the
 // schema its tool holds, whatever happens to the server's other registrations meanwhile.
 
-// handler is [Guard.Handler] for the guard g; decodes: the type h decodes the arguments
-// into (a typed tool's In), whose reading of them must meet the schema too (asFloats), or
-// nil.
-func handler(g *guard.Guard, t *mcp.Tool, h mcp.ToolHandler, decodes reflect.Type) mcp.ToolHandler {
+// handler is [Guard.Handler] for the guard g; decodes: what h decodes the arguments into
+// (a typed tool's In), whose reading of them must meet the schema too (asFloats), or nil.
+func handler(g *guard.Guard, t *mcp.Tool, h mcp.ToolHandler, decodes *decoding) mcp.ToolHandler {
 	h = recovering(t.Name, h)
 	in, out := newSchemaRef(g, t.Name, false, t.InputSchema), &schemaRef{tool: t.Name, output: true}
 	if g.ChecksResults() && t.OutputSchema != nil {
@@ -112,7 +111,7 @@ func AddTool[In, Out any](g *Guard, s *mcp.Server, t *mcp.Tool, h mcp.ToolHandle
 	if err != nil {
 		panic(fmt.Sprintf("AddTool: tool %q: %v", t.Name, err))
 	}
-	s.AddTool(tt, g.bind(tt, th, reflect.TypeFor[In]()))
+	s.AddTool(tt, g.bind(tt, th, decodingOf(reflect.TypeFor[In]())))
 	key := weak.Make(t)
 	if _, again := registered.Swap(key, tt); !again {
 		runtime.AddCleanup(t, func(key weak.Pointer[mcp.Tool]) { registered.Delete(key) }, key)

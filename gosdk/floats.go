@@ -19,15 +19,49 @@ import (
 // integer exactly, as it is decoded; a number whose place cannot be told, as go-sdk reads
 // it, a float64.
 
-// asFloats returns args as In reads them when they then break schema; else args, which
-// the guard checks as they are. in is nil for a raw tool, whose handler reads the bytes.
-func asFloats(g *guard.Guard, schema *guard.Schema, args []byte, in reflect.Type) (read []byte) {
-	if in == nil {
+// A decoding is the type a typed tool's handler decodes its arguments into.
+type decoding struct {
+	t        reflect.Type
+	float32s bool // a float32 is found somewhere in t
+}
+
+// decodingOf returns the decoding into t.
+func decodingOf(t reflect.Type) *decoding {
+	return &decoding{t: t, float32s: holdsFloat32(t, map[reflect.Type]bool{})}
+}
+
+// holdsFloat32 reports whether a value of t may hold a float32.
+func holdsFloat32(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Float32:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return holdsFloat32(t.Elem(), seen)
+	case reflect.Map:
+		return holdsFloat32(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if holdsFloat32(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asFloats returns args as d reads them when they then break schema; else args, which
+// the guard checks as they are. d is nil for a raw tool, whose handler reads the bytes.
+func asFloats(g *guard.Guard, schema *guard.Schema, args []byte, d *decoding) (read []byte) {
+	if d == nil {
 		return args
 	}
 	rounds := false
 	eachNumber(args, func(n number) bool {
-		rounds = n.rounds(args)
+		rounds = n.rounds(args, d.float32s)
 		return !rounds
 	})
 	if !rounds {
@@ -46,7 +80,7 @@ func asFloats(g *guard.Guard, schema *guard.Schema, args []byte, in reflect.Type
 	if v.Validate(args) != nil {
 		return args // refused as sent
 	}
-	if read = rewritten(args, nums, readsOf(args, nums, in)); v.Validate(read) != nil {
+	if read = rewritten(args, nums, readsOf(args, nums, d.t)); v.Validate(read) != nil {
 		return read
 	}
 	return args
@@ -55,19 +89,34 @@ func asFloats(g *guard.Guard, schema *guard.Schema, args []byte, in reflect.Type
 // A number is the span of a JSON number in a text.
 type number struct{ start, end int }
 
-// rounds reports whether n, in b, reads otherwise as a float64 or a float32 than as
-// written: in value, or only in form (2.50, 1E0), which costs a check and changes nothing.
-func (n number) rounds(b []byte) bool {
+// rounds reports whether n, in b, reads otherwise as a float64, or as a float32 when
+// float32s, than as written: in value, or, for a fraction or an exponent, only in form
+// (2.50, 1E0), which costs a check and changes nothing.
+func (n number) rounds(b []byte, float32s bool) bool {
 	num := b[n.start:n.end]
-	if !bytes.ContainsAny(num, ".eE") && len(bytes.TrimPrefix(num, []byte("-"))) < 8 {
-		return false // an integer under 2^24: exact in both
+	exact := 15 // digits of an integer that a float64 holds exactly
+	if float32s {
+		exact = 7
+	}
+	if !bytes.ContainsAny(num, ".eE") && len(bytes.TrimPrefix(num, []byte("-"))) <= exact {
+		return false
 	}
 	var room [32]byte
 	f, err := strconv.ParseFloat(string(num), 64)
 	if err != nil {
 		return false // beyond float64's range: decoding it into a float fails
 	}
-	return !bytes.Equal(strconv.AppendFloat(room[:0], f, 'g', -1, 64), num) || !bytes.Equal(float32Form(room[:0], num), num)
+	form := byte('g')
+	if !bytes.ContainsAny(num, ".eE") {
+		form = 'f' // an integer: its digits, whatever their number
+	}
+	if !bytes.Equal(strconv.AppendFloat(room[:0], f, form, -1, 64), num) {
+		return true
+	}
+	if f, err := strconv.ParseFloat(string(num), 32); float32s && err == nil {
+		return !bytes.Equal(strconv.AppendFloat(room[:0], f, form, -1, 32), num)
+	}
+	return false
 }
 
 // float32Form appends num as the float32 it rounds to, or num when it has none.

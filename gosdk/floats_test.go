@@ -128,3 +128,56 @@ func TestRewritten(t *testing.T) {
 		t.Errorf("as read = %s", got)
 	}
 }
+
+func TestRounds(t *testing.T) {
+	for _, c := range []struct {
+		num      string
+		float32s bool
+		want     bool
+	}{
+		{"1733500000", false, false}, // a timestamp: exact in a float64, no second look
+		{"52.520008", false, false},
+		{"-0", true, false},
+		{"123456789012345", false, false},
+		{"9007199254740992", false, false},
+		{"9007199254740993", false, true},
+		{"10000000000000000000", false, false},
+		{"12345678", true, false},
+		{"16777217", true, true},
+		{"16777217", false, false},
+		{"0.123456789", true, true},
+		{"0.123456789", false, false},
+		{"1e-400", false, true},
+		{"1e400", false, false}, // beyond float64: decoding it into a float fails
+		{"2.50", false, true},
+	} {
+		if got := (number{0, len(c.num)}).rounds([]byte(c.num), c.float32s); got != c.want {
+			t.Errorf("%s rounds (float32s %v) = %v, want %v", c.num, c.float32s, got, c.want)
+		}
+	}
+}
+
+func TestHoldsFloat32(t *testing.T) {
+	type node struct {
+		Next *node
+		F    []map[string]float32
+	}
+	type plain struct {
+		Next *plain
+		A    []float64
+		Any  any
+	}
+	for _, c := range []struct {
+		t    reflect.Type
+		want bool
+	}{
+		{reflect.TypeFor[node](), true},
+		{reflect.TypeFor[plain](), false},
+		{reflect.TypeFor[map[string]any](), false},
+		{reflect.TypeFor[*[3]float32](), true},
+	} {
+		if got := decodingOf(c.t).float32s; got != c.want {
+			t.Errorf("%v holds a float32 = %v, want %v", c.t, got, c.want)
+		}
+	}
+}

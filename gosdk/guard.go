@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sync"
 
@@ -57,7 +56,7 @@ func (g *Guard) Guard() *guard.Guard { return g.core }
 func (g *Guard) Handler(t *mcp.Tool, h mcp.ToolHandler) mcp.ToolHandler { return g.bind(t, h, nil) }
 
 // bind is Handler; decodes as handler's.
-func (g *Guard) bind(t *mcp.Tool, h mcp.ToolHandler, decodes reflect.Type) mcp.ToolHandler {
+func (g *Guard) bind(t *mcp.Tool, h mcp.ToolHandler, decodes *decoding) mcp.ToolHandler {
 	g.bound.Store(t.Name, struct{}{})
 	return handler(g.core, t, h, decodes)
 }
