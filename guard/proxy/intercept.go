@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/mcpvalidate/mcpvalidate/guard/internal/jsontext"
@@ -72,11 +73,55 @@ func (i *Interceptor) Intercept(msg []byte) ([]byte, error) {
 	if !ok || c.ambiguous {
 		return nil, errors.New("proxy: the intercepted call names no tool, or names it ambiguously")
 	}
-	text, meta, refused := i.p.decide(i.s, nil, i.tools[c.name], c.name, c.arguments)
+	name, args := c.name, c.arguments
+	text, meta, refused := i.p.decide(i.s, nil, i.tools[name], name, args)
+	for depth := 0; !refused && name == gatewayExec && i.tools[name] != nil; depth++ {
+		// The gateway's mcp-exec runs the tool it names itself, past the interceptors:
+		// that call is checked here, as the gateway reads it.
+		if name, args, text = execTarget(args); text == "" && depth == maxExecDepth {
+			text = "mcp-exec calls mcp-exec more than " + strconv.Itoa(maxExecDepth) + " deep"
+		}
+		if refused = text != ""; !refused {
+			text, meta, refused = i.p.decide(i.s, nil, i.tools[name], name, args)
+		}
+	}
 	if !refused {
 		return nil, nil
 	}
 	return appendRefusalResult(nil, text, meta, i.s.modern(c.meta, "")), nil
+}
+
+// gatewayExec is the tool of Docker's MCP Gateway (its dynamic tools, on by default) that
+// calls another tool, named in its arguments, with the arguments given there.
+const gatewayExec = "mcp-exec"
+
+// maxExecDepth bounds the mcp-exec calls of mcp-exec an interceptor reads through.
+const maxExecDepth = 8
+
+// execTarget returns the tool an mcp-exec call of the arguments args runs and its
+// arguments, as the gateway reads them (pkg/gateway/mcpexec.go: encoding/json, so a
+// member in any case, the name trimmed of spaces, arguments given as a JSON string read
+// from it); or why the call is refused, when they cannot be told for sure.
+func execTarget(args []byte) (name string, inner []byte, why string) {
+	if ambiguousIn(args, "name", "arguments") {
+		return "", nil, "mcp-exec's arguments give the tool's name or its arguments twice, or in two cases"
+	}
+	inner = []byte("{}")
+	members(args, func(k string, v []byte) {
+		switch {
+		case strings.EqualFold(k, "name"):
+			name, _ = stringValue(v)
+		case strings.EqualFold(k, "arguments"):
+			inner = v
+			if s, ok := stringValue(v); ok {
+				inner = []byte(s)
+			}
+		}
+	})
+	if name = strings.TrimSpace(name); name == "" {
+		return "", nil, "mcp-exec's arguments name no tool"
+	}
+	return name, inner, ""
 }
 
 // ServeHTTP is the before:http: interceptor: the call in the POST body, the refusal (a
