@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -74,7 +76,7 @@ func (i *Interceptor) Intercept(msg []byte) ([]byte, error) {
 		return nil, errors.New("proxy: the intercepted call names no tool, or names it ambiguously")
 	}
 	name, args := c.name, c.arguments
-	text, meta, refused := i.p.decide(i.s, nil, i.tools[name], name, args)
+	text, meta, refused := i.decide(name, args)
 	for depth := 0; !refused && name == gatewayExec && i.tools[name] != nil; depth++ {
 		// The gateway's mcp-exec runs the tool it names itself, past the interceptors:
 		// that call is checked here, as the gateway reads it.
@@ -82,13 +84,65 @@ func (i *Interceptor) Intercept(msg []byte) ([]byte, error) {
 			text = "mcp-exec calls mcp-exec more than " + strconv.Itoa(maxExecDepth) + " deep"
 		}
 		if refused = text != ""; !refused {
-			text, meta, refused = i.p.decide(i.s, nil, i.tools[name], name, args)
+			text, meta, refused = i.decide(name, args)
 		}
 	}
 	if !refused {
 		return nil, nil
 	}
 	return appendRefusalResult(nil, text, meta, i.s.modern(c.meta, "")), nil
+}
+
+// decide decides a call of the tool name with the arguments args as the gateway hands
+// them on: decoded into an any and marshalled again (pkg/gateway/handlers.go), so every
+// number as the float64 it rounds to; they must meet the schema so, as well as sent.
+func (i *Interceptor) decide(name string, args []byte) (text string, meta json.RawMessage, refused bool) {
+	t := i.tools[name]
+	if t != nil {
+		if read, changed := asFloat64s(args); changed {
+			if v, err := i.p.guard.Compiled(t.in.of(i.p.guard)); err == nil && v.Validate(read) != nil {
+				args = read // refused as the server would get it
+			}
+		}
+	}
+	return i.p.decide(i.s, nil, t, name, args)
+}
+
+// asFloat64s returns the JSON text b with each number written as the float64 it rounds
+// to, and whether one was written otherwise; b when it is not JSON the proxy reads.
+func asFloat64s(b []byte) ([]byte, bool) {
+	var out []byte
+	var room [32]byte
+	last := 0
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			_, end, problem := jsontext.ScanString(b, i)
+			if problem != "" {
+				return b, false
+			}
+			i = end - 1
+		case c == '-' || '0' <= c && c <= '9':
+			end, whole, problem := jsontext.ScanNumber(b, i)
+			if problem != "" {
+				return b, false
+			}
+			num := b[i:end]
+			if !(whole && end-i <= 15) { // else exact in a float64
+				if f, err := strconv.ParseFloat(string(num), 64); err == nil {
+					if read := strconv.AppendFloat(room[:0], f, 'g', -1, 64); !bytes.Equal(read, num) {
+						out = append(append(out, b[last:i]...), read...)
+						last = end
+					}
+				}
+			}
+			i = end - 1
+		}
+	}
+	if out == nil {
+		return b, false
+	}
+	return append(out, b[last:]...), true
 }
 
 // gatewayExec is the tool of Docker's MCP Gateway (its dynamic tools, on by default) that

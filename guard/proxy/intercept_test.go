@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 )
@@ -72,6 +73,48 @@ func TestInterceptGatewayExec(t *testing.T) {
 		out, err := in.Intercept([]byte(c.call))
 		if err != nil || (out == nil) != c.passes {
 			t.Errorf("%s: %s %v", c.call, out, err)
+		}
+	}
+}
+
+// TestInterceptGatewayRoundsNumbers: the gateway hands a call's arguments on decoded into
+// an any and marshalled again (pkg/gateway/handlers.go), so the server gets each number as
+// the float64 it rounds to: 1e-400 as 0, 9007199254740995 as 9007199254740996. A call
+// whose numbers so read break the schema is refused, as the server would get it.
+func TestInterceptGatewayRoundsNumbers(t *testing.T) {
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := `{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{` +
+		`"x":{"type":"number","exclusiveMinimum":0},"n":{"type":"integer","maximum":9007199254740995},"s":{"type":"string"}}}}]}`
+	in, err := p.Interceptor([]byte(tools))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args   string
+		passes bool
+	}{
+		{`{"x":1e-400}`, false},
+		{`{"n":9007199254740995}`, false},
+		{`{"x":0.5,"n":9007199254740994,"s":"1e-400"}`, true},
+		{`{"x":2.50,"n":12345678901234567}`, false}, // 12345678901234568 past the maximum
+		{`{"x":1E0,"n":-9007199254740995}`, true},
+	} {
+		out, err := in.Intercept([]byte(`{"Session":{},"Params":{"name":"t","arguments":` + c.args + `}}`))
+		if err != nil || (out == nil) != c.passes {
+			t.Errorf("%s: %s %v", c.args, out, err)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{`{"a":[1e-400,"9007199254740995",9007199254740995]}`, `{"a":[0,"9007199254740995",9.007199254740996e+15]}`},
+		{`{"a":"\"1e-400"}`, ``},
+		{`[` + strings.Repeat(`0.1,`, 1<<18) + `1e-400]`, `[` + strings.Repeat(`0.1,`, 1<<18) + `0]`}, // a megabyte
+	} {
+		got, changed := asFloat64s([]byte(c.in))
+		if want := cmp.Or(c.want, c.in); string(got) != want || changed != (c.want != "") {
+			t.Errorf("asFloat64s(%.60s) = %.60s, %v", c.in, got, changed)
 		}
 	}
 }
