@@ -23,6 +23,9 @@ func interceptCommand(fs *flag.FlagSet) action {
 		if (*toolsFile == "") == (*gateway == "") || fs.NArg() > 0 {
 			return 0, fmt.Errorf("%w: intercept needs -tools FILE or -gateway URL, and no arguments", errUsage)
 		}
+		if flags.o.Output {
+			return 0, fmt.Errorf("%w: intercept -output: the gateway's before hook hands an interceptor the call, never its result, so no result would be checked", errUsage)
+		}
 		o, closeLog, err := flags.options(stderr, "intercept")
 		if err != nil {
 			return 0, err

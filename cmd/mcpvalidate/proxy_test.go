@@ -190,6 +190,17 @@ func TestServeHTTP(t *testing.T) {
 // call request on stdin, as the gateway marshals go-sdk's request, the refusal or nothing
 // on stdout; with the tools from a file, and from a streamable HTTP endpoint's own
 // tools/list. (proxy's TestInterceptor marshals go-sdk's own types.)
+// TestInterceptOutputRefused: intercept -output is a usage error, not a flag taken and
+// ignored: the gateway's before hook hands the interceptor the call, never its result.
+func TestInterceptOutputRefused(t *testing.T) {
+	file := write(t, "tools.json", `{"tools":[{"name":"sum","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]}`)
+	var out, errOut bytes.Buffer
+	code := run([]string{"intercept", "-output", "-tools", file}, strings.NewReader(`{"Session":{},"Params":{"name":"sum","arguments":{}}}`), &out, &errOut)
+	if code != 2 || !strings.Contains(errOut.String(), "never its result") {
+		t.Errorf("intercept -output: exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+	}
+}
+
 func TestIntercept(t *testing.T) {
 	list := `{"tools":[{"name":"weather","inputSchema":` + strings.ReplaceAll(weather, "\n", "") + `}]}`
 	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
