@@ -264,7 +264,7 @@ func (c *conn) relay(line []byte, more bool) bool {
 	if answer != nil && c.toClient(answer, false, false) != nil {
 		return false
 	}
-	_ = c.toServer(forward, sameBytes(forward, line), more)
+	_ = c.toServer(forward, sameBytes(forward, line) && lineEnd(line) > 0, more) // a last line may come unended
 	return true
 }
 
@@ -327,7 +327,9 @@ func (c *conn) fromServer(r io.Reader) error {
 		}
 		if len(line) > 0 {
 			out := c.p.fromServer(exchange{s: c.s}, line)
-			if werr := c.toClient(out, sameBytes(out, line), lines.hasLine()); werr != nil {
+			// A last line may come unended: it is ended, so that the proxy's own answers
+			// after it are lines of their own.
+			if werr := c.toClient(out, sameBytes(out, line) && lineEnd(line) > 0, lines.hasLine()); werr != nil {
 				// Keep reading, so that a server that writes on is not blocked.
 				_, _ = io.Copy(io.Discard, r)
 				return werr

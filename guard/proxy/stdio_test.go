@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -238,5 +239,29 @@ func TestListToolsStdioChatty(t *testing.T) {
 	}()
 	if _, err := ListToolsStdio(serverReads, serverWrites); err == nil || !strings.Contains(err.Error(), "without answering") {
 		t.Errorf("err %v, want the server's silence on the request", err)
+	}
+}
+
+// TestStdioLastLineUnended: a server's last message with no line end before its output
+// ends (it exited mid-write, or wrote it so) reaches the client ended, and the proxy's
+// errors for the requests still in flight follow on lines of their own: every SDK's reader
+// drops a line of two JSON values, so neither would arrive.
+func TestStdioLastLineUnended(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if _, err := io.WriteString(h.serverSend, `{"jsonrpc":"2.0","id":1,"result":{}}`); err != nil {
+		t.Fatal(err)
+	}
+	h.serverSend.Close()
+	rest, _ := io.ReadAll(h.clientGot)
+	lines := strings.Split(strings.TrimSuffix(string(rest), "\n"), "\n")
+	for _, line := range lines {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("the client got a line that is not one message: %s", line)
+		}
+	}
+	if len(lines) != 2 {
+		t.Errorf("the client got %d lines: %q", len(lines), rest)
 	}
 }
