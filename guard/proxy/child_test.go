@@ -75,7 +75,7 @@ func TestRunServerExits(t *testing.T) {
 }
 
 // TestRunClientEnds stops the server when the client's input ends, and returns its
-// status, after passing what the server still had to say.
+// status, after passing what the server still had to say, its last line ended.
 func TestRunClientEnds(t *testing.T) {
 	send, got, result := runProxy(t, "cat")
 	io.WriteString(send, `{"jsonrpc":"2.0","method":"first"}`+"\n")
@@ -84,8 +84,11 @@ func TestRunClientEnds(t *testing.T) {
 	}
 	io.WriteString(send, `{"jsonrpc":"2.0","method":"x"}`)
 	send.Close()
-	if line, err := got.ReadString('\n'); line != `{"jsonrpc":"2.0","method":"x"}` || err != io.EOF {
+	if line, err := got.ReadString('\n'); line != `{"jsonrpc":"2.0","method":"x"}`+"\n" || err != nil {
 		t.Fatalf("the client got %q, %v", line, err)
+	}
+	if rest, err := got.ReadString('\n'); rest != "" || err != io.EOF {
+		t.Fatalf("then %q, %v", rest, err)
 	}
 	if r := <-result; r[0] != 0 || r[1] != nil {
 		t.Fatalf("Run returned %v, %v", r[0], r[1])

@@ -321,16 +321,15 @@ func (p *Proxy) clientCall(x exchange, m *message, key string, fetch fetcher) (a
 	if m.ambiguous {
 		return refuse(invalidRequest(m.id, "a member of the message appears twice or in two cases, so the server might read another call than the one checked"))
 	}
-	if m.params == nil {
-		return nil, false // the server answers that it lacks params
-	}
 	c, ok := paramsOf(m)
 	if c.ambiguous {
 		return refuse(invalidRequest(m.id, "params names the tool, its arguments or its task twice, in two cases, or the tool not as a string"))
 	}
-	if !ok {
-		return nil, false // no name: the server answers
+	if i := jsontext.SkipSpace(m.params, 0); !ok && m.params != nil && (i == len(m.params) || m.params[i] != '{') {
+		return nil, false // params that are not an object: the server refuses them
 	}
+	// A call that names no tool, or has no params, is one of the tool "" to Go's servers
+	// (mcp-go, go-sdk), which run a tool registered so: refused as a tool not listed.
 	o := p.begin(s, m.id, &c)
 	t, listErr := p.lookup(s, c.name, c.meta, fetch)
 	if t == nil && listErr != nil {

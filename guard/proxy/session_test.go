@@ -972,3 +972,24 @@ func TestResultNotUTF8Withheld(t *testing.T) {
 		}
 	}
 }
+
+// TestCallWithoutName: Go's servers (go-sdk, mcp-go) read a tools/call whose params name
+// no tool, or that has no params, as a call of the tool "", which go-sdk registers with
+// only a logged error and mcp-go without a word: such a call is refused as one of a tool
+// the server does not list, never passed on unchecked.
+func TestCallWithoutName(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.clientPasses(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	h.serverPasses(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"","inputSchema":` + weatherSchema + `}]}}`)
+	for i, call := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{"days":"3"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"","arguments":{"days":"3"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call"}`,
+	} {
+		h.client(call)
+		if got := h.clientGets(); !strings.Contains(got, `"id":`+strconv.Itoa(i+2)+`,"error"`) || !strings.Contains(got, "Unknown tool") {
+			t.Errorf("%s: the client got %s", call, got)
+		}
+	}
+	h.clientPasses(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":[]}`) // not an object: the server refuses it
+}
