@@ -16,8 +16,8 @@ import (
 // server listed for the tool before sending them, and answers a call that breaks it
 // itself, with the isError result a server behind the guard gives, word for word, so that
 // the model repairs the call without a round trip; under [guard.WithOutputValidation], a
-// result whose structuredContent breaks the tool's outputSchema is replaced as a server
-// behind the guard replaces it. Every other method is mcp-go's.
+// result whose structuredContent, as the server sent it, breaks the tool's outputSchema is
+// replaced as a server behind the guard replaces it. Every other method is mcp-go's.
 type Client struct {
 	*client.Client
 	g *Guard
@@ -117,7 +117,9 @@ func (c *Client) CallTool(ctx context.Context, request mcp.CallToolRequest) (res
 		core.Unchecked(&call)
 		return res, err
 	}
-	content, err := structuredContent(nil, res.StructuredContent)
+	// The bytes the server sent, which mcp-go keeps beside their decoding: a float64
+	// decoding rounds an integer beyond 2^53 onto another.
+	content, err := structuredContent(res.RawStructuredContent, res.StructuredContent)
 	if err != nil {
 		core.Unchecked(&call)
 		return nil, err

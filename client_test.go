@@ -80,3 +80,32 @@ func TestClientOutput(t *testing.T) {
 		t.Errorf("client side %q (isError %v), server side %q", textOf(got), got.IsError, textOf(want))
 	}
 }
+
+// TestClientChecksRawStructuredContent: the Client checks a result's structuredContent as
+// the server sent it, which mcp-go keeps in RawStructuredContent, not as its float64
+// decoding holds it: an integer beyond 2^53 that breaks the outputSchema is withheld,
+// though it rounds onto a value that matches.
+func TestClientChecksRawStructuredContent(t *testing.T) {
+	for _, c := range []struct {
+		sent    string
+		refused bool
+	}{
+		{`{"n":9007199254740992}`, false},
+		{`{"n":9007199254740993}`, true}, // above the maximum, and odd
+		{`{"n":9007199254740994}`, true},
+	} {
+		tool := mcp.NewTool("counter", mcp.WithRawOutputSchema(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740992,"multipleOf":2}},"required":["n"]}`)))
+		srv := server.NewMCPServer("s", "1")
+		srv.AddTool(tool, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("counted")}, RawStructuredContent: json.RawMessage(c.sent)}, nil
+		})
+		agent := New(guard.WithOutputValidation()).Client(inProcess(t, srv))
+		res, err := agent.CallTool(context.Background(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "counter", Arguments: map[string]any{}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError != c.refused || c.refused && textOf(res) != badResultText {
+			t.Errorf("sent %s: %q (isError %v), want refused %v", c.sent, textOf(res), res.IsError, c.refused)
+		}
+	}
+}
