@@ -132,12 +132,13 @@ func (g *Guard) Handler(tool mcp.Tool, h server.ToolHandlerFunc) server.ToolHand
 	return bound
 }
 
-// checkResult runs h and, when its result is a final success, checks the result's
-// structured content against the outputSchema's validator out: a result that does not
-// match is replaced by an error result that says the tool failed.
+// checkResult runs h and, when its result is a success, checks the result's structured
+// content against the outputSchema's validator out: a result that does not match is
+// replaced by an error result that says the tool failed. A result that asks the client for
+// input is checked only when it carries structured content, which mcp-go sends with it.
 func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *guard.Call, out *Validator, h server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
 	res, err := h(ctx, req)
-	if err != nil || res == nil || res.IsError || needsInput(res) {
+	if err != nil || res == nil || res.IsError {
 		g.core.Unchecked(call)
 		return res, err
 	}
@@ -145,6 +146,10 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *
 	if err != nil {
 		g.core.Unchecked(call) // the call fails as a handler's error does
 		return nil, err
+	}
+	if content == nil && needsInput(res) {
+		g.core.Unchecked(call) // a question without content: the result comes with the input
+		return res, nil
 	}
 	if req.Params.Task != nil && content != nil && res.StructuredContent != nil {
 		// A task's result: releases before v1.5.0 send the value, not the raw bytes. When

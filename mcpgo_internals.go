@@ -35,9 +35,10 @@ import (
 //     one registered is checked against the registered tool's schema, as when other
 //     middleware runs inside the guard's.
 //   - CallToolResult.ResultType (a string kind, from v1.0.0): a result that asks the
-//     client for input, which has no structuredContent to check (needsInput). Otherwise
-//     every successful result is checked, and under WithOutputValidation one that asks
-//     for input is refused for lacking structuredContent.
+//     client for input, which is checked only when it carries structuredContent
+//     (needsInput). Otherwise every successful result is checked, and under
+//     WithOutputValidation one that asks for input without structuredContent is refused
+//     for lacking it.
 //   - ToolInputSchema's fields (Defs, Type, Properties, Required, AdditionalProperties,
 //     PropertyOrder from v1.1.0, Types and AdditionalFields from v1.5.0): a schema's cache
 //     key is the identity of their values (keyOf), and each call compares their contents
@@ -233,7 +234,8 @@ func lastMiddleware(srv *server.MCPServer) (mw server.ToolHandlerMiddleware, kno
 
 // needsInput reports whether res asks the client for input before the tool can finish
 // (2026-07-28's multi round-trip): not the tool's result, which comes when the client calls
-// again with the input, but a question, which has no structuredContent to check.
+// again with the input, but a question. mcp-go sends the structuredContent of such a
+// result all the same, so that is checked when there is one.
 func needsInput(res *mcp.CallToolResult) bool {
 	at := &resultTypeField
 	return at.ok && *(*string)(unsafe.Add(unsafe.Pointer(res), at.offset)) == "input_required"

@@ -348,9 +348,9 @@ func TestBoundHandlerKeepsItsOutputSchema(t *testing.T) {
 }
 
 // TestInputRequiredResultIsNotChecked: a result that asks the client for input before the
-// tool can finish (2026-07-28's multi round-trip) is not the tool's result: it reaches the
-// client as it is, and the final result, when the client calls again with the input, is
-// checked. mcp-go has such results from v1.1.0.
+// tool can finish (2026-07-28's multi round-trip), with no structuredContent, is not the
+// tool's result: it reaches the client as it is, and the final result, when the client
+// calls again with the input, is checked. mcp-go has such results from v1.1.0.
 func TestInputRequiredResultIsNotChecked(t *testing.T) {
 	if _, ok := reflect.TypeFor[mcp.CallToolResult]().FieldByName("ResultType"); !ok || !slices.Contains(protocols(), true) {
 		t.Skip("this mcp-go has no input-required results")
@@ -385,6 +385,55 @@ func TestInputRequiredResultIsNotChecked(t *testing.T) {
 		}
 		if st := g.Guard().Stats()[0]; st.ResultRefused != map[bool]uint64{false: 0, true: 1}[c.refused] {
 			t.Errorf("stats %+v", st)
+		}
+	}
+}
+
+// TestInputRequiredResultWithStructuredContentIsChecked: a result that asks the client
+// for input carries no structuredContent as a rule, but mcp-go sends one when the tool sets
+// it, raw or as a value: then it is checked as any result's is, and one that breaks the
+// outputSchema is withheld with the question; a matching one goes with the question.
+func TestInputRequiredResultWithStructuredContentIsChecked(t *testing.T) {
+	if _, ok := reflect.TypeFor[mcp.CallToolResult]().FieldByName("ResultType"); !ok || !slices.Contains(protocols(), true) {
+		t.Skip("this mcp-go has no input-required results")
+	}
+	const asks = `{"resultType":"input_required","inputRequests":{"unit":{"method":"elicitation/create","params":{"message":"Which unit?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s1"}`
+	for _, c := range []struct {
+		raw     string
+		value   any
+		refused bool
+	}{
+		{"", map[string]any{"celsius": "not-a-number"}, true},
+		{`{"celsius":"not-a-number"}`, nil, true},
+		{`{"celsius":-273}`, map[string]any{"celsius": 4}, true},
+		{"", map[string]any{"celsius": 4}, false},
+		{`{"celsius":4}`, nil, false},
+	} {
+		g := New(guard.WithOutputValidation())
+		srv, _ := readingServer(t, g, func() *mcp.CallToolResult {
+			var res mcp.CallToolResult
+			if err := json.Unmarshal([]byte(asks), &res); err != nil {
+				t.Fatal(err)
+			}
+			res.StructuredContent = c.value
+			if c.raw != "" {
+				res.RawStructuredContent = json.RawMessage(c.raw)
+			}
+			return &res
+		})
+		var resp struct{ Result map[string]any }
+		if err := json.Unmarshal([]byte(call(t, srv, true, "reading", `{"station":"Orly"}`)), &resp); err != nil {
+			t.Fatal(err)
+		}
+		r := resp.Result
+		if refused := r["isError"] == true && strings.Contains(fmt.Sprint(r["content"]), badResultText); refused != c.refused {
+			t.Errorf("raw %q, value %v: refused %v, want %v: %v", c.raw, c.value, refused, c.refused, r)
+		}
+		if !c.refused && (r["resultType"] != "input_required" || r["structuredContent"] == nil) {
+			t.Errorf("raw %q, value %v: the question was not sent as it is: %v", c.raw, c.value, r)
+		}
+		if st := g.Guard().Stats()[0]; st.ResultRefused != map[bool]uint64{false: 0, true: 1}[c.refused] {
+			t.Errorf("raw %q, value %v: stats %+v", c.raw, c.value, st)
 		}
 	}
 }
