@@ -151,24 +151,69 @@ func (g *Guard) checkResult(ctx context.Context, req mcp.CallToolRequest, call *
 		g.core.Unchecked(call) // a question without content: the result comes with the input
 		return res, nil
 	}
-	if req.Params.Task != nil && content != nil && res.StructuredContent != nil {
+	task := req.Params.Task != nil
+	checked, value := content, []byte(nil)
+	if task && content != nil && res.StructuredContent != nil && rawSent(res.RawStructuredContent, res.StructuredContent) {
 		// A task's result: releases before v1.5.0 send the value, not the raw bytes. When
 		// the two say other things, the one that breaks the schema is the one checked.
-		if value, err := json.Marshal(res.StructuredContent); err == nil && !bytes.Equal(value, content) && out.Validate(value) != nil {
-			content = value
+		if v, err := json.Marshal(res.StructuredContent); err == nil {
+			value = v
+			if !bytes.Equal(value, content) && out.Validate(value) != nil {
+				checked = value
+			}
 		}
 	}
-	if vd := g.core.CheckResult(call, out, content); vd.Refused() {
+	if vd := g.core.CheckResult(call, out, checked); vd.Refused() {
 		return refusal(vd), nil
 	}
-	return res, nil
+	return asChecked(res, task, content, value), nil
+}
+
+// asChecked returns res as it is to be sent once checked: a copy whose structuredContent
+// mcp-go sends as the bytes checked, content (or, for a task's result with raw bytes and
+// a value, value, the value marshalled, where a release sends that), not a value it
+// marshals again when it sends the result, later than the check: for a task's result,
+// when tasks/result asks for it. A value the tool goes on changing meanwhile would reach
+// the client unchecked. res itself is left as it is, for a tool that returns one result
+// to many calls.
+func asChecked(res *mcp.CallToolResult, task bool, content, value []byte) *mcp.CallToolResult {
+	if content == nil {
+		return res
+	}
+	fromValue := !rawSent(res.RawStructuredContent, res.StructuredContent)
+	if !fromValue && !task {
+		return res // the raw bytes checked, sent at once
+	}
+	r := *res
+	switch {
+	case fromValue:
+		// Every release sends RawStructuredContent in preference to the value, but from
+		// v1.0.0 not a null one beside a value: a value marshalled as null is dropped, so
+		// that the null checked is sent.
+		r.RawStructuredContent = content
+		if !task && string(content) == "null" {
+			r.StructuredContent = nil
+		}
+	default:
+		// A task's result waits for tasks/result; the tool's buffer need not.
+		r.RawStructuredContent = bytes.Clone(content)
+	}
+	if task {
+		// Releases before v1.5.0 send a task's StructuredContent, and nothing of raw bytes
+		// alone: the bytes checked, as they are.
+		if value == nil {
+			value = r.RawStructuredContent
+		}
+		r.StructuredContent = json.RawMessage(value)
+	}
+	return &r
 }
 
 // structuredContent is the JSON text mcp-go sends as a result's structuredContent: the raw
 // bytes when it has them, else the value marshalled; nil when the result has none. Blank
 // raw bytes are none, and null ones give way to a value where the release sends it then.
 func structuredContent(raw json.RawMessage, value any) ([]byte, error) {
-	if text := bytes.TrimSpace(raw); len(text) > 0 && !(value != nil && rawNullGivesWay && string(text) == "null") {
+	if rawSent(raw, value) {
 		return raw, nil
 	}
 	if value == nil {
@@ -179,6 +224,13 @@ func structuredContent(raw json.RawMessage, value any) ([]byte, error) {
 		return nil, fmt.Errorf("mcpvalidate: the tool's structuredContent cannot be marshalled: %w", err)
 	}
 	return b, nil
+}
+
+// rawSent reports whether mcp-go sends raw as a result's structuredContent rather than
+// value.
+func rawSent(raw json.RawMessage, value any) bool {
+	text := bytes.TrimSpace(raw)
+	return len(text) > 0 && !(value != nil && rawNullGivesWay && string(text) == "null")
 }
 
 // rawNullGivesWay reports whether this mcp-go release sends a result's StructuredContent
@@ -324,7 +376,15 @@ func (g *Guard) TaskHandler(tool mcp.Tool, h server.TaskToolHandlerFunc) server.
 		if vd := g.core.CheckResult(&call, out, content); vd.Refused() {
 			return failed(vd), nil
 		}
-		return res, nil
+		if content == nil {
+			return res, nil
+		}
+		// tasks/result sends the value as it finds it then, perhaps much later: the bytes
+		// checked, not a map the tool goes on changing. A copy, for a tool that returns
+		// one result to many calls.
+		r := *res
+		r.StructuredContent = json.RawMessage(content)
+		return &r, nil
 	}
 }
 

@@ -708,3 +708,134 @@ func TestCheckedContentIsSentContentOfTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestResultSentAsChecked: what the client reads of a result's structuredContent is what
+// the guard checked, though mcp-go marshals the value again when it sends the result
+// (for a task's, when tasks/result asks for it) and the tool's code changes the value in
+// between, as a job that goes on updating the status it returned does. A tool that
+// returns one result to every call has each call's content checked and sent as it is then.
+func TestResultSentAsChecked(t *testing.T) {
+	v, err := Compile([]byte(readingSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := mcp.NewTool("reading", mcp.WithRawOutputSchema(json.RawMessage(readingSchema)))
+	for _, path := range []struct {
+		name string
+		// serve returns a server of tool, its result's structuredContent status, and a
+		// call of the tool that runs change once the result is checked, before it is sent.
+		serve func(status map[string]any) (call func(change func()) []byte)
+	}{
+		{"a call", func(status map[string]any) func(func()) []byte {
+			var change func()
+			hooks := &server.Hooks{}
+			hooks.AddAfterCallTool(func(context.Context, any, *mcp.CallToolRequest, any) { change() })
+			srv := server.NewMCPServer("s", "1", server.WithHooks(hooks), server.WithToolHandlerMiddleware(New(guard.WithOutputValidation()).Middleware()))
+			res := mcp.NewToolResultText("a reading")
+			res.StructuredContent = status
+			srv.AddTool(tool, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil })
+			return func(c func()) []byte {
+				change = c
+				b, _ := json.Marshal(srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reading","arguments":{}}}`)))
+				return b
+			}
+		}},
+		{"a regular tool's task", func(status map[string]any) func(func()) []byte {
+			completed := make(chan struct{}, 1)
+			hooks := &server.TaskHooks{}
+			hooks.AddOnTaskCompleted(func(context.Context, server.TaskMetrics) { completed <- struct{}{} })
+			srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(guard.WithOutputValidation()).Middleware()),
+				server.WithTaskCapabilities(true, true, true), server.WithTaskHooks(hooks))
+			optional := tool
+			optional.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+			res := mcp.NewToolResultText("a reading")
+			res.StructuredContent = status
+			srv.AddTool(optional, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil })
+			return func(c func()) []byte { return taskResultAfter(t, srv, completed, c) }
+		}},
+		{"a regular tool's task, raw", func(status map[string]any) func(func()) []byte {
+			completed := make(chan struct{}, 1)
+			hooks := &server.TaskHooks{}
+			hooks.AddOnTaskCompleted(func(context.Context, server.TaskMetrics) { completed <- struct{}{} })
+			srv := server.NewMCPServer("s", "1", server.WithToolHandlerMiddleware(New(guard.WithOutputValidation()).Middleware()),
+				server.WithTaskCapabilities(true, true, true), server.WithTaskHooks(hooks))
+			optional := tool
+			optional.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+			buf := make([]byte, 0, 64) // the tool encodes its status into one buffer, again and again
+			encode := func() { b, _ := json.Marshal(status); buf = append(buf[:0], b...) }
+			srv.AddTool(optional, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				encode()
+				res := mcp.NewToolResultText("a reading")
+				res.RawStructuredContent = buf
+				return res, nil
+			})
+			return func(c func()) []byte { return taskResultAfter(t, srv, completed, func() { c(); encode() }) }
+		}},
+		{"a task tool's task", func(status map[string]any) func(func()) []byte {
+			completed := make(chan struct{}, 1)
+			hooks := &server.TaskHooks{}
+			hooks.AddOnTaskCompleted(func(context.Context, server.TaskMetrics) { completed <- struct{}{} })
+			srv := server.NewMCPServer("s", "1", server.WithTaskCapabilities(true, true, true), server.WithTaskHooks(hooks))
+			required := tool
+			required.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
+			res := &mcp.CreateTaskResult{Content: []mcp.Content{mcp.NewTextContent("a reading")}, StructuredContent: status}
+			srv.AddTaskTool(required, New(guard.WithOutputValidation()).TaskHandler(required, func(context.Context, mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
+				return res, nil
+			}))
+			return func(c func()) []byte { return taskResultAfter(t, srv, completed, c) }
+		}},
+	} {
+		t.Run(path.name, func(t *testing.T) {
+			status := map[string]any{"celsius": 21}
+			call := path.serve(status)
+			for _, c := range []struct {
+				celsius, then any // then: what the tool's job changes it to once checked
+				sent          string
+			}{
+				{21, "classified", `{"celsius":21}`},
+				{22, -273, `{"celsius":22}`},
+				{"hot", 23, ""}, // withheld
+			} {
+				status["celsius"] = c.celsius
+				b := call(func() { status["celsius"] = c.then })
+				var resp struct {
+					Result struct {
+						IsError           bool            `json:"isError"`
+						StructuredContent json.RawMessage `json:"structuredContent"`
+					} `json:"result"`
+				}
+				if err := json.Unmarshal(b, &resp); err != nil {
+					t.Fatalf("%s: %v", b, err)
+				}
+				sent := resp.Result.StructuredContent
+				if !resp.Result.IsError && sent != nil && v.Validate(sent) != nil {
+					t.Errorf("celsius %v, then %v: the client reads structuredContent %s, which the outputSchema refuses", c.celsius, c.then, sent)
+				}
+				if got := map[bool]string{false: string(sent)}[resp.Result.IsError]; got != c.sent {
+					t.Errorf("celsius %v, then %v: sent %q, want %q: %s", c.celsius, c.then, got, c.sent, b)
+				}
+			}
+		})
+	}
+}
+
+// taskResultAfter starts a task-augmented call of "reading" on srv, runs change once the
+// task has completed (completed receives), and returns the answer to its tasks/result.
+func taskResultAfter(t *testing.T, srv *server.MCPServer, completed <-chan struct{}, change func()) []byte {
+	t.Helper()
+	b, _ := json.Marshal(srv.HandleMessage(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reading","arguments":{},"task":{}}}`)))
+	var created struct {
+		Result struct {
+			Task struct {
+				TaskID string `json:"taskId"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(b, &created) != nil || created.Result.Task.TaskID == "" {
+		t.Fatalf("no task created: %s", b)
+	}
+	<-completed // a hang is left to go test's -timeout
+	change()
+	b, _ = json.Marshal(srv.HandleMessage(t.Context(), []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId":"`+created.Result.Task.TaskID+`"}}`)))
+	return b
+}
