@@ -50,6 +50,12 @@ func Middleware(opts ...Option) server.ToolHandlerMiddleware {
 // when called is not recognised as such). When other tool middleware runs inside it, it
 // cannot see the handler; if such a server registers tools again while serving, bind each
 // handler to its schema with [Guard.Handler].
+//
+// Middleware that runs before it and edits a call's arguments must rewrite or clear
+// req.Params.RawArguments as well as Arguments: the guard checks the raw bytes, from which
+// mcp-go decoded Arguments, and the handler reads Arguments. Likewise, a result that passes
+// goes on with RawStructuredContent set to the bytes checked, which mcp-go sends in
+// preference to StructuredContent.
 func (g *Guard) Middleware() server.ToolHandlerMiddleware {
 	mw := server.ToolHandlerMiddleware(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		if g.placement.probe.Load() && funcPointer(next) == funcPointer(probeHandler) {

@@ -231,6 +231,46 @@ func TestBoundAliasForwardsOtherArguments(t *testing.T) {
 	}
 }
 
+// TestArgumentsEditedBeforeTheGuard: middleware outside the guard's that edits a call's
+// arguments (a shim mapping a legacy client's argument names) and rewrites or clears
+// RawArguments, as docs/mcp-go.md asks, has the edited arguments checked: the guard checks
+// the raw bytes when there are any, and the handler reads the decoded map.
+func TestArgumentsEditedBeforeTheGuard(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		raw  func(args map[string]any) json.RawMessage
+	}{
+		{"rewritten", func(args map[string]any) json.RawMessage { b, _ := json.Marshal(args); return b }},
+		{"cleared", func(map[string]any) json.RawMessage { return nil }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var strict transfers
+			shim := func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+				return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					args := map[string]any{}
+					for k, v := range req.GetArguments() {
+						if k == "amt" {
+							k = "amount"
+						}
+						args[k] = v
+					}
+					req.Params.Arguments, req.Params.RawArguments = args, c.raw(args)
+					return next(ctx, req)
+				}
+			}
+			srv := server.NewMCPServer("bank", "1", server.WithToolHandlerMiddleware(shim), server.WithToolHandlerMiddleware(New().Middleware()))
+			srv.AddTool(transferTool(`{"type":"object","properties":{"amount":{"type":"number","maximum":100},"amt":{"type":"number"},"to":{"type":"string"}},"required":["to"]}`), strict.handler(100))
+			text, isErr := invoke(t, srv, nil, "transfer", map[string]any{"amt": 1000000, "to": "attacker"})
+			if strict.unchecked.Load() != 0 || !isErr || text != refusalPrefix+"property 'amount' must be at most 100" {
+				t.Errorf("the handler ran %d times on an amount its schema refuses; answered %q (isError %v)", strict.unchecked.Load(), text, isErr)
+			}
+			if text, isErr := invoke(t, srv, nil, "transfer", map[string]any{"amt": 5, "to": "bob"}); isErr || strict.ran.Load() != 1 {
+				t.Errorf("a valid call edited: %q (isError %v), handler ran %d times", text, isErr, strict.ran.Load())
+			}
+		})
+	}
+}
+
 // TestCheckedMarkCost: marking what the middleware checked, for a bound handler inside
 // other middleware, costs the call one allocation, the context it passes on.
 func TestCheckedMarkCost(t *testing.T) {
