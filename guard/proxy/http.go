@@ -1067,8 +1067,7 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, x exchange, fo
 			ev, err := readEvent(events)
 			if ev.over != nil {
 				if m := f.p.serverOverlong(s, ev.over, nil); m != nil {
-					line := append([]byte("data: "), m...)
-					ev = event{raw: append(line, "\n\n"...), lines: [][]byte{line}}
+					ev = event{raw: append(append([]byte("data: "), m...), "\n\n"...)}
 				}
 			}
 			if !listening && bytes.Contains(ev.raw, []byte("notifications/subscriptions/acknowledged")) && acknowledgesListChanged(ev.data()) {
@@ -1284,38 +1283,41 @@ func (c *sseReader) Read(p []byte) (int, error) {
 }
 
 // An event is one server-sent event: its bytes as read, up to and with the blank line
-// that ends it.
+// that ends it. Its lines are read from raw where they are needed, not indexed: an
+// event of many short lines costs what its bytes do.
 type event struct {
-	raw   []byte
-	lines [][]byte  // raw's lines, without their ends
-	over  *overlong // of an event over the limit, which was dropped: raw and lines are empty
+	raw  []byte
+	over *overlong // of an event over the limit, which was dropped: raw is empty
 }
 
 // readEvent reads the next event; at the end of the stream, what was left with io.EOF.
-// Its lines are slices of its own bytes: a line read is valid only until the next read.
+// Its bytes grow by doubling up to the reader's limit: an event allocates at most four
+// times its size in all, about twice, and holds at most twice its size, never more than
+// the limit.
 func readEvent(r *lineReader) (event, error) {
 	var ev event
-	var ends []int // of the lines' bodies in raw, two a line
 	for {
 		r.before = ev.raw
 		line, err := r.next()
 		if err == errOverlong || r.max > 0 && int64(len(ev.raw)+len(line)) > r.max {
 			return dropEvent(r, ev, line, err)
 		}
-		start := len(ev.raw)
-		ev.raw = append(ev.raw, line...)
-		body := bytes.TrimRight(line, "\r\n")
-		if len(body) > 0 {
-			ends = append(ends, start, start+len(body))
-		}
-		if len(line) > 0 && len(body) == 0 || err != nil { // the blank line, or the end
-			for i := 0; i < len(ends); i += 2 {
-				ev.lines = append(ev.lines, ev.raw[ends[i]:ends[i+1]])
+		if need := len(ev.raw) + len(line); need > cap(ev.raw) { // need is within r.max
+			size := max(2*cap(ev.raw), need, 256)
+			if r.max > 0 {
+				size = min(size, int(r.max))
 			}
+			ev.raw = append(make([]byte, 0, size), ev.raw...)
+		}
+		ev.raw = append(ev.raw, line...)
+		if blank(line) || err != nil { // the blank line, or the end
 			return ev, err
 		}
 	}
 }
+
+// lineOf returns a line of bytes.Lines without its end.
+func lineOf(l []byte) []byte { return bytes.TrimRight(l, "\r\n") }
 
 // dropEvent reads the rest of an event over the limit, of which ev and line are read
 // (or, with errOverlong, scanned into r.over), and returns it dropped, with what its
@@ -1342,32 +1344,48 @@ func blank(line []byte) bool { return len(line) > 0 && len(bytes.TrimRight(line,
 
 // data returns the event's data, its data lines joined by newlines; nil when it has none.
 func (ev *event) data() []byte {
-	var data []byte
-	for _, l := range ev.lines {
-		field, value, _ := bytes.Cut(l, []byte(":"))
-		if string(field) != "data" {
-			continue
+	size, n := -1, 0 // the newlines between n lines, and their values
+	for l := range bytes.Lines(ev.raw) {
+		if value, ok := fieldValue(lineOf(l), "data"); ok {
+			size, n = size+1+len(value), n+1
 		}
-		value = bytes.TrimPrefix(value, []byte(" "))
-		if data != nil {
-			data = append(data, '\n')
-		} else {
-			data = []byte{}
+	}
+	if n == 0 {
+		return nil
+	}
+	data := make([]byte, 0, size) // made once: n lines cost no more than one
+	first := true
+	for l := range bytes.Lines(ev.raw) {
+		if value, ok := fieldValue(lineOf(l), "data"); ok {
+			if !first {
+				data = append(data, '\n')
+			}
+			data, first = append(data, value...), false
 		}
-		data = append(data, value...)
 	}
 	return data
 }
 
+// fieldValue returns the value of line, an event's line without its end, when its field
+// is name: what follows the colon, less one space.
+func fieldValue(line []byte, name string) ([]byte, bool) {
+	field, value, _ := bytes.Cut(line, []byte(":"))
+	if string(field) != name {
+		return nil, false
+	}
+	return bytes.TrimPrefix(value, []byte(" ")), true
+}
+
 // id returns the event's id field, if it has one.
 func (ev *event) id() (string, bool) {
-	id, ok := "", false
-	for _, l := range ev.lines {
-		if field, value, _ := bytes.Cut(l, []byte(":")); string(field) == "id" {
-			id, ok = string(bytes.TrimPrefix(value, []byte(" "))), true
+	var id []byte
+	ok := false
+	for l := range bytes.Lines(ev.raw) {
+		if value, is := fieldValue(lineOf(l), "id"); is {
+			id, ok = value, true
 		}
 	}
-	return id, ok
+	return string(id), ok
 }
 
 // checked returns the event as it goes to the client: its own bytes, or, when the
@@ -1385,9 +1403,10 @@ func (ev *event) checked(p *Proxy, x exchange) []byte {
 		return ev.raw
 	}
 	var b []byte
-	for _, l := range ev.lines {
-		if field, _, _ := bytes.Cut(l, []byte(":")); string(field) != "data" {
-			b = append(append(b, l...), '\n')
+	for l := range bytes.Lines(ev.raw) {
+		line := lineOf(l)
+		if _, isData := fieldValue(line, "data"); !isData && len(line) > 0 {
+			b = append(append(b, line...), '\n')
 		}
 	}
 	b = append(append(append(b, "data: "...), out...), '\n', '\n')

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -286,6 +287,50 @@ func TestReadEventLongLines(t *testing.T) {
 				t.Fatal("the events' bytes are not the stream's")
 			}
 		})
+	}
+}
+
+// TestReadEventMemoryPerByte: an event of many short lines (comments, data lines, ids, a
+// field the proxy does not read) costs its reader a few bytes for each of its bytes,
+// whatever its size, and holds no more than twice its size: its lines are read from its
+// bytes where they are needed, not indexed one by one. Reading it, its data and its id
+// allocate at most 5 bytes a byte in all, and hold at most 2.5 once read: at 8 MiB, and
+// at 32 MiB in the full tier, under the default limit.
+func TestReadEventMemoryPerByte(t *testing.T) {
+	sizes := []int{8 << 20}
+	if !testing.Short() {
+		sizes = append(sizes, 32<<20)
+	}
+	for _, size := range sizes {
+		for _, line := range []string{":\n", "data:\n", "id:\n", "x\n"} {
+			stream := append(bytes.Repeat([]byte(line), size/len(line)), '\n')
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			r := getEventReader(bytes.NewReader(stream), DefaultMaxMessage)
+			ev, err := readEvent(r)
+			data := ev.data()
+			_, hasID := ev.id()
+			putEventReader(r)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			if len(ev.raw) != len(stream) || err != nil {
+				t.Fatalf("%q × %d: an event of %d bytes read (%v)", line, size/len(line), len(ev.raw), err)
+			}
+			if hasID != (line == "id:\n") || (data != nil) != (line == "data:\n") {
+				t.Errorf("%q × %d: data of %d bytes, id %v", line, size/len(line), len(data), hasID)
+			}
+			runtime.KeepAlive(ev)
+			runtime.KeepAlive(data)
+			runtime.KeepAlive(stream)
+			allocated := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(stream))
+			held := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(len(stream))
+			t.Logf("%q × %d: %.2f bytes allocated a byte, %.2f held", line, size/len(line), allocated, held)
+			if allocated > 5 || held > 2.5 {
+				t.Errorf("an event of %d MiB of %q lines: %.0f MiB allocated, %.0f MiB held", size>>20, line,
+					allocated*float64(len(stream))/(1<<20), held*float64(len(stream))/(1<<20))
+			}
+		}
 	}
 }
 
@@ -832,6 +877,9 @@ func BenchmarkHTTPCall(b *testing.B) {
 	b.Run("memory", func(b *testing.B) {
 		benchmarkHTTPCall(b, Options{Transport: cannedUpstream{}}, "http://127.0.0.1:9/mcp")
 	})
+	b.Run("memory stream", func(b *testing.B) {
+		benchmarkHTTPCall(b, Options{Transport: cannedUpstream{stream: true}}, "http://127.0.0.1:9/mcp")
+	})
 	b.Run("loopback", func(b *testing.B) { benchmarkHTTPCall(b, Options{}, leanUpstream(b)) })
 }
 
@@ -887,10 +935,11 @@ func benchmarkHTTPCall(b *testing.B, opts Options, upstream string) {
 }
 
 // cannedUpstream is an MCP server in memory that answers initialize, tools/list (weather)
-// and tools/call (sunny) with JSON.
-type cannedUpstream struct{}
+// and tools/call (sunny) with JSON; with stream, it answers tools/call with an SSE event as
+// the TypeScript SDK's servers write one (event, id, data).
+type cannedUpstream struct{ stream bool }
 
-func (cannedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
+func (u cannedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
 	req, err := io.ReadAll(r.Body)
 	if err != nil {
 		return nil, err
@@ -905,6 +954,10 @@ func (cannedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
 	switch {
 	case bytes.Contains(req, []byte(`"tools/call"`)):
 		answer = `{"jsonrpc":"2.0","id":12345,"result":{"content":[{"type":"text","text":"sunny"}]}}`
+		if u.stream {
+			resp.Header.Set("Content-Type", "text/event-stream")
+			answer = "event: message\nid: 0f9c2d4e_1\ndata: " + answer + "\n\n"
+		}
 	case bytes.Contains(req, []byte(`"tools/list"`)):
 		answer = `{"jsonrpc":"2.0","id":` + id() + `,"result":` + toolsList + `}`
 	case bytes.Contains(req, []byte(`"initialize"`)):

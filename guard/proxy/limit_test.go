@@ -269,8 +269,8 @@ func TestEventLimitAtScale(t *testing.T) {
 	if err != nil || ev.over == nil || string(ev.over.id) != "77" || ev.over.method || ev.over.size != total {
 		t.Fatalf("a %d-byte event: %v; over %+v", total, err, ev.over)
 	}
-	// The event's lines, gathered up to the limit by append (up to 4× the limit in all),
-	// and the long line's blocks up to the limit: 6.4 MB at 128 MB and at 1 GB alike.
+	// The event's bytes, gathered up to the limit by doubling (up to 2× the limit in all),
+	// and the long line's blocks up to the limit: 3.2 MB at 128 MB and at 1 GB alike.
 	if got := after.TotalAlloc - before.TotalAlloc; got > 8*limit {
 		t.Errorf("reading a %d-byte event allocated %d bytes; want at most %d", total, got, 8*limit)
 	}
