@@ -745,7 +745,7 @@ func forgetAll(x exchange, msgs []byte) {
 func (f *front) streamBroke(out *eventWriter, x exchange, forward []byte, why string) {
 	f.logFailed(x.s, why)
 	for _, m := range serverGoneAll(x, forward, why) {
-		if out.write(append(append([]byte("data: "), m...), "\n\n"...)) != nil {
+		if out.write(dataEvent(m)) != nil {
 			return
 		}
 	}
@@ -1053,7 +1053,7 @@ func (f *front) relay(w http.ResponseWriter, resp *http.Response, x exchange, fo
 		out := newEventWriter(w)
 		defer out.close()
 		if answer != nil {
-			_ = out.write(append(append([]byte("data: "), answer...), "\n\n"...))
+			_ = out.write(dataEvent(answer))
 		}
 		events := getEventReader(resp.Body, f.p.opts.maxMessage())
 		defer putEventReader(events)
@@ -1388,28 +1388,110 @@ func (ev *event) id() (string, bool) {
 	return string(id), ok
 }
 
-// checked returns the event as it goes to the client: its own bytes, or, when the
-// proxy replaces its message, its other fields and the new data; nil to drop it.
+// checked returns the event as it goes to the client, nil to drop it: its own bytes when
+// every line is a data, id, event or retry field and the proxy passes its data as it is;
+// else its id, event and retry lines and its data as the proxy passes it, each line of
+// it a data line, and nothing else (an event left with no lines is an empty comment,
+// which keeps the stream alive as the event's comments did). An event the stream's end
+// cut off stays so, unless the proxy replaced its message.
+//
+// Python's readers (httpx-sse up to 0.4.1 on httpx's aiter_lines, which the MCP Python
+// SDK's client reads every stream with) end a line also where str.splitlines does: at
+// \v \f \x1c \x1d \x1e U+0085 U+2028 U+2029. So that they read the lines the proxy
+// read, no such character goes on: comments and other fields, which the proxy does not
+// read, are dropped; U+0085, U+2028 and U+2029 in data, which JSON holds only within a
+// string, are written as \u escapes, the same value to every reader; an event whose id,
+// event or retry holds one is dropped (an id is kept for resumption: another one would
+// resume elsewhere), and so is one whose data holds one and is not JSON.
 func (ev *event) checked(p *Proxy, x exchange) []byte {
-	data := ev.data()
-	if data == nil {
-		return ev.raw
+	plain := true // every line a data, id, event or retry field
+	for l := range bytes.Lines(ev.raw) {
+		line := lineOf(l)
+		if len(line) == 0 { // the blank line that ends it
+			continue
+		}
+		field, _, _ := bytes.Cut(line, []byte(":"))
+		switch string(field) {
+		case "data":
+		case "id", "event", "retry":
+			if hasLineBreak(line) {
+				return nil
+			}
+		default:
+			plain = false
+		}
 	}
-	out := p.fromServer(x, data)
-	switch {
-	case out == nil:
-		return nil
-	case sameBytes(out, data):
+	data := ev.data()
+	var out []byte
+	replaced := false
+	if data != nil {
+		if out = p.fromServer(x, data); out == nil {
+			return nil
+		}
+		replaced = !sameBytes(out, data)
+		if hasLineBreak(out) {
+			if !jsontext.Valid(out) { // no escape keeps it the same
+				return nil
+			}
+			out = escapeLineBreaks(out)
+		}
+	}
+	if plain && sameBytes(out, data) {
 		return ev.raw
 	}
 	var b []byte
 	for l := range bytes.Lines(ev.raw) {
 		line := lineOf(l)
-		if _, isData := fieldValue(line, "data"); !isData && len(line) > 0 {
+		switch field, _, _ := bytes.Cut(line, []byte(":")); string(field) {
+		case "id", "event", "retry":
 			b = append(append(b, line...), '\n')
 		}
 	}
-	b = append(append(append(b, "data: "...), out...), '\n', '\n')
+	if data != nil {
+		b = appendData(b, out)
+	}
+	switch ended := bytes.HasSuffix(ev.raw, []byte("\n\n")) || bytes.HasSuffix(ev.raw, []byte("\n\r\n")); {
+	case !ended && !replaced: // the stream's end cut it off, and clients drop it: it stays so
+		return b
+	case b == nil:
+		return []byte(":\n\n")
+	}
+	return append(b, '\n')
+}
+
+// appendData appends to b the data lines that carry data: one a line of it.
+func appendData(b, data []byte) []byte {
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		b = append(append(append(b, "data: "...), line...), '\n')
+	}
+	return b
+}
+
+// dataEvent returns an event of the proxy's own message m, its line breaks escaped.
+func dataEvent(m []byte) []byte {
+	return append(appendData(nil, escapeLineBreaks(m)), '\n')
+}
+
+// hasLineBreak reports whether b holds a character at which Python's str.splitlines ends
+// a line, besides CR and LF: \v \f \x1c \x1d \x1e U+0085 U+2028 U+2029.
+func hasLineBreak(b []byte) bool {
+	for _, c := range [...]byte{'\v', '\f', 0x1c, 0x1d, 0x1e} {
+		if bytes.IndexByte(b, c) >= 0 {
+			return true
+		}
+	}
+	return bytes.Contains(b, []byte("\u0085")) || bytes.Contains(b, []byte("\u2028")) || bytes.Contains(b, []byte("\u2029"))
+}
+
+// escapeLineBreaks returns b with U+0085, U+2028 and U+2029 written as JSON's \u
+// escapes: the same JSON value, which Python's readers do not split; b itself when it
+// holds none.
+func escapeLineBreaks(b []byte) []byte {
+	for _, r := range [...]struct{ raw, escaped string }{{"\u0085", `\u0085`}, {"\u2028", `\u2028`}, {"\u2029", `\u2029`}} {
+		if bytes.Contains(b, []byte(r.raw)) {
+			b = bytes.ReplaceAll(b, []byte(r.raw), []byte(r.escaped))
+		}
+	}
 	return b
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,6 +152,114 @@ func TestHTTPEventFraming(t *testing.T) {
 			_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{}}}`)
 			if strings.Contains(got, `"structuredContent":{"n":"x"}`) {
 				t.Errorf("the client got the result unchecked: %q", got)
+			}
+		})
+	}
+}
+
+// pythonLineBreaks are the characters Python's str.splitlines ends a line at besides CR
+// and LF: httpx's aiter_lines splits lines so, and httpx-sse up to 0.4.1, which the MCP
+// Python SDK's client (httpx-sse>=0.4) reads every stream with, reads SSE lines from it.
+var pythonLineBreaks = []string{"\v", "\f", "\x1c", "\x1d", "\x1e", "\u0085", "\u2028", "\u2029"}
+
+// pythonEventData reads stream as httpx-sse 0.4.1 on httpx does, lines as str.splitlines
+// makes them, and returns the data of each event it dispatches with data.
+func pythonEventData(stream string) []string {
+	for _, br := range append([]string{"\r\n", "\r"}, pythonLineBreaks...) {
+		stream = strings.ReplaceAll(stream, br, "\n")
+	}
+	var events, data []string
+	for line := range strings.SplitSeq(stream, "\n") {
+		field, value, _ := strings.Cut(line, ":")
+		switch {
+		case line == "" && data != nil:
+			events, data = append(events, strings.Join(data, "\n")), nil
+		case field == "data":
+			data = append(data, strings.TrimPrefix(value, " "))
+		}
+	}
+	return events
+}
+
+// TestHTTPEventsReadAsPythonReadsThem: a client of the Python SDK reads the events the
+// proxy read, though Python's readers end lines also at pythonLineBreaks. A comment or a
+// field the proxy does not read is dropped, so that none hides an event it never checked
+// (an event of comments alone goes on as an empty comment); an event whose id, event or
+// retry holds such a character is dropped whole, and so is one whose data does when it
+// is not JSON; in data's JSON, U+0085, U+2028 and U+2029 go as \u escapes, the same value
+// to every reader, one data line for each line of what the proxy passes. An event
+// without any of these passes byte for byte.
+func TestHTTPEventsReadAsPythonReadsThem(t *testing.T) {
+	const bad = `{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":"x"}}}`
+	const good = `{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":1}}}`
+	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sum","arguments":{}}}`
+	relayed := func(t *testing.T, opts Options, stream string) string {
+		t.Helper()
+		_, do := memoryFront(t, answering([]string{"text/event-stream"}, stream), opts)
+		_, got := do("POST", "", call)
+		for _, br := range pythonLineBreaks {
+			if strings.Contains(got, br) {
+				t.Errorf("the client got %q, a line break to Python's readers, which read the events %q", br, pythonEventData(got))
+			}
+		}
+		return got
+	}
+	for _, br := range pythonLineBreaks {
+		hidden := br + "data: " + bad + br + br + "\ndata: " + good + "\n\n" // an event within a line
+		for _, tc := range []struct{ name, stream, want string }{
+			{"a comment", ": " + hidden, "data: " + good + "\n\n"},
+			{"another field", "x: " + hidden, "data: " + good + "\n\n"},
+			{"a field's name", "x" + hidden, "data: " + good + "\n\n"},
+			{"an event field", "event: message" + hidden, ""},
+			{"an id", "id: 7" + hidden, ""},
+			{"a retry", "retry: 10" + hidden, ""},
+		} {
+			t.Run(tc.name+" "+strconv.QuoteToASCII(br), func(t *testing.T) {
+				if got := relayed(t, Options{Output: true}, tc.stream); got != tc.want {
+					t.Errorf("the client got %q, want %q", got, tc.want)
+				}
+			})
+		}
+		t.Run("data not JSON "+strconv.QuoteToASCII(br), func(t *testing.T) {
+			if got := relayed(t, Options{}, "data: x"+hidden); got != "" {
+				t.Errorf("the client got %q", got)
+			}
+		})
+	}
+	for _, br := range []string{"\u0085", "\u2028", "\u2029"} {
+		t.Run("data's JSON "+strconv.QuoteToASCII(br), func(t *testing.T) {
+			text := "a" + br + br + "b" + br
+			message := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + text + `"}],"structuredContent":{"n":1}}}`
+			got := relayed(t, Options{Output: true}, "event: message\nid: 7\ndata: "+message+"\n\n")
+			data := pythonEventData(got)
+			var want, read any
+			if err := json.Unmarshal([]byte(message), &want); err != nil {
+				t.Fatal(err)
+			}
+			if len(data) != 1 || json.Unmarshal([]byte(data[0]), &read) != nil || !reflect.DeepEqual(read, want) {
+				t.Fatalf("a Python client reads %q from %q", data, got)
+			}
+			if !strings.HasPrefix(got, "event: message\nid: 7\ndata: ") {
+				t.Errorf("the event's fields: %q", got)
+			}
+		})
+	}
+	for _, tc := range []struct{ name, stream, want string }{
+		{"an event as it is", "event: message\nid: 7\nretry: 100\ndata: " + good + "\n\n", ""},
+		{"an event in CR LF", "event: message\r\nid: 7\r\ndata: " + good[:17] + "\r\ndata: " + good[17:] + "\r\n\r\n", ""},
+		{"comments alone", ": ping\n\ndata: " + good + "\n\n", ":\n\ndata: " + good + "\n\n"},
+		{"a batch over lines, a result replaced", "data: [{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\ndata: \"params\":{}}," + bad + "]\n\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := relayed(t, Options{Output: true}, tc.stream)
+			switch want := tc.want; {
+			case strings.Contains(tc.name, "replaced"):
+				data := pythonEventData(got)
+				if len(data) != 1 || !json.Valid([]byte(data[0])) || strings.Contains(data[0], `"n":"x"`) || !strings.Contains(data[0], "notifications/message") {
+					t.Errorf("a client reads %q from %q", data, got)
+				}
+			case want == "" && got != tc.stream, want != "" && got != want:
+				t.Errorf("the client got %q from %q", got, tc.stream)
 			}
 		})
 	}
