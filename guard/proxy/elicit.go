@@ -3,6 +3,8 @@ package proxy
 import (
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/mcpvalidate/mcpvalidate/guard"
@@ -76,22 +78,28 @@ func (p *Proxy) elicitationAnswer(x exchange, b []byte) []byte {
 	if x.s.elicitations.count.Load() == 0 {
 		return nil
 	}
+	// Servers read an answer as it may be read: mcp-go's before anything else, even with a
+	// method beside it; its members in any case; an id "9" as the request 9 (mcp-go's
+	// json.Number, the TypeScript SDK's Number, Python's coercion).
 	m, ok := parseMessage(b)
-	if !ok || m.isRequest() || m.id == nil || m.result == nil && m.err == nil {
+	if !ok || m.id == nil || m.result == nil && m.err == nil && !m.ambiguous {
 		return nil
 	}
 	s := x.s
 	s.mu.Lock()
 	schema := s.elicitations.forget(idKey(m.id))
-	s.mu.Unlock()
-	if schema == nil || m.result == nil {
-		return nil
+	if key, ok := numberInString(m.id); schema == nil && ok {
+		schema = s.elicitations.forget(key)
 	}
-	if action, _ := stringValue(member(m.result, "action")); action != "accept" {
+	s.mu.Unlock()
+	if schema == nil {
 		return nil
 	}
 	if m.ambiguous || ambiguousIn(m.result, "action", "content") {
 		return errorResponse(m.id, -32602, "Invalid elicitation response: a member appears twice or in two cases, so the server might read other content than the one checked")
+	}
+	if action, _ := stringValue(member(m.result, "action")); m.result == nil || action != "accept" {
+		return nil
 	}
 	content := member(m.result, "content")
 	if content == nil {
@@ -112,6 +120,20 @@ func (p *Proxy) elicitationAnswer(x exchange, b []byte) []byte {
 		p.log.Info("mcpvalidate: an elicitation's answer refused", "session", s.id, "violations", len(refused.Violations))
 	}
 	return errorResponse(m.id, -32602, refused.Error())
+}
+
+// numberInString returns the key of the number id a string id spells, as servers that
+// read ids as numbers take it; false when id is not such a string.
+func numberInString(id []byte) (string, bool) {
+	text, ok := stringValue(id)
+	if !ok {
+		return "", false
+	}
+	n, ok := numberID([]byte(strings.TrimSpace(text)))
+	if !ok {
+		return "", false
+	}
+	return strconv.FormatInt(n, 10), true
 }
 
 // primitives are the types of the members of an elicitation's requestedSchema.
