@@ -387,6 +387,10 @@ func (p *Proxy) serverMessage(x exchange, b []byte, m message) (repl []byte, own
 		switch {
 		case m.method == "notifications/tasks/status":
 			s.taskStatus(m.params)
+		case m.method == "notifications/tasks": // the tasks extension: a task's full state
+			if detail := p.taskDetail(s, m.params, true); detail != nil {
+				return append(append([]byte(`{"jsonrpc":"2.0","method":"notifications/tasks","params":`), detail...), '}'), false
+			}
 		case m.method == "elicitation/create" && m.id != nil:
 			p.elicited(s, m.id, m.params)
 		case m.method == "notifications/cancelled":
@@ -445,9 +449,12 @@ func (p *Proxy) serverMessage(x exchange, b []byte, m message) (repl []byte, own
 		if q.task {
 			task = member(m.result, "task")
 		}
-		if task != nil {
+		switch kind, _ := stringValue(member(m.result, "resultType")); {
+		case task != nil:
 			s.taskMade(q, task, p.guard.ChecksResults())
-		} else {
+		case kind == "task" && !q.task: // the tasks extension: a task the server chose to make
+			s.taskChosen(q, m.result, p.checksResults(q.tool), p.guard.ChecksResults())
+		default:
 			s.freeSlot(q)
 		}
 		if task == nil || callResult(m.result) {
@@ -457,7 +464,11 @@ func (p *Proxy) serverMessage(x exchange, b []byte, m message) (repl []byte, own
 		return repl, false
 	case "tasks/result":
 		return p.taskResult(s, q, m.id, m.result), false
-	case "tasks/get", "tasks/cancel":
+	case "tasks/get":
+		if detail := p.taskDetail(s, m.result, true); detail != nil {
+			return append(append(append(responseHead(m.id), `"result":`...), detail...), '}'), false
+		}
+	case "tasks/cancel":
 		s.taskStatus(m.result)
 	}
 	return nil, false

@@ -226,6 +226,23 @@ func (s *session) taskMade(q *pending, task []byte, output bool) {
 	s.tasks.free(q)
 }
 
+// taskChosen takes the task the server made for the call q of its own accord (the tasks
+// extension: a CreateTaskResult, the task's state flat in it): when checked, the task
+// whose result is to be checked, in a slot while one is left (else its result, of a task
+// the session does not know, is withheld); under Options.Output (output), a task of a
+// tool whose results are not checked is recorded as such.
+func (s *session) taskChosen(q *pending, task []byte, checked, output bool) {
+	if checked {
+		s.mu.Lock()
+		room := s.tasks.reserve(q)
+		s.mu.Unlock()
+		if !room {
+			return
+		}
+	}
+	s.taskMade(q, task, output)
+}
+
 // taskResult checks the server's answer to tasks/result for the task q.task, and returns
 // the answer that replaces it, or nil. A result that is a task's status (a task not
 // done, in a server that answers so: a task or status member, and no content or
@@ -312,6 +329,58 @@ func callResult(result []byte) bool {
 			strings.EqualFold(name, "isError")
 	})
 	return holds
+}
+
+// taskDetail checks the result a task's full state carries, detail (the answer to
+// tasks/get, or the params of notifications/tasks, of the tasks extension): once the task
+// is completed, the result of the call that made it. It returns the state that replaces
+// detail, its result withheld, or nil when detail goes on as it is. A state that names its
+// task, its status or its result twice or in two cases is withheld under Options.Output
+// as a result of a task the session does not know is.
+func (p *Proxy) taskDetail(s *session, detail []byte, modern bool) []byte {
+	s.taskStatus(detail)
+	result := member(detail, "result")
+	ambiguous := ambiguousIn(detail, "taskId", "status", "result")
+	if result == nil && !ambiguous || !p.guard.ChecksResults() {
+		return nil
+	}
+	key := taskKey(member(detail, "taskId"))
+	tt, ok := s.taskTool(key)
+	var repl []byte
+	switch {
+	case ambiguous:
+		repl = p.resultRefusal([]byte("0"), taskAmbiguous, nil, modern)
+	case !ok && !s.uncheckedTask(key):
+		repl = p.unknownTaskResult(s, []byte("0"), result, modern, unknownTask)
+	case tt.twice:
+		repl = p.unknownTaskResult(s, []byte("0"), result, modern, taskTwice)
+	default:
+		repl = p.checkResult(s, tt.tool, tt.name, nil, []byte("0"), result, modern)
+		s.mu.Lock()
+		s.tasks.deliver(key)
+		s.mu.Unlock()
+	}
+	if repl == nil {
+		return nil
+	}
+	return withMember(detail, "result", member(repl, "result"))
+}
+
+// taskAmbiguous is why a task's state that names its task, status or result twice or in
+// two cases is withheld.
+const taskAmbiguous = "The mcpvalidate proxy withheld this task's result: the task's state names its task, status or result twice or in two cases, " +
+	"so the client might read another result than one the proxy could check."
+
+// withMember returns the object obj with its members named name (as spelled) replaced by
+// one of the value v.
+func withMember(obj []byte, name string, v []byte) []byte {
+	kept := [][]byte{append(append(appendString(nil, name), ':'), v...)}
+	members(obj, func(n string, value []byte) {
+		if !strings.EqualFold(n, name) {
+			kept = append(kept, append(append(appendString(nil, n), ':'), value...))
+		}
+	})
+	return append(append([]byte{'{'}, bytes.Join(kept, []byte{','})...), '}')
 }
 
 // taskStatus takes a task's status, from notifications/tasks/status or the answer to

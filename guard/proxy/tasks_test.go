@@ -513,3 +513,72 @@ func TestHTTPTaskResult(t *testing.T) {
 		t.Fatalf("another session's task: %s", got)
 	}
 }
+
+// TestTasksExtension: in the tasks extension (protocol 2026-07-28) a server answers a
+// tools/call with a task of its own accord ({"resultType":"task","taskId":...}), which
+// passes as it is; the call's result comes in the task's state, in the answer to
+// tasks/get or in notifications/tasks, once completed: checked against the tool's
+// outputSchema under Output, and withheld in the state when it breaks it, or when its task
+// is unknown or named ambiguously.
+func TestTasksExtension(t *testing.T) {
+	const v = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
+	const made = `{"jsonrpc":"2.0","id":2,"result":{"resultType":"task","taskId":"T1","status":"working","ttlMs":60000,"pollIntervalMs":10}}`
+	state := func(id, task, result string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"result":{"resultType":"complete","taskId":"` + task + `","status":"completed","ttlMs":60000,"result":` + result + `}}`
+	}
+	const good, bad = `{"content":[],"structuredContent":{"n":1}}`, `{"content":[],"structuredContent":{"n":"bad"}}`
+	h := newHarness(t, Options{Output: true})
+	h.listed()
+	h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{},` + v + `}}`)
+	h.serverPasses(made)
+	h.clientPasses(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"T1",` + v + `}}`)
+	h.serverPasses(`{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","taskId":"T1","status":"working","ttlMs":60000}}`)
+	for i, c := range []struct {
+		task, result string
+		passes       bool
+	}{
+		{"T1", good, true},
+		{"T1", bad, false},
+		{"T2", good, false}, // a task the proxy never saw made
+	} {
+		id := strconv.Itoa(4 + i)
+		h.clientPasses(`{"jsonrpc":"2.0","id":` + id + `,"method":"tasks/get","params":{"taskId":"` + c.task + `",` + v + `}}`)
+		answer := state(id, c.task, c.result)
+		h.server(answer)
+		got := h.clientGets()
+		if (got == answer) != c.passes || !c.passes && (!strings.Contains(got, `"isError":true`) || !strings.Contains(got, `"taskId":"`+c.task+`"`)) {
+			t.Errorf("tasks/get of %s, result %s: the client got\n%s", c.task, c.result, got)
+		}
+	}
+	for _, c := range []struct {
+		note   string
+		passes bool
+	}{
+		{`{"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"T1","status":"completed","result":` + good + `}}`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"T1","status":"completed","result":` + bad + `}}`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"T1","status":"completed","result":` + good + `,"Result":` + bad + `}}`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"T1","status":"working"}}`, true},
+	} {
+		h.server(c.note)
+		if got := h.clientGets(); (got == c.note) != c.passes || strings.Contains(got, `"bad"`) {
+			t.Errorf("%s: the client got\n%s", c.note, got)
+		}
+	}
+}
+
+// TestInputRequiredPasses: from 2026-07-28 a server may answer a tools/call with input
+// asked for ({"resultType":"input_required", ...}): not the call's result, which passes
+// under Output as it is; the client answers and calls again.
+func TestInputRequiredPasses(t *testing.T) {
+	h := newHarness(t, Options{Output: true})
+	h.listed()
+	h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	h.serverPasses(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"who":{"method":"elicitation/create",` +
+		`"params":{"message":"Name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}},"requestState":"s1"}}`)
+	// One that carries a result too is read as one by clients, and checked.
+	h.clientPasses(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sum","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	h.server(`{"jsonrpc":"2.0","id":3,"result":{"resultType":"input_required","inputRequests":{},"content":[],"structuredContent":{"n":"bad"}}}`)
+	if got := h.clientGets(); strings.Contains(got, `"bad"`) {
+		t.Errorf("the client got %s", got)
+	}
+}
