@@ -43,10 +43,13 @@ func (p *Proxy) elicited(s *session, id, params []byte) {
 		p.log.Warn("mcpvalidate: the server's requestedSchema is outside what MCP allows for an elicitation; the answer is checked against it all the same",
 			"session", s.id, "why", why)
 	}
-	key := idKey(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := &s.elicitations
+	s.elicitations.keep(idKey(id), schema)
+}
+
+// keep remembers the requestedSchema of the elicitation of key; the session's mu is held.
+func (e *elicitations) keep(key string, schema []byte) {
 	if e.byID == nil {
 		e.byID = map[string][]byte{}
 	}
@@ -58,6 +61,102 @@ func (p *Proxy) elicited(s *session, id, params []byte) {
 		e.count.Add(1)
 	}
 	e.byID[key] = slices.Clone(schema)
+}
+
+// From 2026-07-28 a server asks for input in a result (inputRequests, each under a key:
+// of a tools/call asking for input, with its requestState; of a task's state, with its
+// taskId), and the client answers in the request that follows (inputResponses under the
+// same keys: the tools/call again, with the requestState; tasks/update, with the taskId).
+// The elicitations among them are remembered as the server's elicitation/create requests
+// are, by their scope (the requestState or the task) and key, and their answers checked.
+
+// inputKey is the key of the input request key of the scope scope (taskKey's).
+func inputKey(scope, key string) string { return "\x01" + scope + "\x00" + key }
+
+// inputScope returns the scope of the input a client's request m answers (the
+// requestState of a tools/call, the task of tasks/update), and whether it answers any.
+func inputScope(m *message) (string, bool) {
+	var scope string
+	switch m.method {
+	case "tools/call":
+		scope = "s" + taskKey(member(m.params, "requestState"))
+	case "tasks/update":
+		scope = "t" + taskKey(member(m.params, "taskId"))
+	default:
+		return "", false
+	}
+	answers := false
+	members(m.params, func(name string, _ []byte) { answers = answers || strings.EqualFold(name, "inputResponses") })
+	return scope, answers
+}
+
+// inputRequested remembers the elicitations among requests, the inputRequests of a result
+// of the scope scope.
+func (p *Proxy) inputRequested(s *session, scope string, requests []byte) {
+	members(requests, func(key string, r []byte) {
+		if method, _ := stringValue(member(r, "method")); method != "elicitation/create" {
+			return
+		}
+		params := member(r, "params")
+		if mode, _ := stringValue(member(params, "mode")); mode != "" && mode != "form" {
+			return
+		}
+		if schema := member(params, "requestedSchema"); schema != nil {
+			s.mu.Lock()
+			s.elicitations.keep(inputKey(scope, key), schema)
+			s.mu.Unlock()
+		}
+	})
+}
+
+// inputAnswers checks the inputResponses of a client's request of the scope scope against
+// the elicitations they answer, and returns why they are refused, or "".
+func (p *Proxy) inputAnswers(s *session, scope string, responses []byte) (why string) {
+	if s.elicitations.count.Load() == 0 {
+		return ""
+	}
+	members(responses, func(key string, r []byte) {
+		if why != "" {
+			return
+		}
+		s.mu.Lock()
+		schema := s.elicitations.byID[inputKey(scope, key)]
+		s.mu.Unlock()
+		if schema != nil {
+			why = p.elicitationVerdict(s, schema, r)
+		}
+	})
+	return why
+}
+
+// elicitationVerdict checks result, the answer to an elicitation of requestedSchema
+// schema, and returns why it is refused, or "".
+func (p *Proxy) elicitationVerdict(s *session, schema, result []byte) string {
+	if ambiguousIn(result, "action", "content") {
+		return "Invalid elicitation response: a member appears twice or in two cases, so the server might read other content than the one checked"
+	}
+	if action, _ := stringValue(member(result, "action")); action != "accept" {
+		return ""
+	}
+	content := member(result, "content")
+	if content == nil {
+		content = []byte("{}")
+	}
+	err := p.guard.CheckElicitation(schema, content)
+	var refused *guard.ElicitationError
+	switch {
+	case err == nil:
+		return ""
+	case !errors.As(err, &refused):
+		if p.log != nil {
+			p.log.Warn("mcpvalidate: the server's requestedSchema does not compile; the elicitation's answer passes unchecked", "session", s.id, "error", err.Error())
+		}
+		return ""
+	}
+	if p.log != nil {
+		p.log.Info("mcpvalidate: an elicitation's answer refused", "session", s.id, "violations", len(refused.Violations))
+	}
+	return refused.Error()
 }
 
 // forget drops the elicitation request of key, and returns its requestedSchema, or nil.
@@ -95,31 +194,16 @@ func (p *Proxy) elicitationAnswer(x exchange, b []byte) []byte {
 	if schema == nil {
 		return nil
 	}
-	if m.ambiguous || ambiguousIn(m.result, "action", "content") {
+	if m.ambiguous {
 		return errorResponse(m.id, -32602, "Invalid elicitation response: a member appears twice or in two cases, so the server might read other content than the one checked")
 	}
-	if action, _ := stringValue(member(m.result, "action")); m.result == nil || action != "accept" {
+	if m.result == nil {
 		return nil
 	}
-	content := member(m.result, "content")
-	if content == nil {
-		content = []byte("{}")
+	if why := p.elicitationVerdict(s, schema, m.result); why != "" {
+		return errorResponse(m.id, -32602, why)
 	}
-	err := p.guard.CheckElicitation(schema, content)
-	var refused *guard.ElicitationError
-	switch {
-	case err == nil:
-		return nil
-	case !errors.As(err, &refused):
-		if p.log != nil {
-			p.log.Warn("mcpvalidate: the server's requestedSchema does not compile; the elicitation's answer passes unchecked", "session", s.id, "error", err.Error())
-		}
-		return nil
-	}
-	if p.log != nil {
-		p.log.Info("mcpvalidate: an elicitation's answer refused", "session", s.id, "violations", len(refused.Violations))
-	}
-	return errorResponse(m.id, -32602, refused.Error())
+	return nil
 }
 
 // numberInString returns the key of the number id a string id spells, as servers that

@@ -140,3 +140,46 @@ func TestHTTPElicitationAnswers(t *testing.T) {
 		t.Errorf("the server got\n%s\nwant\n%s", strings.Join(answers, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestInputResponses: from 2026-07-28 a server asks for input in a result (inputRequests:
+// of a tools/call, with its requestState; of a task's state, with its taskId), and the
+// client answers in the request that follows (inputResponses: the tools/call again, or
+// tasks/update). An elicitation's answer whose content breaks its requestedSchema never
+// reaches the server, as an answer to elicitation/create does not; others pass.
+func TestInputResponses(t *testing.T) {
+	const v = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
+	const asks = `"inputRequests":{"who":{"method":"elicitation/create","params":{"message":"Age?",` +
+		`"requestedSchema":{"type":"object","properties":{"age":{"type":"integer","minimum":0}},"required":["age"]}}}}`
+	h := newHarness(t, Options{})
+	h.listed()
+	h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo"},` + v + `}}`)
+	h.serverPasses(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required",` + asks + `,"requestState":"s1"}}`)
+	retry := func(id, answer string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"weather","arguments":{"location":"Oslo"},` +
+			`"inputResponses":{"who":` + answer + `},"requestState":"s1",` + v + `}}`
+	}
+	h.client(retry("3", `{"action":"accept","content":{"age":"old"}}`))
+	if got := h.clientGets(); !strings.Contains(got, `"id":3,"error":{"code":-32602,"message":"Invalid elicitation response: property 'age' must be integer"`) {
+		t.Errorf("content that breaks the requestedSchema: the client got %s", got)
+	}
+	h.client(retry("4", `{"Action":"accept","content":{"age":"old"}}`))
+	if got := h.clientGets(); !strings.Contains(got, "twice or in two cases") {
+		t.Errorf("an ambiguous answer: the client got %s", got)
+	}
+	h.clientPasses(retry("5", `{"action":"decline"}`))
+	h.serverPasses(`{"jsonrpc":"2.0","id":5,"result":{"content":[]}}`)
+	h.clientPasses(retry("6", `{"action":"accept","content":{"age":42}}`))
+	h.serverPasses(`{"jsonrpc":"2.0","id":6,"result":{"content":[]}}`)
+
+	// A task's state asks; tasks/update answers.
+	h.clientPasses(`{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"T1",` + v + `}}`)
+	h.serverPasses(`{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","taskId":"T1","status":"input_required",` + asks + `}}`)
+	update := func(id, answer string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tasks/update","params":{"taskId":"T1","inputResponses":{"who":` + answer + `},` + v + `}}`
+	}
+	h.client(update("8", `{"action":"accept","content":{"age":-1}}`))
+	if got := h.clientGets(); !strings.Contains(got, `"id":8,"error":{"code":-32602,"message":"Invalid elicitation response: property 'age' must be at least 0"`) {
+		t.Errorf("tasks/update: the client got %s", got)
+	}
+	h.clientPasses(update("9", `{"action":"accept","content":{"age":1}}`))
+}

@@ -261,6 +261,17 @@ func (p *Proxy) clientMessage(x exchange, b []byte, m message, fetch fetcher) (a
 	if why := x.mirrors.request(&m); why != "" {
 		return x.mirrors.refuse(m.id, why), false
 	}
+	if scope, ok := inputScope(&m); ok {
+		if ambiguousIn(m.params, "inputResponses", "requestState", "taskId") {
+			return invalidRequest(m.id, "params give the input's answers, their request's state or their task twice or in two cases, so the server might read other answers than the ones checked"), false
+		}
+		if why := p.inputAnswers(s, scope, member(m.params, "inputResponses")); why != "" {
+			if m.id == nil {
+				return nil, true
+			}
+			return errorResponse(m.id, -32602, why), false
+		}
+	}
 	if m.names("tools/call") {
 		return p.clientCall(x, &m, key, fetch)
 	}
@@ -454,6 +465,9 @@ func (p *Proxy) serverMessage(x exchange, b []byte, m message) (repl []byte, own
 			s.taskMade(q, task, p.guard.ChecksResults())
 		case kind == "task" && !q.task: // the tasks extension: a task the server chose to make
 			s.taskChosen(q, m.result, p.checksResults(q.tool), p.guard.ChecksResults())
+		case kind == "input_required":
+			s.freeSlot(q)
+			p.inputRequested(s, "s"+taskKey(member(m.result, "requestState")), member(m.result, "inputRequests"))
 		default:
 			s.freeSlot(q)
 		}

@@ -339,6 +339,9 @@ func callResult(result []byte) bool {
 // as a result of a task the session does not know is.
 func (p *Proxy) taskDetail(s *session, detail []byte, modern bool) []byte {
 	s.taskStatus(detail)
+	if requests := member(detail, "inputRequests"); requests != nil {
+		p.inputRequested(s, "t"+taskKey(member(detail, "taskId")), requests)
+	}
 	result := member(detail, "result")
 	ambiguous := ambiguousIn(detail, "taskId", "status", "result")
 	if result == nil && !ambiguous || !p.guard.ChecksResults() {
