@@ -76,18 +76,17 @@ func inputKey(scope, key string) string { return "\x01" + scope + "\x00" + key }
 // inputScope returns the scope of the input a client's request m answers (the
 // requestState of a tools/call, the task of tasks/update), and whether it answers any.
 func inputScope(m *message) (string, bool) {
-	var scope string
 	switch m.method {
 	case "tools/call":
-		scope = "s" + taskKey(member(m.params, "requestState"))
+		if c, _ := paramsOf(m); c.answers {
+			return "s" + taskKey(member(m.params, "requestState")), true
+		}
 	case "tasks/update":
-		scope = "t" + taskKey(member(m.params, "taskId"))
-	default:
-		return "", false
+		answers := false
+		members(m.params, func(name string, _ []byte) { answers = answers || strings.EqualFold(name, "inputResponses") })
+		return "t" + taskKey(member(m.params, "taskId")), answers
 	}
-	answers := false
-	members(m.params, func(name string, _ []byte) { answers = answers || strings.EqualFold(name, "inputResponses") })
-	return scope, answers
+	return "", false
 }
 
 // inputRequested remembers the elicitations among requests, the inputRequests of a result

@@ -143,6 +143,7 @@ type callParams struct {
 	task      []byte // params.task: a task-augmented call; nil when absent or null
 	meta      []byte // params._meta
 	ambiguous bool
+	answers   bool // params give inputResponses, in any case
 }
 
 func parseCallParams(b []byte) (p callParams, ok bool) {
@@ -191,6 +192,7 @@ func (p *callParams) take(name string, v []byte, named, tasked *bool) {
 		if strings.EqualFold(name, "name") || strings.EqualFold(name, "arguments") || strings.EqualFold(name, "task") {
 			p.ambiguous = true
 		}
+		p.answers = p.answers || strings.EqualFold(name, "inputResponses")
 	}
 }
 

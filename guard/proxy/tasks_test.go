@@ -575,6 +575,9 @@ func TestInputRequiredPasses(t *testing.T) {
 	h.clientPasses(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sum","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
 	h.serverPasses(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"who":{"method":"elicitation/create",` +
 		`"params":{"message":"Name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}},"requestState":"s1"}}`)
+	// The member's name escaped is read as it is.
+	h.clientPasses(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"sum","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	h.serverPasses(`{"jsonrpc":"2.0","id":4,"result":{"result\u0054ype":"input_required","inputRequests":{},"requestState":"s2"}}`)
 	// One that carries a result too is read as one by clients, and checked.
 	h.clientPasses(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sum","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
 	h.server(`{"jsonrpc":"2.0","id":3,"result":{"resultType":"input_required","inputRequests":{},"content":[],"structuredContent":{"n":"bad"}}}`)
