@@ -927,19 +927,8 @@ func TestToolSpelledTwice(t *testing.T) {
 		{`{"name":"sum","Name":"admin","inputSchema":{"type":"object"}}`, "admin"},
 		{`{"name":"sum","Name":"admin","inputSchema":{"type":"object"}}`, "sum"},
 	} {
-		list := `{"tools":[` + tc.tool + `]}`
 		var reached atomic.Int64
-		upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			req, _ := io.ReadAll(r.Body)
-			m, _ := parseMessage(req)
-			w.Header().Set("Content-Type", "application/json")
-			if m.method == "tools/list" {
-				io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+list+`}`)
-				return
-			}
-			reached.Add(1)
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[],"structuredContent":{"n":"x"}}}`)
-		})
+		upstream := listingAnswering(`{"tools":[`+tc.tool+`]}`, `{"content":[],"structuredContent":{"n":"x"}}`, &reached)
 		_, do := memoryFront(t, upstream, Options{Output: true})
 		_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tc.call+`","arguments":{}}}`)
 		if reached.Load() != 0 || !strings.Contains(got, `"isError":true`) {
@@ -955,16 +944,7 @@ func TestToolSpelledTwice(t *testing.T) {
 func TestResultNotUTF8Withheld(t *testing.T) {
 	const list = `{"tools":[{"name":"code","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"c":{"type":"string","minLength":4}},"required":["c"]}}]}`
 	for _, c := range []string{"\xe2\x82\xe2\x82", "abcd"} {
-		upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			req, _ := io.ReadAll(r.Body)
-			m, _ := parseMessage(req)
-			w.Header().Set("Content-Type", "application/json")
-			if m.method == "tools/list" {
-				io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+list+`}`)
-				return
-			}
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":{"content":[],"structuredContent":{"c":"`+c+`"}}}`)
-		})
+		upstream := listingAnswering(list, `{"content":[],"structuredContent":{"c":"`+c+`"}}`, nil)
 		_, do := memoryFront(t, upstream, Options{Output: true})
 		_, got := do("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"code","arguments":{}}}`)
 		if passed := strings.Contains(got, c); passed != utf8.ValidString(c) {
@@ -992,4 +972,22 @@ func TestCallWithoutName(t *testing.T) {
 		}
 	}
 	h.clientPasses(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":[]}`) // not an object: the server refuses it
+}
+
+// listingAnswering is an upstream that lists list and answers every other request with
+// result, counting them in reached when it is not nil.
+func listingAnswering(list, result string, reached *atomic.Int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := io.ReadAll(r.Body)
+		m, _ := parseMessage(req)
+		w.Header().Set("Content-Type", "application/json")
+		if m.method == "tools/list" {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+list+`}`)
+			return
+		}
+		if reached != nil {
+			reached.Add(1)
+		}
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.id)+`,"result":`+result+`}`)
+	})
 }
