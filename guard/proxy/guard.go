@@ -121,7 +121,7 @@ func (p *Proxy) checkResult(s *session, t *tool, name string, o *observed, id, r
 	if isTrue(member(result, "isError")) {
 		return nil
 	}
-	if kind, _ := stringValue(member(result, "resultType")); kind != "" && kind != "complete" && !callResult(result) {
+	if kind := resultKind(result); kind != "" && kind != "complete" && !callResult(result) {
 		return nil // not the call's result (a task made, input asked for), nor one clients read as it
 	}
 	var local guard.Call

@@ -230,10 +230,7 @@ func idKeyed(id string, h http.Header) string {
 // h's Connection header names does not go on, and the upstream tells its clients apart
 // without it.
 func digest(h http.Header, keep func(name string) bool) string {
-	var hop *hopNames
-	if connection := h["Connection"]; len(connection) > 0 {
-		hop = namesIn(connection)
-	}
+	hop := namesIn(h["Connection"])
 	var names []string
 	for name := range h {
 		if keep(name) && !hop.has(name) {
@@ -1534,52 +1531,50 @@ func writeJSONStatus(w http.ResponseWriter, status int, b []byte) {
 }
 
 // hopNames are the names a message's Connection header gives, of headers that concern
-// its connection only: read once, so that telling whether a header is one costs a
-// lookup, however many headers and names there are. Names compare in any ASCII case, as
-// net/http's header keys do.
+// its connection only. A few are looked for in the header's values, as most messages
+// give them, at no cost; past maxScanned, they are read once into a set, so that telling
+// whether a header is one costs a lookup however many headers and names there are.
+// Names compare in any ASCII case, as net/http's header keys do.
 type hopNames struct {
-	few  [8]string           // the first names, as written
-	n    int                 // of few
-	many map[string]struct{} // every name in lower case, past len(few)
+	values []string            // the Connection header's values, when they give few names
+	many   map[string]struct{} // every name in lower case, when they give more
 }
 
+// maxScanned bounds the names of a Connection header looked for in its values.
+const maxScanned = 8
+
 // namesIn reads the names that the values of a Connection header give.
-func namesIn(connection []string) *hopNames {
-	h := &hopNames{}
+func namesIn(connection []string) hopNames {
+	n := 0
+	for _, v := range connection {
+		n += strings.Count(v, ",") + 1
+	}
+	if n <= maxScanned {
+		return hopNames{values: connection}
+	}
+	h := hopNames{many: make(map[string]struct{})}
 	for _, v := range connection {
 		for name := range strings.SplitSeq(v, ",") {
-			if name = strings.TrimSpace(name); name == "" {
-				continue
+			if name = strings.TrimSpace(name); name != "" {
+				h.many[lowerASCII(name)] = struct{}{}
 			}
-			if h.many == nil && h.n < len(h.few) {
-				h.few[h.n], h.n = name, h.n+1
-				continue
-			}
-			if h.many == nil {
-				h.many = make(map[string]struct{})
-				for _, f := range h.few[:h.n] {
-					h.many[lowerASCII(f)] = struct{}{}
-				}
-			}
-			h.many[lowerASCII(name)] = struct{}{}
 		}
 	}
 	return h
 }
 
-// has reports whether the header name is one of h's; h may be nil, for none.
-func (h *hopNames) has(name string) bool {
-	switch {
-	case h == nil:
-		return false
-	case h.many != nil:
+// has reports whether the header name is one of h's.
+func (h hopNames) has(name string) bool {
+	if h.many != nil {
 		var room [64]byte
 		_, ok := h.many[string(appendLowerASCII(room[:0], name))]
 		return ok
 	}
-	for _, f := range h.few[:h.n] {
-		if equalFoldASCII(f, name) {
-			return true
+	for _, v := range h.values {
+		for n := range strings.SplitSeq(v, ",") {
+			if n = strings.TrimSpace(n); n != "" && equalFoldASCII(n, name) {
+				return true
+			}
 		}
 	}
 	return false
@@ -1646,10 +1641,7 @@ func hopByHop(name string) bool {
 // copyHeaders copies the headers of src to dst but for the hop-by-hop ones: those of
 // hopByHop, and those src's Connection header names.
 func copyHeaders(dst, src http.Header) {
-	var hop *hopNames
-	if connection := src["Connection"]; len(connection) > 0 {
-		hop = namesIn(connection)
-	}
+	hop := namesIn(src["Connection"])
 	for k, vs := range src {
 		if endToEnd(k, hop) {
 			dst[k] = vs[:len(vs):len(vs)] // shared: neither side changes a value in place
@@ -1659,14 +1651,14 @@ func copyHeaders(dst, src http.Header) {
 
 // endToEnd reports whether the header name goes on past this hop: it is not hop-by-hop,
 // nor one of the names hop of the message's Connection header.
-func endToEnd(name string, hop *hopNames) bool {
+func endToEnd(name string, hop hopNames) bool {
 	return !hopByHop(name) && !hop.has(name)
 }
 
 // sentOn reports whether a client's request's header name goes on to the upstream: it
 // is end-to-end, and not Accept-Encoding, since answers are read as they come (no
 // encoding but net/http's Transport's own gzip, which it decodes).
-func sentOn(name string, hop *hopNames) bool {
+func sentOn(name string, hop hopNames) bool {
 	return name != "Accept-Encoding" && endToEnd(name, hop)
 }
 

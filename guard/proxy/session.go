@@ -460,12 +460,7 @@ func (p *Proxy) serverMessage(x exchange, b []byte, m message) (repl []byte, own
 		if q.task {
 			task = member(m.result, "task")
 		}
-		// From 2026-07-28 a result may be other than the call's; the bytes tell at a glance
-		// whether one names a resultType.
-		var kind string
-		if bytes.Contains(m.result, []byte("resultType")) || bytes.Contains(m.result, []byte(`\u`)) {
-			kind, _ = stringValue(member(m.result, "resultType"))
-		}
+		kind := resultKind(m.result)
 		switch {
 		case task != nil:
 			s.taskMade(q, task, p.guard.ChecksResults())

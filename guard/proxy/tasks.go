@@ -254,16 +254,24 @@ func (p *Proxy) taskResult(s *session, q *pending, id, result []byte) []byte {
 	if q.taskKey == "" || !callResult(result) && (member(result, "task") != nil || member(result, "status") != nil) {
 		return nil
 	}
-	tt, ok := s.taskTool(q.taskKey)
+	return p.checkTaskResult(s, q.taskKey, id, result, q.modern)
+}
+
+// checkTaskResult checks result, the result of the task key, as the answer to the request
+// id, against its tool's outputSchema, and returns the answer that replaces it, or nil: the
+// result of a task the session does not know is unknownTaskResult's. A result checked
+// marks the task delivered.
+func (p *Proxy) checkTaskResult(s *session, key string, id, result []byte, modern bool) []byte {
+	tt, ok := s.taskTool(key)
 	switch {
-	case !ok && !s.uncheckedTask(q.taskKey):
-		return p.unknownTaskResult(s, id, result, q.modern, unknownTask)
+	case !ok && !s.uncheckedTask(key):
+		return p.unknownTaskResult(s, id, result, modern, unknownTask)
 	case tt.twice:
-		return p.unknownTaskResult(s, id, result, q.modern, taskTwice)
+		return p.unknownTaskResult(s, id, result, modern, taskTwice)
 	}
-	repl := p.checkResult(s, tt.tool, tt.name, nil, id, result, q.modern)
+	repl := p.checkResult(s, tt.tool, tt.name, nil, id, result, modern)
 	s.mu.Lock()
-	s.tasks.deliver(q.taskKey)
+	s.tasks.deliver(key)
 	s.mu.Unlock()
 	return repl
 }
@@ -318,11 +326,22 @@ func (s *session) listsOutputSchema() bool {
 	return false
 }
 
+// resultKind returns the resultType of result, "" when it has none. From 2026-07-28 a
+// result may be other than the request's; the bytes tell at a glance whether one names a
+// resultType, so that most results cost no second pass.
+func resultKind(result []byte) string {
+	if !bytes.Contains(result, []byte("resultType")) && !bytes.Contains(result, []byte(`\u`)) {
+		return ""
+	}
+	kind, _ := stringValue(member(result, "resultType"))
+	return kind
+}
+
 // callResult reports whether result carries a CallToolResult, which clients read as
 // one, whatever else it carries (a task, a status): content, structuredContent or isError,
 // in any case, or a resultType of "complete".
 func callResult(result []byte) bool {
-	kind, _ := stringValue(member(result, "resultType"))
+	kind := resultKind(result)
 	holds := kind == "complete"
 	members(result, func(name string, _ []byte) {
 		holds = holds || strings.EqualFold(name, "content") || strings.EqualFold(name, "structuredContent") ||
@@ -347,21 +366,11 @@ func (p *Proxy) taskDetail(s *session, detail []byte, modern bool) []byte {
 	if result == nil && !ambiguous || !p.guard.ChecksResults() {
 		return nil
 	}
-	key := taskKey(member(detail, "taskId"))
-	tt, ok := s.taskTool(key)
-	var repl []byte
-	switch {
-	case ambiguous:
+	var repl []byte // an answer to a request of the id 0, of which the result is taken
+	if ambiguous {
 		repl = p.resultRefusal([]byte("0"), taskAmbiguous, nil, modern)
-	case !ok && !s.uncheckedTask(key):
-		repl = p.unknownTaskResult(s, []byte("0"), result, modern, unknownTask)
-	case tt.twice:
-		repl = p.unknownTaskResult(s, []byte("0"), result, modern, taskTwice)
-	default:
-		repl = p.checkResult(s, tt.tool, tt.name, nil, []byte("0"), result, modern)
-		s.mu.Lock()
-		s.tasks.deliver(key)
-		s.mu.Unlock()
+	} else {
+		repl = p.checkTaskResult(s, taskKey(member(detail, "taskId")), []byte("0"), result, modern)
 	}
 	if repl == nil {
 		return nil

@@ -141,10 +141,7 @@ func writeForwarded(w *bufio.Writer, req *http.Request, fw *forwarding) error {
 	w.WriteString(" HTTP/1.1\r\nHost: ")
 	w.WriteString(req.Host)
 	w.WriteString("\r\n")
-	var hop *hopNames
-	if connection := from["Connection"]; len(connection) > 0 {
-		hop = namesIn(connection)
-	}
+	hop := namesIn(from["Connection"])
 	agent, authorized := false, false
 	for name, vs := range from {
 		if !sentOn(name, hop) {
